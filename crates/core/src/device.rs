@@ -1,0 +1,99 @@
+//! What a device is, as both backends describe it: properties, attributes, memory figures.
+
+use crate::error::{Code, Error, Result};
+
+/// The fixed facts about one device (CuPy's `Device` properties and `attributes`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceProps {
+    pub name: String,
+    pub cc_major: i32,
+    pub cc_minor: i32,
+    pub total_memory: u64,
+    /// `(camelCaseName, value)` in the order of [`ATTRIBUTES`].
+    pub attributes: Vec<(&'static str, i64)>,
+}
+
+/// `{ free, total }` in bytes, as `cuMemGetInfo` reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemInfo {
+    pub free: u64,
+    pub total: u64,
+}
+
+use cudarc::driver::sys::CUdevice_attribute as A;
+
+/// The attributes a `Device` reports, by the camelCase form of the driver's name.
+pub const ATTRIBUTES: &[(&str, A)] = &[
+    ("multiProcessorCount", A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+    ("maxThreadsPerBlock", A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+    ("maxBlockDimX", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+    ("maxBlockDimY", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+    ("maxBlockDimZ", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z),
+    ("maxGridDimX", A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+    ("maxGridDimY", A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+    ("maxGridDimZ", A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
+    ("warpSize", A::CU_DEVICE_ATTRIBUTE_WARP_SIZE),
+    ("maxSharedMemoryPerBlock", A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+    ("maxSharedMemoryPerBlockOptin", A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+    ("maxSharedMemoryPerMultiprocessor", A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
+    ("maxRegistersPerBlock", A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK),
+    ("maxThreadsPerMultiProcessor", A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
+    ("totalConstantMemory", A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY),
+    ("clockRate", A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
+    ("memoryClockRate", A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+    ("globalMemoryBusWidth", A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+    ("l2CacheSize", A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
+    ("computeCapabilityMajor", A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+    ("computeCapabilityMinor", A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+    ("integrated", A::CU_DEVICE_ATTRIBUTE_INTEGRATED),
+    ("canMapHostMemory", A::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY),
+    ("concurrentKernels", A::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS),
+    ("asyncEngineCount", A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT),
+    ("unifiedAddressing", A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING),
+    ("managedMemory", A::CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY),
+    ("concurrentManagedAccess", A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS),
+    ("pciBusId", A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+    ("pciDeviceId", A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID),
+    ("pciDomainId", A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+    ("eccEnabled", A::CU_DEVICE_ATTRIBUTE_ECC_ENABLED),
+    ("computeMode", A::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE),
+    ("kernelExecTimeout", A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT),
+    ("streamPrioritiesSupported", A::CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED),
+    ("cooperativeLaunch", A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH),
+    ("memoryPoolsSupported", A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
+];
+
+/// Checks a device id from JS (already known to be a number) against the devices present.
+/// Non-integers are a `RangeError`; integers that name no device are `CUDA_ERROR_INVALID_DEVICE`,
+/// as `cudaSetDevice` reports them.
+pub fn check_ordinal(id: f64, count: usize) -> Result<usize> {
+    if !id.is_finite() || id.fract() != 0.0 {
+        return Err(Error::range(format!("device id must be an integer, got {id}")));
+    }
+    if id < 0.0 || id >= count as f64 {
+        let range = match count {
+            0 => "there are no devices".to_string(),
+            1 => "the only device is 0".to_string(),
+            n => format!("devices are 0 to {}", n - 1),
+        };
+        return Err(Error::cuda(Code::CUDA_ERROR_INVALID_DEVICE, format!("no device {id}: {range}")));
+    }
+    Ok(id as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinals_are_checked() {
+        assert_eq!(check_ordinal(0.0, 1), Ok(0));
+        assert_eq!(check_ordinal(1.0, 2), Ok(1));
+        for bad in [1.5, f64::NAN, f64::INFINITY] {
+            assert!(matches!(check_ordinal(bad, 2), Err(Error::Range(_))), "{bad}");
+        }
+        for bad in [-1.0, 2.0, 2f64.powi(40)] {
+            assert!(check_ordinal(bad, 2).unwrap_err().is_code(Code::CUDA_ERROR_INVALID_DEVICE), "{bad}");
+        }
+    }
+}

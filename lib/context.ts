@@ -1,0 +1,25 @@
+// The current device (and, as they land, the current stream per device and the allocator) live
+// in an AsyncLocalStorage store, so they follow async code across awaits instead of threads.
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+export interface Scope {
+  /** The current device's ordinal. */
+  readonly device: number
+}
+
+const root: Scope = { device: 0 }
+export const storage = new AsyncLocalStorage<Scope>()
+
+export function scope(): Scope {
+  return storage.getStore() ?? root
+}
+
+/** Runs `fn` with `patch` applied to the current scope, for `fn` and everything it awaits. */
+export function runWith<T>(patch: Partial<Scope>, fn: () => T): T {
+  return storage.run({ ...scope(), ...patch }, fn)
+}
+
+/** Applies `patch` to the rest of the current synchronous run and the async work it starts. */
+export function enterWith(patch: Partial<Scope>): void {
+  storage.enterWith({ ...scope(), ...patch })
+}

@@ -1,0 +1,115 @@
+import { native } from './native'
+import { scope, runWith, enterWith } from './context'
+import { integer } from './validate'
+
+/** Free and total device memory in bytes (`cuMemGetInfo`). */
+export interface MemInfo {
+  readonly free: number
+  readonly total: number
+}
+
+interface Props {
+  name: string
+  computeCapability: string
+  totalMemory: number
+  attributes: Readonly<Record<string, number>>
+}
+
+const propsCache = new Map<number, Props>()
+
+function props(id: number): Props {
+  let p = propsCache.get(id)
+  if (p === undefined) {
+    const raw = native.deviceProps(id)
+    p = Object.freeze({ ...raw, attributes: Object.freeze({ ...raw.attributes }) })
+    propsCache.set(id, p)
+  }
+  return p
+}
+
+/**
+ * A CUDA device (CuPy's `cupy.cuda.Device`). Cheap to create: two `Device` objects with the same
+ * id are the same device.
+ */
+export class Device {
+  /** The device's ordinal. */
+  readonly id: number
+
+  /**
+   * @param id the ordinal; the current device when omitted.
+   * @throws {TypeError} for a non-number, {RangeError} for a non-integer or NaN,
+   *   {CudaError} `CUDA_ERROR_INVALID_DEVICE` for an ordinal with no device.
+   */
+  constructor(id?: number) {
+    if (id === undefined) {
+      this.id = scope().device
+    } else {
+      integer('device id', id)
+      props(id) // checks the ordinal against the devices present
+      this.id = id
+    }
+  }
+
+  /** How many devices the backend presents (`cudaGetDeviceCount`). */
+  static count(): number {
+    return native.deviceCount()
+  }
+
+  /** The current device of this async context (`cupy.cuda.Device()`). */
+  static current(): Device {
+    return new Device()
+  }
+
+  /** The device's name, as `nvidia-smi` shows it. */
+  get name(): string {
+    return props(this.id).name
+  }
+
+  /** Compute capability as CuPy writes it: `'90'` for 9.0. */
+  get computeCapability(): string {
+    return props(this.id).computeCapability
+  }
+
+  /** Total device memory in bytes. */
+  get totalMemory(): number {
+    return props(this.id).totalMemory
+  }
+
+  /** Device attributes by camelCase name (`multiProcessorCount`, `warpSize`, ...). */
+  get attributes(): Readonly<Record<string, number>> {
+    return props(this.id).attributes
+  }
+
+  /** Free and total memory now (`cudaMemGetInfo`). */
+  memInfo(): MemInfo {
+    return native.deviceMemInfo(this.id)
+  }
+
+  /**
+   * Makes this the current device for the rest of the current async context (CuPy's `use()`).
+   * Prefer {@link Device.run}, which scopes the change.
+   */
+  use(): this {
+    enterWith({ device: this.id })
+    return this
+  }
+
+  /** Runs `fn` with this as the current device, for `fn` and everything it awaits (CuPy's `with dev:`). */
+  run<T>(fn: () => T): T {
+    return runWith({ device: this.id }, fn)
+  }
+
+  /** Blocks until all work on the device is done (`cudaDeviceSynchronize`). */
+  synchronize(): void {
+    native.deviceSynchronize(this.id)
+  }
+
+  /** Resolves once all work on the device is done, without blocking the event loop. */
+  synchronizeAsync(): Promise<void> {
+    return native.deviceSynchronizeAsync(this.id)
+  }
+
+  toString(): string {
+    return `<CUDA Device ${this.id}>`
+  }
+}

@@ -1,0 +1,28 @@
+// Argument checks that must happen before the native layer sees a value: napi converts numbers
+// loosely (1.5 to a u32 is 1), so kinds and integrality are checked here.
+
+/** A number that is a whole number; TypeError for other kinds, RangeError for fractions or NaN. */
+export function integer(name: string, value: unknown): number {
+  if (typeof value !== 'number') {
+    throw new TypeError(`${name} must be a number, got ${describe(value)}`)
+  }
+  if (!Number.isInteger(value)) {
+    throw new RangeError(`${name} must be an integer, got ${value}`)
+  }
+  return value
+}
+
+export function func(name: string, value: unknown): (...args: any[]) => any {
+  if (typeof value !== 'function') {
+    throw new TypeError(`${name} must be a function, got ${describe(value)}`)
+  }
+  return value as (...args: any[]) => any
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (typeof value === 'string') return `the string '${value.length > 40 ? value.slice(0, 40) + '…' : value}'`
+  if (typeof value === 'bigint') return `the bigint ${value}n`
+  if (typeof value === 'object') return `an object (${(value as object).constructor?.name ?? 'Object'})`
+  return `${typeof value} ${String(value)}`
+}
