@@ -1,0 +1,45 @@
+import test from 'ava'
+import { spawnSync } from 'node:child_process'
+import path from 'node:path'
+import { backend } from '..'
+
+/** The package root, for child processes to `require`. */
+export const root = path.join(__dirname, '..')
+
+export const onGpu = backend().name === 'cuda'
+
+/** A test that needs the real GPU; on sim it is reported as skipped, saying why. */
+export const gpuTest: typeof test = onGpu
+  ? test
+  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (GPU only: backend is sim)`, ...rest)) as any)
+
+/** A test that needs a machine with no CUDA driver at all. */
+export const noDriverTest: typeof test = !onGpu
+  ? test
+  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs a machine without a CUDA driver)`, ...rest)) as any)
+
+export interface Child {
+  status: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  ms: number
+}
+
+/** Runs `script` in a fresh node with the package as `cuda` in scope. */
+export function runNode(script: string, env: Record<string, string | undefined> = {}, args: string[] = []): Child {
+  const started = Date.now()
+  const r = spawnSync(process.execPath, [...args, '-e', `const cuda = require(${JSON.stringify(root)});\n${script}`], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started }
+}
+
+/** Runs `script` in a child and parses the JSON it prints last. */
+export function runJson(script: string, env: Record<string, string | undefined> = {}): any {
+  const r = runNode(script, env)
+  if (r.status !== 0) throw new Error(`child failed (${r.status} ${r.signal}): ${r.stderr}`)
+  return JSON.parse(r.stdout.trim().split('\n').pop()!)
+}
