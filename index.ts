@@ -5,3 +5,8 @@
 export { backend, type BackendInfo } from './lib/backend'
 export { CudaError } from './lib/errors'
 export { Device, type MemInfo } from './lib/device'
+export { Stream, ExternalStream, getCurrentStream, type StreamOptions } from './lib/stream'
+export { Event, getElapsedTime, type EventOptions } from './lib/event'
+export { Memory, MemoryPointer, alloc, type HostBuffer } from './lib/memory'
+export { kernels, type DType } from './lib/kernels'
+export { pendingCallbacks } from './lib/callbacks'

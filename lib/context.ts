@@ -5,6 +5,8 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 export interface Scope {
   /** The current device's ordinal. */
   readonly device: number
+  /** The current stream of each device that has one set; others use the default stream. */
+  readonly streams?: ReadonlyMap<number, unknown>
 }
 
 const root: Scope = { device: 0 }

@@ -3,6 +3,8 @@
 
 use crate::device::{DeviceProps, MemInfo};
 use crate::error::{Error, Result};
+use crate::event::EventFlags;
+use crate::ops::{AllocOps, EventOps, StreamOps};
 use std::sync::OnceLock;
 
 /// What a backend must do. Each method takes device ordinals already checked against
@@ -13,6 +15,16 @@ pub trait Backend: Send + Sync + 'static {
     fn mem_info(&self, ordinal: usize) -> Result<MemInfo>;
     /// Waits for all work on the device (`cuCtxSynchronize`).
     fn synchronize_device(&self, ordinal: usize) -> Result<()>;
+    /// `(least, greatest)`: lower numbers are higher priorities (`cuCtxGetStreamPriorityRange`).
+    fn priority_range(&self, ordinal: usize) -> Result<(i32, i32)>;
+    fn stream_create(&self, ordinal: usize, nonblocking: bool, priority: i32) -> Result<Box<dyn StreamOps>>;
+    fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>>;
+    fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>>;
+    /// Wraps a foreign stream handle; also says whether it is non-blocking.
+    fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)>;
+    fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>>;
+    /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.
+    fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>>;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,8 +6,16 @@ pub mod backend;
 pub mod cuda;
 pub mod device;
 pub mod error;
+pub mod event;
+pub mod memory;
+pub mod ops;
 pub mod sim;
+pub mod stream;
 
 pub use backend::{runtime, BackendInfo, BackendKind, Runtime};
 pub use device::{DeviceProps, MemInfo};
 pub use error::{Code, Error, Result};
+pub use event::{elapsed_time, Event, EventFlags};
+pub use memory::DeviceMemory;
+pub use ops::{HostFn, Pattern, StatusFn};
+pub use stream::{priority_range, Stream, StreamKind};

@@ -1,8 +1,13 @@
 //! napi-rs glue for cuda-node: converts arguments, calls `cuda_node_core`, maps errors.
 //! No CUDA logic lives here.
 
+mod args;
+mod callbacks;
 mod device;
 mod errors;
+mod event;
+mod memory;
+mod stream;
 mod task;
 
 use errors::guard;

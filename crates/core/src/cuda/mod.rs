@@ -1,13 +1,19 @@
 //! The `cuda` backend: the real driver, loaded at run time through cudarc's `sys` layer.
 //! Raw driver calls live here and nowhere else; each `unsafe` block says why it holds.
 
+mod kernels;
+mod stream;
+
 use crate::backend::Backend;
 use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
 use crate::error::{Check, Code, Error, Result};
+use crate::event::EventFlags;
+use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+use stream::{CudaAlloc, CudaEvent, CudaStream};
 
 static LOADED: AtomicBool = AtomicBool::new(false);
 
@@ -22,15 +28,41 @@ pub fn driver_present() -> bool {
     std::panic::catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
 }
 
-struct CudaDevice {
+pub(crate) struct CudaDevice {
     dev: sys::CUdevice,
     /// The device's primary context, retained on first use (CuPy and the runtime API share it).
     ctx: OnceLock<std::result::Result<usize, Error>>,
     props: OnceLock<DeviceProps>,
+    kernels: OnceLock<Result<kernels::Kernels>>,
+}
+
+impl CudaDevice {
+    /// Makes the device's primary context current on the calling thread (any thread: the JS
+    /// thread or a libuv worker) and returns it.
+    pub(crate) fn bind(&self) -> Result<sys::CUcontext> {
+        let ctx = self
+            .ctx
+            .get_or_init(|| {
+                let mut ctx: sys::CUcontext = std::ptr::null_mut();
+                // SAFETY: `self.dev` came from cuDeviceGet; `ctx` is a valid out-pointer. The
+                // retained context is never released: it lives as long as the process.
+                unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, self.dev) }.check("cuDevicePrimaryCtxRetain")?;
+                Ok(ctx as usize)
+            })
+            .clone()? as sys::CUcontext;
+        let mut current: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `current` is a valid out-pointer.
+        unsafe { sys::cuCtxGetCurrent(&mut current) }.check("cuCtxGetCurrent")?;
+        if current != ctx {
+            // SAFETY: `ctx` is a retained primary context, valid for the life of the process.
+            unsafe { sys::cuCtxSetCurrent(ctx) }.check("cuCtxSetCurrent")?;
+        }
+        Ok(ctx)
+    }
 }
 
 pub struct CudaBackend {
-    devices: Vec<CudaDevice>,
+    devices: Vec<Arc<CudaDevice>>,
 }
 
 impl CudaBackend {
@@ -64,7 +96,7 @@ impl CudaBackend {
             let mut dev: sys::CUdevice = 0;
             // SAFETY: ordinal is in [0, count); `dev` is a valid out-pointer.
             unsafe { sys::cuDeviceGet(&mut dev, ordinal) }.check("cuDeviceGet")?;
-            devices.push(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new() });
+            devices.push(Arc::new(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new(), kernels: OnceLock::new() }));
         }
         let why = format!(
             "CUDA driver {}.{} loaded with {} device{}",
@@ -76,28 +108,8 @@ impl CudaBackend {
         Ok((CudaBackend { devices }, version, why))
     }
 
-    /// Makes the device's primary context current on the calling thread (any thread: the JS
-    /// thread or a libuv worker) and returns it.
-    pub(crate) fn bind(&self, ordinal: usize) -> Result<sys::CUcontext> {
-        let device = &self.devices[ordinal];
-        let ctx = device
-            .ctx
-            .get_or_init(|| {
-                let mut ctx: sys::CUcontext = std::ptr::null_mut();
-                // SAFETY: `device.dev` came from cuDeviceGet; `ctx` is a valid out-pointer. The
-                // retained context is never released: it lives as long as the process.
-                unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, device.dev) }.check("cuDevicePrimaryCtxRetain")?;
-                Ok(ctx as usize)
-            })
-            .clone()? as sys::CUcontext;
-        let mut current: sys::CUcontext = std::ptr::null_mut();
-        // SAFETY: `current` is a valid out-pointer.
-        unsafe { sys::cuCtxGetCurrent(&mut current) }.check("cuCtxGetCurrent")?;
-        if current != ctx {
-            // SAFETY: `ctx` is a retained primary context, valid for the life of the process.
-            unsafe { sys::cuCtxSetCurrent(ctx) }.check("cuCtxSetCurrent")?;
-        }
-        Ok(ctx)
+    fn bind(&self, ordinal: usize) -> Result<sys::CUcontext> {
+        self.devices[ordinal].bind()
     }
 
     fn read_props(&self, ordinal: usize) -> Result<DeviceProps> {
@@ -156,5 +168,77 @@ impl Backend for CudaBackend {
         self.bind(ordinal)?;
         // SAFETY: a context is current (bind).
         unsafe { sys::cuCtxSynchronize() }.check("cuCtxSynchronize")
+    }
+
+    fn priority_range(&self, ordinal: usize) -> Result<(i32, i32)> {
+        self.bind(ordinal)?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: both are valid out-pointers; a context is current.
+        unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }.check("cuCtxGetStreamPriorityRange")?;
+        Ok((least, greatest))
+    }
+
+    fn stream_create(&self, ordinal: usize, nonblocking: bool, priority: i32) -> Result<Box<dyn StreamOps>> {
+        self.bind(ordinal)?;
+        let flags = if nonblocking { sys::CUstream_flags::CU_STREAM_NON_BLOCKING } else { sys::CUstream_flags::CU_STREAM_DEFAULT };
+        let mut raw: sys::CUstream = std::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; a context is current.
+        unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags as u32, priority) }.check("cuStreamCreateWithPriority")?;
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw, owned: true }))
+    }
+
+    fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        // Handle 0 is the legacy stream of the current context (S3); every call binds first.
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: false }))
+    }
+
+    fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream::CU_STREAM_PER_THREAD, owned: false }))
+    }
+
+    fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
+        let ctx = self.bind(ordinal)?;
+        let raw = handle as sys::CUstream;
+        let mut owner: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: the handle is trusted to be a live stream, as CuPy's ExternalStream trusts it;
+        // the driver rejects many invalid handles with an error.
+        unsafe { sys::cuStreamGetCtx(raw, &mut owner) }.check("cuStreamGetCtx").map_err(|e| stream::external_error(handle, e))?;
+        if owner != ctx {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_CONTEXT,
+                format!("ExternalStream 0x{handle:x} does not belong to device {ordinal}'s primary context"),
+            ));
+        }
+        let mut flags = 0u32;
+        // SAFETY: as above; `flags` is a valid out-pointer.
+        unsafe { sys::cuStreamGetFlags(raw, &mut flags) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
+        let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
+        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw, owned: false }), nonblocking))
+    }
+
+    fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>> {
+        self.bind(ordinal)?;
+        let mut bits = 0u32;
+        if flags.blocking {
+            bits |= sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC as u32;
+        }
+        if flags.disable_timing {
+            bits |= sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
+        }
+        if flags.interprocess {
+            bits |= sys::CUevent_flags::CU_EVENT_INTERPROCESS as u32;
+        }
+        let mut raw: sys::CUevent = std::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; a context is current.
+        unsafe { sys::cuEventCreate(&mut raw, bits) }.check("cuEventCreate")?;
+        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
+    }
+
+    fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
+        self.bind(ordinal)?;
+        let mut ptr: sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; size > 0 (the caller handles 0); a context is current.
+        unsafe { sys::cuMemAlloc_v2(&mut ptr, size as usize) }.check("cuMemAlloc")?;
+        Ok(Box::new(CudaAlloc { dev: self.devices[ordinal].clone(), ptr }))
     }
 }

@@ -1,10 +1,20 @@
 //! The `sim` backend: a host simulator with CUDA's ordering rules, so that everything runs and
 //! tests anywhere. What it presents is documented in the README ("The simulator").
 
+mod engine;
+mod memory;
+mod stream;
+
 use crate::backend::Backend;
 use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
+use crate::event::EventFlags;
+use crate::ops::{AllocOps, EventOps, StreamOps};
+use engine::{Class, Queue, Scheduler};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::thread::ThreadId;
 
 /// How many simulated devices (default 1).
 pub const DEVICES_ENV: &str = "CUDA_NODE_SIM_DEVICES";
@@ -13,13 +23,26 @@ pub const MEMORY_ENV: &str = "CUDA_NODE_SIM_MEMORY";
 pub const DEFAULT_MEMORY: u64 = 8 << 30;
 pub const MAX_DEVICES: usize = 64;
 
+/// The stream priorities the simulator accepts, as an H100 reports them (S9).
+pub const PRIORITY_RANGE: (i32, i32) = (0, -5);
+/// Where each simulated device's addresses start: device `n` at `BASE + n << 40`.
+const ADDRESS_BASE: u64 = 0x7f00_0000_0000;
+
 pub(crate) struct SimDevice {
+    ordinal: usize,
     props: DeviceProps,
     pub(crate) used: AtomicU64,
+    next_addr: AtomicU64,
+    next_handle: AtomicU64,
+    scheduler: Scheduler,
+    legacy: Arc<Queue>,
+    per_thread: Mutex<HashMap<ThreadId, Arc<Queue>>>,
+    /// Created streams by handle, so `ExternalStream` can find them.
+    by_handle: Mutex<HashMap<u64, Weak<Queue>>>,
 }
 
 pub struct SimBackend {
-    pub(crate) devices: Vec<SimDevice>,
+    pub(crate) devices: Vec<Arc<SimDevice>>,
 }
 
 impl SimBackend {
@@ -36,7 +59,24 @@ impl SimBackend {
     }
 
     pub fn new(count: usize, memory: u64) -> Self {
-        let devices = (0..count).map(|i| SimDevice { props: sim_props(i, memory), used: AtomicU64::new(0) }).collect();
+        let devices = (0..count)
+            .map(|i| {
+                let scheduler = Scheduler::default();
+                let legacy = Queue::spawn(Class::Legacy, format!("sim{i}-legacy"));
+                scheduler.register(&legacy);
+                Arc::new(SimDevice {
+                    ordinal: i,
+                    props: sim_props(i, memory),
+                    used: AtomicU64::new(0),
+                    next_addr: AtomicU64::new(ADDRESS_BASE + ((i as u64) << 40)),
+                    next_handle: AtomicU64::new(0x5100_0000 + ((i as u64) << 32)),
+                    scheduler,
+                    legacy,
+                    per_thread: Mutex::new(HashMap::new()),
+                    by_handle: Mutex::new(HashMap::new()),
+                })
+            })
+            .collect();
         SimBackend { devices }
     }
 }
@@ -102,8 +142,78 @@ impl Backend for SimBackend {
         Ok(MemInfo { free: total.saturating_sub(d.used.load(Ordering::Relaxed)), total })
     }
 
-    fn synchronize_device(&self, _ordinal: usize) -> Result<()> {
+    fn synchronize_device(&self, ordinal: usize) -> Result<()> {
+        self.devices[ordinal].scheduler.synchronize_all();
         Ok(())
+    }
+
+    fn priority_range(&self, _ordinal: usize) -> Result<(i32, i32)> {
+        Ok(PRIORITY_RANGE)
+    }
+
+    fn stream_create(&self, ordinal: usize, nonblocking: bool, priority: i32) -> Result<Box<dyn StreamOps>> {
+        let dev = &self.devices[ordinal];
+        let handle = dev.next_handle.fetch_add(0x10, Ordering::Relaxed);
+        let queue = Queue::spawn(stream::class(nonblocking), format!("sim{ordinal}-{handle:x}"));
+        dev.scheduler.register(&queue);
+        let mut by_handle = dev.by_handle.lock().unwrap_or_else(|p| p.into_inner());
+        by_handle.retain(|_, q| q.strong_count() > 0);
+        by_handle.insert(handle, Arc::downgrade(&queue));
+        Ok(Box::new(stream::SimStream { dev: dev.clone(), queue, handle, priority }))
+    }
+
+    fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        let dev = &self.devices[ordinal];
+        Ok(Box::new(stream::SimStream { dev: dev.clone(), queue: dev.legacy.clone(), handle: 0, priority: 0 }))
+    }
+
+    fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        let dev = &self.devices[ordinal];
+        let queue = dev
+            .per_thread
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(std::thread::current().id())
+            .or_insert_with(|| {
+                let q = Queue::spawn(Class::Blocking, format!("sim{ordinal}-ptds"));
+                dev.scheduler.register(&q);
+                q
+            })
+            .clone();
+        Ok(Box::new(stream::SimStream { dev: dev.clone(), queue, handle: 2, priority: 0 }))
+    }
+
+    fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
+        let dev = &self.devices[ordinal];
+        let queue = dev.by_handle.lock().unwrap_or_else(|p| p.into_inner()).get(&handle).and_then(Weak::upgrade);
+        let Some(queue) = queue else {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_HANDLE,
+                format!("0x{handle:x} is not a live stream of simulated device {}", dev.ordinal),
+            ));
+        };
+        let nonblocking = queue.class == Class::NonBlocking;
+        Ok((Box::new(stream::SimStream { dev: dev.clone(), queue, handle, priority: 0 }), nonblocking))
+    }
+
+    fn event_create(&self, ordinal: usize, _flags: EventFlags) -> Result<Box<dyn EventOps>> {
+        let handle = self.devices[ordinal].next_handle.fetch_add(0x10, Ordering::Relaxed);
+        Ok(Box::new(stream::SimEvent { handle, state: Mutex::new(None) }))
+    }
+
+    fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
+        let dev = &self.devices[ordinal];
+        let total = dev.props.total_memory;
+        let used = dev.used.fetch_add(size, Ordering::Relaxed);
+        if used.checked_add(size).is_none_or(|u| u > total) {
+            dev.used.fetch_sub(size, Ordering::Relaxed);
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_OUT_OF_MEMORY,
+                format!("out of memory allocating {size} bytes on simulated device {ordinal} ({used} of {total} bytes in use)"),
+            ));
+        }
+        let ptr = dev.next_addr.fetch_add(size.div_ceil(512) * 512, Ordering::Relaxed);
+        Ok(Box::new(memory::SimAlloc::new(dev.clone(), ptr, size)))
     }
 }
 

@@ -1,0 +1,271 @@
+//! Streams, events and memory on the real driver.
+
+use super::kernels::{self, Kernels};
+use super::CudaDevice;
+use crate::error::{Check, Code, Error, Result};
+use crate::ops::{AllocOps, EventOps, HostFn, Pattern, StatusFn, StreamOps};
+use cudarc::driver::sys;
+use std::any::Any;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+pub struct CudaStream {
+    pub(super) dev: Arc<CudaDevice>,
+    pub(super) raw: sys::CUstream,
+    /// Created here, so destroyed here; false for the default streams and external ones.
+    pub(super) owned: bool,
+}
+
+// SAFETY: a CUstream may be used from any thread once its context is current (bind does that).
+unsafe impl Send for CudaStream {}
+// SAFETY: as above; the handle is never mutated.
+unsafe impl Sync for CudaStream {}
+
+impl Drop for CudaStream {
+    fn drop(&mut self) {
+        if self.owned && self.dev.bind().is_ok() {
+            // SAFETY: the stream was created by us and is destroyed once. Pending work still
+            // completes (S13). An error here has nobody to report to.
+            let _ = unsafe { sys::cuStreamDestroy_v2(self.raw) };
+        }
+    }
+}
+
+fn alloc_ptr(a: &dyn AllocOps, offset: u64) -> sys::CUdeviceptr {
+    a.ptr() + offset
+}
+
+fn raw_event(e: &dyn EventOps) -> sys::CUevent {
+    e.as_any().downcast_ref::<CudaEvent>().expect("the cuda backend is given its own events").raw
+}
+
+/// Runs a boxed `HostFn` on the driver's callback thread. It must make no CUDA call (ours only
+/// hand work to the JS thread), and a panic must not unwind into the driver.
+unsafe extern "C" fn host_fn_trampoline(user: *mut c_void) {
+    // SAFETY: `user` is the Box::into_raw of a HostFn, handed to exactly one call.
+    let f = unsafe { Box::from_raw(user as *mut HostFn) };
+    let _ = catch_unwind(AssertUnwindSafe(move || f()));
+}
+
+unsafe extern "C" fn callback_trampoline(_stream: sys::CUstream, status: sys::CUresult, user: *mut c_void) {
+    // SAFETY: `user` is the Box::into_raw of a StatusFn, handed to exactly one call.
+    let f = unsafe { Box::from_raw(user as *mut StatusFn) };
+    let result = status.check("the stream");
+    let _ = catch_unwind(AssertUnwindSafe(move || f(result)));
+}
+
+impl CudaStream {
+    fn kernels(&self) -> Result<&Kernels> {
+        self.dev.kernels.get_or_init(Kernels::load).as_ref().map_err(Clone::clone)
+    }
+}
+
+impl StreamOps for CudaStream {
+    fn handle(&self) -> u64 {
+        self.raw as u64
+    }
+
+    fn priority(&self) -> Result<i32> {
+        self.dev.bind()?;
+        let mut p = 0;
+        // SAFETY: the stream belongs to the bound context; `p` is a valid out-pointer.
+        unsafe { sys::cuStreamGetPriority(self.raw, &mut p) }.check("cuStreamGetPriority")?;
+        Ok(p)
+    }
+
+    fn query(&self) -> Result<bool> {
+        self.dev.bind()?;
+        // SAFETY: the stream is live (the owning type outlives every call).
+        match unsafe { sys::cuStreamQuery(self.raw) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            code => Err(Error::driver("cuStreamQuery", code)),
+        }
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the stream is live.
+        unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
+    }
+
+    fn record(&self, event: &dyn EventOps) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: event and stream are live and of this device (checked by the caller).
+        unsafe { sys::cuEventRecord(raw_event(event), self.raw) }.check("cuEventRecord")
+    }
+
+    fn wait_event(&self, event: &dyn EventOps) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: event and stream are live; the event may belong to any device (S17).
+        unsafe { sys::cuStreamWaitEvent(self.raw, raw_event(event), 0) }.check("cuStreamWaitEvent")
+    }
+
+    fn launch_host_fn(&self, f: HostFn) -> Result<()> {
+        self.dev.bind()?;
+        let user = Box::into_raw(Box::new(f)) as *mut c_void;
+        // SAFETY: the trampoline takes ownership of `user` when it runs.
+        let r = unsafe { sys::cuLaunchHostFunc(self.raw, Some(host_fn_trampoline), user) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            // SAFETY: the launch failed, so the driver will never call the trampoline: reclaim it.
+            drop(unsafe { Box::from_raw(user as *mut HostFn) });
+        }
+        r.check("cuLaunchHostFunc")
+    }
+
+    fn add_callback(&self, f: StatusFn) -> Result<()> {
+        self.dev.bind()?;
+        let user = Box::into_raw(Box::new(f)) as *mut c_void;
+        // SAFETY: the trampoline takes ownership of `user` when it runs; flags must be 0.
+        let r = unsafe { sys::cuStreamAddCallback(self.raw, Some(callback_trampoline), user, 0) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            // SAFETY: the callback was not enqueued and will never run: reclaim it.
+            drop(unsafe { Box::from_raw(user as *mut StatusFn) });
+        }
+        r.check("cuStreamAddCallback")
+    }
+
+    fn sleep(&self, ns: u64) -> Result<()> {
+        self.dev.bind()?;
+        let k = self.kernels()?;
+        let mut ns = ns;
+        // SAFETY: the module belongs to the bound context; one u64 argument, as declared.
+        unsafe { kernels::launch(k.sleep, 1, 1, self.raw, &mut [&mut ns as *mut u64 as *mut c_void]) }
+    }
+
+    fn fill(&self, dst: &dyn AllocOps, offset: u64, pattern: Pattern, count: u64) -> Result<()> {
+        self.dev.bind()?;
+        let k = self.kernels()?;
+        let f = k.fill[pattern.width.trailing_zeros() as usize];
+        let (mut ptr, mut bits, mut n) = (alloc_ptr(dst, offset), pattern.bits, count);
+        let block = 256u32;
+        let grid = count.div_ceil(block as u64).clamp(1, 65_535 * 4) as u32;
+        let mut args = [&mut ptr as *mut u64 as *mut c_void, &mut bits as *mut u64 as *mut c_void, &mut n as *mut u64 as *mut c_void];
+        // SAFETY: three u64 arguments, as the PTX declares; the range was checked by the caller.
+        unsafe { kernels::launch(f, grid, block, self.raw, &mut args) }
+    }
+
+    fn memset(&self, dst: &dyn AllocOps, offset: u64, value: u8, size: u64) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the range lies inside a live allocation of this device (checked by the caller).
+        unsafe { sys::cuMemsetD8Async(alloc_ptr(dst, offset), value, size as usize, self.raw) }.check("cuMemsetD8Async")
+    }
+
+    fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: `src` is valid for its length during the call; from pageable memory the driver
+        // stages the bytes before returning (M5), so `src` may be reused once this returns.
+        unsafe { sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.as_ptr() as *const c_void, src.len(), self.raw) }
+            .check("cuMemcpyHtoDAsync")
+    }
+
+    fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: `dst` is valid for writes of its length until the stream synchronize below
+        // returns, after which the copy is complete.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, alloc_ptr(src, offset), dst.len(), self.raw) }
+            .check("cuMemcpyDtoHAsync")?;
+        // SAFETY: the stream is live.
+        unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
+    }
+
+    fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: both ranges lie inside live allocations of this device (checked by the caller).
+        unsafe { sys::cuMemcpyDtoDAsync_v2(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
+            .check("cuMemcpyDtoDAsync")
+    }
+}
+
+pub struct CudaEvent {
+    pub(super) dev: Arc<CudaDevice>,
+    pub(super) raw: sys::CUevent,
+}
+
+// SAFETY: CUevent handles may be used from any thread.
+unsafe impl Send for CudaEvent {}
+// SAFETY: as above.
+unsafe impl Sync for CudaEvent {}
+
+impl Drop for CudaEvent {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: created by us, destroyed once; an incomplete event is freed on completion (E6).
+            let _ = unsafe { sys::cuEventDestroy_v2(self.raw) };
+        }
+    }
+}
+
+impl EventOps for CudaEvent {
+    fn handle(&self) -> u64 {
+        self.raw as u64
+    }
+
+    fn query(&self) -> Result<bool> {
+        self.dev.bind()?;
+        // SAFETY: the event is live.
+        match unsafe { sys::cuEventQuery(self.raw) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            code => Err(Error::driver("cuEventQuery", code)),
+        }
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the event is live.
+        unsafe { sys::cuEventSynchronize(self.raw) }.check("cuEventSynchronize")
+    }
+
+    fn elapsed_since(&self, start: &dyn EventOps) -> Result<f32> {
+        self.dev.bind()?;
+        let mut ms = 0f32;
+        // SAFETY: both events are live; `ms` is a valid out-pointer.
+        unsafe { sys::cuEventElapsedTime(&mut ms, raw_event(start), self.raw) }.check("cuEventElapsedTime")?;
+        Ok(ms)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+pub struct CudaAlloc {
+    pub(super) dev: Arc<CudaDevice>,
+    pub(super) ptr: sys::CUdeviceptr,
+}
+
+impl Drop for CudaAlloc {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: allocated by cuMemAlloc and freed once. cuMemFree waits for pending work
+            // that may use it (M2), so the GPU never touches freed memory.
+            let _ = unsafe { sys::cuMemFree_v2(self.ptr) };
+        }
+    }
+}
+
+impl AllocOps for CudaAlloc {
+    fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Maps "no such stream" style failures of foreign handles to a clear message.
+pub(super) fn external_error(handle: u64, e: Error) -> Error {
+    match e {
+        Error::Cuda { code, message } => Error::cuda(code, format!("ExternalStream 0x{handle:x}: {message}")),
+        other => other,
+    }
+}
+
+pub(super) const CU_STREAM_PER_THREAD: sys::CUstream = 2 as sys::CUstream;
+
+#[allow(dead_code)]
+pub(super) fn not_supported(what: &str) -> Error {
+    Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, what.to_string())
+}

@@ -1,0 +1,98 @@
+//! Events (CuPy's `cupy.cuda.Event`) and elapsed time, with the checks both backends share.
+
+use crate::error::{Code, Error, Result};
+use crate::ops::EventOps;
+use crate::runtime;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventFlags {
+    /// The host blocks (instead of spinning) in `synchronize` (`CU_EVENT_BLOCKING_SYNC`).
+    pub blocking: bool,
+    pub disable_timing: bool,
+    pub interprocess: bool,
+}
+
+pub struct Event {
+    ops: Box<dyn EventOps>,
+    device: usize,
+    flags: EventFlags,
+    recorded: AtomicBool,
+}
+
+impl Event {
+    pub fn create(device: usize, flags: EventFlags) -> Result<Event> {
+        if flags.interprocess && !flags.disable_timing {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                "an interprocess event cannot record timing: create it with { interprocess: true, disableTiming: true }",
+            ));
+        }
+        let ops = runtime()?.backend.event_create(device, flags)?;
+        Ok(Event { ops, device, flags, recorded: AtomicBool::new(false) })
+    }
+
+    pub(crate) fn ops(&self) -> &dyn EventOps {
+        &*self.ops
+    }
+    pub(crate) fn mark_recorded(&self) {
+        self.recorded.store(true, Ordering::Release);
+    }
+    pub fn handle(&self) -> u64 {
+        self.ops.handle()
+    }
+    pub fn device(&self) -> usize {
+        self.device
+    }
+    pub fn flags(&self) -> EventFlags {
+        self.flags
+    }
+    pub fn was_recorded(&self) -> bool {
+        self.recorded.load(Ordering::Acquire)
+    }
+
+    /// True when the recorded work is complete; an event never recorded is complete (E3).
+    pub fn query(&self) -> Result<bool> {
+        self.ops.query()
+    }
+
+    pub fn synchronize(&self) -> Result<()> {
+        self.ops.synchronize()
+    }
+}
+
+/// Milliseconds between two recorded, completed, timing events (`cuEventElapsedTime`). The
+/// errors are the driver's codes (E5), with messages that say what to do.
+pub fn elapsed_time(start: &Event, end: &Event) -> Result<f32> {
+    for (role, e) in [("start", start), ("end", end)] {
+        if e.flags.disable_timing {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_HANDLE,
+                format!("the {role} event was created with timing disabled: both events need timing, so create them with {{ disableTiming: false }}"),
+            ));
+        }
+    }
+    if start.device != end.device {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_INVALID_HANDLE,
+            format!("the events belong to devices {} and {}: elapsed time needs two events of one device", start.device, end.device),
+        ));
+    }
+    for (role, e) in [("start", start), ("end", end)] {
+        if !e.was_recorded() {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_HANDLE,
+                format!("the {role} event was never recorded: call record() on it before asking for elapsed time"),
+            ));
+        }
+    }
+    for (role, e) in [("start", start), ("end", end)] {
+        if !e.query()? {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_READY,
+                format!("the {role} event has not completed yet: synchronize it first (e.g. `await end.synchronizeAsync()`)"),
+            ));
+        }
+    }
+    end.ops.elapsed_since(&*start.ops)
+}

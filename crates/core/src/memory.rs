@@ -1,0 +1,44 @@
+//! Device memory (CuPy's `cupy.cuda.Memory`): a plain allocation, freed when dropped.
+
+use crate::error::{Error, Result};
+use crate::ops::AllocOps;
+use crate::runtime;
+
+pub struct DeviceMemory {
+    /// `None` for a zero-byte allocation, which touches no backend (as in CuPy).
+    ops: Option<Box<dyn AllocOps>>,
+    device: usize,
+    size: u64,
+}
+
+impl DeviceMemory {
+    pub fn alloc(device: usize, size: u64) -> Result<DeviceMemory> {
+        let ops = if size == 0 { None } else { Some(runtime()?.backend.alloc(device, size)?) };
+        Ok(DeviceMemory { ops, device, size })
+    }
+
+    pub fn ptr(&self) -> u64 {
+        self.ops.as_ref().map_or(0, |o| o.ptr())
+    }
+    pub fn device(&self) -> usize {
+        self.device
+    }
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub(crate) fn ops(&self) -> Result<&dyn AllocOps> {
+        self.ops.as_deref().ok_or_else(|| Error::range("a zero-byte allocation holds no data"))
+    }
+
+    /// Checks that `[offset, offset + len)` lies inside the allocation.
+    pub fn check_range(&self, offset: u64, len: u64, what: &str) -> Result<()> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size => Ok(()),
+            _ => Err(Error::range(format!(
+                "{what} of {len} bytes at offset {offset} runs past the end of the {}-byte allocation",
+                self.size
+            ))),
+        }
+    }
+}

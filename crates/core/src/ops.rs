@@ -1,0 +1,57 @@
+//! What each backend implements for streams, events and memory. The owning types in
+//! `stream.rs`, `event.rs` and `memory.rs` check arguments and state once, for both backends,
+//! then call these.
+
+use crate::error::Result;
+use std::any::Any;
+
+/// A function the stream runs in order on a host thread. It must make no CUDA call and must
+/// never wait for JS (it hands its work to the JS thread and returns).
+pub type HostFn = Box<dyn FnOnce() + Send + 'static>;
+/// A `cuStreamAddCallback` callback: receives the stream's status.
+pub type StatusFn = Box<dyn FnOnce(Result<()>) + Send + 'static>;
+
+/// The element a `fill` writes: `width` bytes (1, 2, 4 or 8) of `bits`, little-endian.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    pub width: u8,
+    pub bits: u64,
+}
+
+pub trait AllocOps: Send + Sync + 'static {
+    /// The device address.
+    fn ptr(&self) -> u64;
+    fn as_any(&self) -> &dyn Any;
+}
+
+pub trait EventOps: Send + Sync + 'static {
+    fn handle(&self) -> u64;
+    /// `Ok(true)` when all recorded work is complete (`cuEventQuery`); `NOT_READY` is `Ok(false)`.
+    fn query(&self) -> Result<bool>;
+    fn synchronize(&self) -> Result<()>;
+    /// Milliseconds from `start` to `self` (`cuEventElapsedTime(start, self)`).
+    fn elapsed_since(&self, start: &dyn EventOps) -> Result<f32>;
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Offsets and sizes reaching a backend are already checked against the allocations.
+pub trait StreamOps: Send + Sync + 'static {
+    fn handle(&self) -> u64;
+    fn priority(&self) -> Result<i32>;
+    fn query(&self) -> Result<bool>;
+    fn synchronize(&self) -> Result<()>;
+    fn record(&self, event: &dyn EventOps) -> Result<()>;
+    fn wait_event(&self, event: &dyn EventOps) -> Result<()>;
+    fn launch_host_fn(&self, f: HostFn) -> Result<()>;
+    fn add_callback(&self, f: StatusFn) -> Result<()>;
+    /// The built-in kernel that keeps the stream busy for `ns` nanoseconds.
+    fn sleep(&self, ns: u64) -> Result<()>;
+    /// The built-in kernel that writes `count` copies of `pattern` at `dst + offset`.
+    fn fill(&self, dst: &dyn AllocOps, offset: u64, pattern: Pattern, count: u64) -> Result<()>;
+    fn memset(&self, dst: &dyn AllocOps, offset: u64, value: u8, size: u64) -> Result<()>;
+    /// Host to device. Returns once `src` may be reused (the driver stages pageable memory).
+    fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()>;
+    /// Device to pageable host: returns once `dst` holds the data (as the driver does).
+    fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()>;
+    fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()>;
+}

@@ -1,0 +1,51 @@
+//! Simulated device memory: host bytes behind a lock, at addresses that look like a device's
+//! and are never reused, so a stale pointer can always be told apart.
+
+use super::SimDevice;
+use crate::ops::AllocOps;
+use std::any::Any;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What freshly allocated simulated memory holds: CUDA does not clear allocations (M1), and a
+/// visible pattern catches code that assumes zeros.
+pub const POISON: u8 = 0xCD;
+
+pub struct Buffer {
+    bytes: Mutex<Vec<u8>>,
+}
+
+impl Buffer {
+    pub fn lock(&self) -> MutexGuard<'_, Vec<u8>> {
+        self.bytes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+pub struct SimAlloc {
+    pub(super) dev: Arc<SimDevice>,
+    pub(super) ptr: u64,
+    pub(super) size: u64,
+    /// Shared with queued operations, which keep the bytes alive until they have run.
+    pub buffer: Arc<Buffer>,
+}
+
+impl SimAlloc {
+    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64) -> SimAlloc {
+        SimAlloc { dev, ptr, size, buffer: Arc::new(Buffer { bytes: Mutex::new(vec![POISON; size as usize]) }) }
+    }
+}
+
+impl Drop for SimAlloc {
+    fn drop(&mut self) {
+        self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+    }
+}
+
+impl AllocOps for SimAlloc {
+    fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

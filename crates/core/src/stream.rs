@@ -1,0 +1,195 @@
+//! Streams (CuPy's `cupy.cuda.Stream`): the owning type, with the checks both backends share.
+
+use crate::error::{Code, Error, Result};
+use crate::event::Event;
+use crate::memory::DeviceMemory;
+use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
+use crate::runtime;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamKind {
+    /// The legacy default stream (`Stream.null`, handle 0).
+    Legacy,
+    /// The per-thread default stream (`Stream.ptds`, `CU_STREAM_PER_THREAD`).
+    PerThread,
+    /// A stream this library created and owns.
+    Created,
+    /// A stream created elsewhere, wrapped without owning it.
+    External,
+}
+
+pub struct Stream {
+    ops: Box<dyn StreamOps>,
+    device: usize,
+    kind: StreamKind,
+    nonblocking: bool,
+    priority: i32,
+}
+
+impl Stream {
+    /// A new stream on `device`. `priority` must lie in the device's range
+    /// ([`priority_range`]); lower numbers are higher priorities.
+    pub fn create(device: usize, nonblocking: bool, priority: Option<i32>) -> Result<Stream> {
+        let backend = &runtime()?.backend;
+        let priority = match priority {
+            None => 0,
+            Some(p) => {
+                let (least, greatest) = backend.priority_range(device)?;
+                if p < greatest || p > least {
+                    return Err(Error::range(format!(
+                        "priority {p} is outside the device's range: {greatest} (highest) to {least} (lowest)"
+                    )));
+                }
+                p
+            }
+        };
+        let ops = backend.stream_create(device, nonblocking, priority)?;
+        let priority = ops.priority()?;
+        Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority })
+    }
+
+    pub fn legacy(device: usize) -> Result<Stream> {
+        let ops = runtime()?.backend.stream_legacy(device)?;
+        Ok(Stream { ops, device, kind: StreamKind::Legacy, nonblocking: false, priority: 0 })
+    }
+
+    pub fn per_thread(device: usize) -> Result<Stream> {
+        let ops = runtime()?.backend.stream_per_thread(device)?;
+        Ok(Stream { ops, device, kind: StreamKind::PerThread, nonblocking: false, priority: 0 })
+    }
+
+    /// Wraps a stream created by other code (`ExternalStream`). It is never destroyed here.
+    pub fn external(device: usize, handle: u64) -> Result<Stream> {
+        if handle == 0 || handle == 1 || handle == 2 {
+            return Err(Error::range(
+                "handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string(),
+            ));
+        }
+        let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
+        let priority = ops.priority()?;
+        Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority })
+    }
+
+    pub fn handle(&self) -> u64 {
+        self.ops.handle()
+    }
+    pub fn device(&self) -> usize {
+        self.device
+    }
+    pub fn kind(&self) -> StreamKind {
+        self.kind
+    }
+    pub fn is_nonblocking(&self) -> bool {
+        self.nonblocking
+    }
+    pub fn priority(&self) -> i32 {
+        self.priority
+    }
+
+    /// True when all work on the stream is complete (`cuStreamQuery`).
+    pub fn query(&self) -> Result<bool> {
+        self.ops.query()
+    }
+
+    pub fn synchronize(&self) -> Result<()> {
+        self.ops.synchronize()
+    }
+
+    pub fn record(&self, event: &Event) -> Result<()> {
+        if event.device() != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_HANDLE,
+                format!("an event of device {} cannot be recorded on a stream of device {}", event.device(), self.device),
+            ));
+        }
+        self.ops.record(event.ops())?;
+        event.mark_recorded();
+        Ok(())
+    }
+
+    /// Makes all later work on this stream wait for the work `event` captured (any device).
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.ops.wait_event(event.ops())
+    }
+
+    pub fn launch_host_fn(&self, f: HostFn) -> Result<()> {
+        self.ops.launch_host_fn(f)
+    }
+
+    pub fn add_callback(&self, f: StatusFn) -> Result<()> {
+        self.ops.add_callback(f)
+    }
+
+    pub fn sleep(&self, ns: u64) -> Result<()> {
+        self.ops.sleep(ns)
+    }
+
+    pub fn fill(&self, dst: &DeviceMemory, offset: u64, pattern: Pattern, count: u64) -> Result<()> {
+        if !matches!(pattern.width, 1 | 2 | 4 | 8) {
+            return Err(Error::range(format!("fill elements are 1, 2, 4 or 8 bytes wide, not {}", pattern.width)));
+        }
+        let bytes = count.checked_mul(pattern.width as u64).ok_or_else(|| Error::range("fill count is too large"))?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        if offset % pattern.width as u64 != 0 {
+            return Err(Error::range(format!("a fill of {}-byte elements must start at a multiple of {}", pattern.width, pattern.width)));
+        }
+        self.same_device(dst, "fill")?;
+        dst.check_range(offset, bytes, "fill")?;
+        self.ops.fill(dst.ops()?, offset, pattern, count)
+    }
+
+    pub fn memset(&self, dst: &DeviceMemory, offset: u64, value: u8, size: u64) -> Result<()> {
+        if size == 0 {
+            return Ok(());
+        }
+        self.same_device(dst, "memset")?;
+        dst.check_range(offset, size, "memset")?;
+        self.ops.memset(dst.ops()?, offset, value, size)
+    }
+
+    pub fn copy_htod(&self, dst: &DeviceMemory, offset: u64, src: &[u8]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.same_device(dst, "copy")?;
+        dst.check_range(offset, src.len() as u64, "copy")?;
+        self.ops.copy_htod(dst.ops()?, offset, src)
+    }
+
+    pub fn copy_dtoh(&self, dst: &mut [u8], src: &DeviceMemory, offset: u64) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.same_device(src, "copy")?;
+        src.check_range(offset, dst.len() as u64, "copy")?;
+        self.ops.copy_dtoh(dst, src.ops()?, offset)
+    }
+
+    pub fn copy_dtod(&self, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {
+        if size == 0 {
+            return Ok(());
+        }
+        self.same_device(dst, "copy")?;
+        self.same_device(src, "copy")?;
+        dst.check_range(dst_offset, size, "copy")?;
+        src.check_range(src_offset, size, "copy")?;
+        self.ops.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
+    }
+
+    fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {
+        if mem.device() != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("{what}: memory of device {} used with a stream of device {}", mem.device(), self.device),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `(least, greatest)` stream priorities of the device: lower numbers are higher priorities.
+pub fn priority_range(device: usize) -> Result<(i32, i32)> {
+    runtime()?.backend.priority_range(device)
+}

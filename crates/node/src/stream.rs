@@ -1,0 +1,197 @@
+use crate::args::{count, int32};
+use crate::callbacks::host_fn;
+use crate::errors::guard;
+use crate::event::NativeEvent;
+use crate::memory::NativeMemory;
+use crate::task::Blocking;
+use cuda_node_core::{runtime, Code, Error, Pattern, Stream, StreamKind};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::sync::Arc;
+
+/// A stream as the TS layer's `Stream` holds it. `destroy()` drops the core stream; any later
+/// call is `CUDA_ERROR_INVALID_HANDLE` rather than the driver's undefined behaviour (G-3).
+#[napi]
+pub struct NativeStream {
+    inner: Option<Arc<Stream>>,
+}
+
+impl NativeStream {
+    pub(crate) fn get(&self) -> cuda_node_core::Result<&Arc<Stream>> {
+        self.inner
+            .as_ref()
+            .ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one"))
+    }
+
+    fn wrap(s: Stream) -> NativeStream {
+        NativeStream { inner: Some(Arc::new(s)) }
+    }
+}
+
+fn ordinal(id: f64) -> cuda_node_core::Result<usize> {
+    runtime()?.ordinal(id)
+}
+
+#[napi]
+impl NativeStream {
+    #[napi(factory)]
+    pub fn create(env: Env, device: f64, nonblocking: bool, priority: Option<f64>) -> Result<NativeStream> {
+        guard(&env, || {
+            let priority = priority.map(|p| int32("priority", p)).transpose()?;
+            Ok(Self::wrap(Stream::create(ordinal(device)?, nonblocking, priority)?))
+        })
+    }
+
+    #[napi(factory)]
+    pub fn legacy(env: Env, device: f64) -> Result<NativeStream> {
+        guard(&env, || Ok(Self::wrap(Stream::legacy(ordinal(device)?)?)))
+    }
+
+    #[napi(factory)]
+    pub fn per_thread(env: Env, device: f64) -> Result<NativeStream> {
+        guard(&env, || Ok(Self::wrap(Stream::per_thread(ordinal(device)?)?)))
+    }
+
+    #[napi(factory)]
+    pub fn external(env: Env, device: f64, handle: BigInt) -> Result<NativeStream> {
+        guard(&env, || {
+            let (negative, value, lossless) = handle.get_u64();
+            if negative || !lossless {
+                return Err(Error::range("a stream handle is an unsigned 64-bit integer"));
+            }
+            Ok(Self::wrap(Stream::external(ordinal(device)?, value)?))
+        })
+    }
+
+    #[napi(getter)]
+    pub fn handle(&self, env: Env) -> Result<BigInt> {
+        guard(&env, || Ok(BigInt::from(self.get()?.handle())))
+    }
+
+    #[napi(getter)]
+    pub fn device(&self, env: Env) -> Result<u32> {
+        guard(&env, || Ok(self.get()?.device() as u32))
+    }
+
+    #[napi(getter)]
+    pub fn priority(&self, env: Env) -> Result<i32> {
+        guard(&env, || Ok(self.get()?.priority()))
+    }
+
+    #[napi(getter)]
+    pub fn nonblocking(&self, env: Env) -> Result<bool> {
+        guard(&env, || Ok(self.get()?.is_nonblocking()))
+    }
+
+    #[napi(getter)]
+    pub fn destroyed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    #[napi]
+    pub fn query(&self, env: Env) -> Result<bool> {
+        guard(&env, || self.get()?.query())
+    }
+
+    #[napi]
+    pub fn synchronize(&self, env: Env) -> Result<()> {
+        guard(&env, || self.get()?.synchronize())
+    }
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn synchronize_async(&self, env: Env) -> Result<AsyncTask<Blocking<()>>> {
+        let s = guard(&env, || Ok(self.get()?.clone()))?;
+        Ok(Blocking::new(move || s.synchronize()))
+    }
+
+    #[napi]
+    pub fn record(&self, env: Env, event: &NativeEvent) -> Result<()> {
+        guard(&env, || self.get()?.record(event.get()?))
+    }
+
+    #[napi]
+    pub fn wait_event(&self, env: Env, event: &NativeEvent) -> Result<()> {
+        guard(&env, || self.get()?.wait_event(event.get()?))
+    }
+
+    /// Enqueues host callback `id` (held by the TS layer) in stream order.
+    #[napi]
+    pub fn launch_host_fn(&self, env: Env, id: u32) -> Result<()> {
+        let f = host_fn(id)?;
+        guard(&env, || self.get()?.launch_host_fn(Box::new(f)))
+    }
+
+    /// Like `launch_host_fn`, through `cuStreamAddCallback` (not capturable).
+    #[napi]
+    pub fn add_callback(&self, env: Env, id: u32) -> Result<()> {
+        let f = host_fn(id)?;
+        guard(&env, || self.get()?.add_callback(Box::new(move |_status| f())))
+    }
+
+    #[napi]
+    pub fn sleep(&self, env: Env, ns: f64) -> Result<()> {
+        guard(&env, || self.get()?.sleep(count("ns", ns)?))
+    }
+
+    #[napi]
+    pub fn fill(&self, env: Env, dst: &NativeMemory, offset: f64, width: u32, bits: BigInt, n: f64) -> Result<()> {
+        guard(&env, || {
+            let (_, bits, _) = bits.get_u64();
+            let pattern = Pattern { width: width.min(255) as u8, bits };
+            self.get()?.fill(dst.get()?, count("offset", offset)?, pattern, count("count", n)?)
+        })
+    }
+
+    #[napi]
+    pub fn memset(&self, env: Env, dst: &NativeMemory, offset: f64, value: u32, size: f64) -> Result<()> {
+        guard(&env, || {
+            if value > 255 {
+                return Err(Error::range(format!("memset value must be a byte (0 to 255), got {value}")));
+            }
+            self.get()?.memset(dst.get()?, count("offset", offset)?, value as u8, count("size", size)?)
+        })
+    }
+
+    #[napi]
+    pub fn copy_htod(&self, env: Env, dst: &NativeMemory, offset: f64, src: Uint8ArraySlice) -> Result<()> {
+        guard(&env, || self.get()?.copy_htod(dst.get()?, count("offset", offset)?, src.as_ref()))
+    }
+
+    #[napi]
+    pub fn copy_dtoh(&self, env: Env, mut dst: Uint8ArraySlice, src: &NativeMemory, offset: f64) -> Result<()> {
+        // SAFETY: JS cannot run while this synchronous call holds the thread, so nothing else
+        // reads or writes the view's bytes until the copy (complete on return) is done.
+        let dst = unsafe { dst.as_mut() };
+        guard(&env, || self.get()?.copy_dtoh(dst, src.get()?, count("offset", offset)?))
+    }
+
+    #[napi]
+    pub fn copy_dtod(&self, env: Env, dst: &NativeMemory, dst_offset: f64, src: &NativeMemory, src_offset: f64, size: f64) -> Result<()> {
+        guard(&env, || {
+            self.get()?.copy_dtod(dst.get()?, count("offset", dst_offset)?, src.get()?, count("offset", src_offset)?, count("size", size)?)
+        })
+    }
+
+    /// Releases the stream; pending work still completes. The default streams cannot be destroyed.
+    #[napi]
+    pub fn destroy(&mut self, env: Env) -> Result<()> {
+        guard(&env, || {
+            if let Some(s) = &self.inner {
+                if matches!(s.kind(), StreamKind::Legacy | StreamKind::PerThread) {
+                    return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));
+                }
+            }
+            self.inner = None;
+            Ok(())
+        })
+    }
+}
+
+/// `[least, greatest]` priorities of the device's streams.
+#[napi]
+pub fn stream_priority_range(env: Env, device: f64) -> Result<Vec<i32>> {
+    guard(&env, || {
+        let (least, greatest) = cuda_node_core::priority_range(ordinal(device)?)?;
+        Ok(vec![least, greatest])
+    })
+}

@@ -1,0 +1,92 @@
+import { native } from './native'
+import type { NativeEvent } from '../native'
+import { scope } from './context'
+import { Device } from './device'
+import { getCurrentStream, Stream } from './stream'
+import { integer } from './validate'
+
+/** Options for {@link Event}. */
+export interface EventOptions {
+  /** The host sleeps instead of spinning in `synchronize()` (`cudaEventBlockingSync`). */
+  block?: boolean
+  /** Cheaper events that cannot time (`cudaEventDisableTiming`). */
+  disableTiming?: boolean
+  /** Shareable with other processes; needs `disableTiming: true` (GPU only). */
+  interprocess?: boolean
+  /** The device (current by default). */
+  device?: number | Device
+}
+
+/**
+ * A CUDA event (CuPy's `cupy.cuda.Event`): a marker in a stream, to wait on, query, or time.
+ */
+export class Event {
+  readonly #native: NativeEvent
+
+  /** @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` for `interprocess` without `disableTiming`. */
+  constructor(options: EventOptions = {}) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('Event options must be an object')
+    const { block = false, disableTiming = false, interprocess = false, device } = options
+    for (const [k, v] of Object.entries({ block, disableTiming, interprocess })) {
+      if (typeof v !== 'boolean') throw new TypeError(`${k} must be a boolean`)
+    }
+    const dev = device === undefined ? scope().device : device instanceof Device ? device.id : new Device(integer('device', device)).id
+    this.#native = native.NativeEvent.create(dev, block, disableTiming, interprocess)
+  }
+
+  /** @internal */
+  get _native(): NativeEvent {
+    return this.#native
+  }
+
+  /** The raw `CUevent` as a bigint. */
+  get handle(): bigint {
+    return this.#native.handle
+  }
+
+  get deviceId(): number {
+    return this.#native.device
+  }
+
+  /** True when the recorded work is complete, or when never recorded (`cudaEventQuery`). */
+  get done(): boolean {
+    return this.#native.query()
+  }
+
+  /** Records the event on `stream`, the current stream by default. */
+  record(stream?: Stream): this {
+    const s = stream ?? getCurrentStream(this.deviceId)
+    if (!(s instanceof Stream)) throw new TypeError('record() takes a Stream')
+    s._native.record(this.#native)
+    return this
+  }
+
+  /** Blocks until the recorded work is complete. */
+  synchronize(): void {
+    this.#native.synchronize()
+  }
+
+  /** Resolves once the recorded work is complete, without blocking the event loop. */
+  synchronizeAsync(): Promise<void> {
+    return this.#native.synchronizeAsync()
+  }
+
+  /** Releases the event. Later calls throw `CUDA_ERROR_INVALID_HANDLE`. */
+  destroy(): void {
+    this.#native.destroy()
+  }
+
+  [Symbol.dispose](): void {
+    this.#native.destroy()
+  }
+}
+
+/**
+ * Milliseconds from `start` to `end` (CuPy's `get_elapsed_time`).
+ * @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` when timing is disabled or an event was never
+ *   recorded; `CUDA_ERROR_NOT_READY` when an event has not completed yet. Each says what to do.
+ */
+export function getElapsedTime(start: Event, end: Event): number {
+  if (!(start instanceof Event) || !(end instanceof Event)) throw new TypeError('getElapsedTime takes two Events')
+  return native.eventElapsedTime(start._native, end._native)
+}

@@ -1,0 +1,66 @@
+// Built-in kernels that both backends run, so tests and the tour can show order and overlap
+// without a compiler.
+import { getCurrentStream, Stream } from './stream'
+import { MemoryPointer } from './memory'
+import { describe } from './validate'
+
+/** The element types `fill` writes. */
+export type DType = 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float32' | 'float64' | 'int64' | 'uint64'
+
+const widths: Record<DType, number> = {
+  int8: 1, uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, float64: 8, int64: 8, uint64: 8,
+}
+
+function streamOf(stream: unknown, device: number): Stream {
+  if (stream === undefined) return getCurrentStream(device)
+  if (!(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
+  return stream
+}
+
+/** The bits of `value` as `dtype`, little-endian, as a bigint. */
+function bits(value: number | bigint, dtype: DType): bigint {
+  const v = new DataView(new ArrayBuffer(8))
+  const big = dtype === 'int64' || dtype === 'uint64'
+  if (big ? typeof value !== 'bigint' && typeof value !== 'number' : typeof value !== 'number') {
+    throw new TypeError(`fill value for ${dtype} must be a number${big ? ' or bigint' : ''}, got ${describe(value)}`)
+  }
+  const n = Number(value)
+  const int = (lo: number, hi: number) => {
+    if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`fill value ${value} does not fit ${dtype}`)
+  }
+  switch (dtype) {
+    case 'int8': int(-128, 127); v.setInt8(0, n); break
+    case 'uint8': int(0, 255); v.setUint8(0, n); break
+    case 'int16': int(-32768, 32767); v.setInt16(0, n, true); break
+    case 'uint16': int(0, 65535); v.setUint16(0, n, true); break
+    case 'int32': int(-(2 ** 31), 2 ** 31 - 1); v.setInt32(0, n, true); break
+    case 'uint32': int(0, 2 ** 32 - 1); v.setUint32(0, n, true); break
+    case 'float32': v.setFloat32(0, n, true); break
+    case 'float64': v.setFloat64(0, n, true); break
+    case 'int64': v.setBigInt64(0, BigInt(value), true); break
+    case 'uint64': v.setBigUint64(0, BigInt(value), true); break
+  }
+  return v.getBigUint64(0, true)
+}
+
+export const kernels = {
+  /**
+   * Keeps `stream` (the current stream by default) busy for `ns` nanoseconds. GPU: a kernel
+   * spinning on the global timer; sim: the stream's worker waits.
+   */
+  sleep(ns: number, stream?: Stream): void {
+    if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
+    if (!Number.isSafeInteger(ns) || ns < 0) throw new RangeError(`ns must be a non-negative integer, got ${ns}`)
+    streamOf(stream, getCurrentStream().deviceId)._native.sleep(ns)
+  },
+
+  /** Writes `count` elements of `dtype` (default float32) equal to `value` at `ptr`, on `stream`. */
+  fill(ptr: MemoryPointer, value: number | bigint, count: number, dtype: DType = 'float32', stream?: Stream): void {
+    if (!(ptr instanceof MemoryPointer)) throw new TypeError(`fill needs a MemoryPointer, got ${describe(ptr)}`)
+    if (!(dtype in widths)) throw new TypeError(`unknown dtype ${describe(dtype)}: one of ${Object.keys(widths).join(', ')}`)
+    if (typeof count !== 'number') throw new TypeError(`count must be a number, got ${describe(count)}`)
+    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`)
+    const s = streamOf(stream, ptr.deviceId)
+    s._native.fill(ptr.mem._native, ptr.byteOffset, widths[dtype], bits(value, dtype), count)
+  },
+}

@@ -1,0 +1,240 @@
+import { native } from './native'
+import type { NativeStream } from '../native'
+import { scope, runWith, enterWith } from './context'
+import { Device } from './device'
+import { Event } from './event'
+import { CudaError } from './errors'
+import { hold, release } from './callbacks'
+import { integer, func } from './validate'
+
+/** Options for {@link Stream}. */
+export interface StreamOptions {
+  /** No implicit synchronization with the legacy default stream (`cudaStreamNonBlocking`). */
+  nonBlocking?: boolean
+  /** Lower numbers are higher priorities; must lie in {@link Stream.priorityRange}. */
+  priority?: number
+  /** The device (current by default). */
+  device?: number | Device
+}
+
+type Kind = 'null' | 'ptds' | 'created' | 'external'
+
+const defaults = { null: new Map<number, NativeStream>(), ptds: new Map<number, NativeStream>() }
+
+function deviceId(d: number | Device | undefined): number {
+  if (d === undefined) return scope().device
+  if (d instanceof Device) return d.id
+  return new Device(integer('device', d)).id
+}
+
+/**
+ * A CUDA stream (CuPy's `cupy.cuda.Stream`): work on one stream runs in order; work on
+ * different streams may overlap. `Stream.null` and `Stream.ptds` are the default streams.
+ */
+export class Stream {
+  readonly #kind: Kind
+  readonly #native: NativeStream | undefined
+
+  /**
+   * @throws {RangeError} for a priority outside the device's range, {TypeError} for bad options.
+   */
+  constructor(options: StreamOptions = {}) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('Stream options must be an object')
+    const internal = (options as Internal)[INTERNAL]
+    if (internal !== undefined) {
+      this.#kind = internal.kind
+      this.#native = internal.native
+      return
+    }
+    const { nonBlocking = false, priority, device } = options
+    if (typeof nonBlocking !== 'boolean') throw new TypeError('nonBlocking must be a boolean')
+    if (priority !== undefined) integer('priority', priority)
+    this.#kind = 'created'
+    this.#native = native.NativeStream.create(deviceId(device), nonBlocking, priority)
+  }
+
+  static #null: Stream | undefined
+  static #ptds: Stream | undefined
+
+  /** The legacy default stream (handle 0), on whichever device is current when it is used. */
+  static get null(): Stream {
+    return (Stream.#null ??= new Stream(internal('null')))
+  }
+
+  /** The per-thread default stream (`cudaStreamPerThread`), on the current device. */
+  static get ptds(): Stream {
+    return (Stream.#ptds ??= new Stream(internal('ptds')))
+  }
+
+  /** `{ least, greatest }` priorities of a device's streams; lower numbers are higher priorities. */
+  static priorityRange(device?: number | Device): { least: number; greatest: number } {
+    const [least, greatest] = native.streamPriorityRange(deviceId(device))
+    return { least, greatest }
+  }
+
+  /** @internal The native stream for the current device (default streams) or this stream's. */
+  get _native(): NativeStream {
+    if (this.#native !== undefined) return this.#native
+    const dev = scope().device
+    const cache = defaults[this.#kind as 'null' | 'ptds']
+    let n = cache.get(dev)
+    if (n === undefined) {
+      n = this.#kind === 'null' ? native.NativeStream.legacy(dev) : native.NativeStream.perThread(dev)
+      cache.set(dev, n)
+    }
+    return n
+  }
+
+  /** The raw `CUstream` as a bigint: 0n for `Stream.null`, 2n for `Stream.ptds`. */
+  get handle(): bigint {
+    return this._native.handle
+  }
+
+  get deviceId(): number {
+    return this._native.device
+  }
+
+  get priority(): number {
+    return this._native.priority
+  }
+
+  get isNonBlocking(): boolean {
+    return this._native.nonblocking
+  }
+
+  /** True when all work on the stream is complete (`cudaStreamQuery`). */
+  get done(): boolean {
+    return this._native.query()
+  }
+
+  /** Blocks until all work on the stream is complete, as CuPy's does. */
+  synchronize(): void {
+    this._native.synchronize()
+  }
+
+  /** Resolves once all work on the stream is complete, without blocking the event loop. */
+  synchronizeAsync(): Promise<void> {
+    return this._native.synchronizeAsync()
+  }
+
+  /** Records `event` (a new one by default) on this stream and returns it. */
+  record(event?: Event): Event {
+    const e = event ?? new Event({ device: this.deviceId })
+    if (!(e instanceof Event)) throw new TypeError('record() takes an Event')
+    this._native.record(e._native)
+    return e
+  }
+
+  /** Makes all later work on this stream wait for the work `event` captured. */
+  waitEvent(event: Event): void {
+    if (!(event instanceof Event)) throw new TypeError('waitEvent() takes an Event')
+    this._native.waitEvent(event._native)
+  }
+
+  /**
+   * Runs `cb(arg)` on the JS thread once all work enqueued so far is done (CuPy's
+   * `launch_host_func`). An exception from `cb` reaches `uncaughtException`.
+   */
+  launchHostFunc<T>(cb: (arg: T) => void, arg?: T): void {
+    func('callback', cb)
+    const id = hold(cb as (a: unknown) => void, arg)
+    try {
+      this._native.launchHostFn(id)
+    } catch (e) {
+      release(id)
+      throw e
+    }
+  }
+
+  /**
+   * Runs `cb(stream, error, arg)` on the JS thread once all work enqueued so far is done
+   * (CuPy's `add_callback`; not capturable into graphs).
+   */
+  addCallback<T>(cb: (stream: Stream, error: CudaError | null, arg: T) => void, arg?: T): void {
+    func('callback', cb)
+    const id = hold(() => cb(this, null, arg as T), undefined)
+    try {
+      this._native.addCallback(id)
+    } catch (e) {
+      release(id)
+      throw e
+    }
+  }
+
+  /** Makes this the current stream of its device for the rest of the async context (CuPy's `use()`). */
+  use(): this {
+    enterWith({ streams: withStream(this) })
+    return this
+  }
+
+  /** Runs `fn` with this as the current stream of its device (CuPy's `with stream:`). */
+  run<T>(fn: () => T): T {
+    return runWith({ streams: withStream(this) }, fn)
+  }
+
+  /**
+   * Makes this the current stream until the returned scope is disposed:
+   * `{ using _ = stream.enter(); ... }`.
+   */
+  enter(): Disposable {
+    const before = scope()
+    enterWith({ streams: withStream(this) })
+    return { [Symbol.dispose]: () => enterWith({ streams: before.streams }) }
+  }
+
+  /** Releases the stream. Work already enqueued still completes. Later calls throw. */
+  destroy(): void {
+    if (this.#native === undefined) {
+      throw new CudaError('the default streams cannot be destroyed', 'CUDA_ERROR_INVALID_HANDLE')
+    }
+    this.#native.destroy()
+  }
+
+  [Symbol.dispose](): void {
+    if (this.#native !== undefined && !this.#native.destroyed) this.#native.destroy()
+  }
+
+  toString(): string {
+    return this.#kind === 'null' ? '<Stream null>' : this.#kind === 'ptds' ? '<Stream ptds>' : `<Stream 0x${this.handle.toString(16)}>`
+  }
+}
+
+/**
+ * A stream created by other code (CuPy's `ExternalStream`), wrapped without owning it: it is
+ * never destroyed here. The handle is trusted, as CuPy trusts it.
+ */
+export class ExternalStream extends Stream {
+  /** @throws {TypeError} unless `handle` is a bigint; {CudaError} where the driver rejects it. */
+  constructor(handle: bigint, device?: number | Device) {
+    if (typeof handle !== 'bigint') throw new TypeError('ExternalStream takes the stream handle as a bigint')
+    super(internal('external', native.NativeStream.external(deviceId(device), handle)))
+  }
+
+  override destroy(): void {
+    throw new CudaError('an ExternalStream is owned by the code that created it and is not destroyed here', 'CUDA_ERROR_INVALID_HANDLE')
+  }
+
+  override [Symbol.dispose](): void {}
+}
+
+const INTERNAL = Symbol('cuda-node internal')
+type Internal = { [INTERNAL]?: { kind: Kind; native: NativeStream | undefined } }
+function internal(kind: Kind, n?: NativeStream): StreamOptions {
+  return { [INTERNAL]: { kind, native: n } } as StreamOptions
+}
+
+function withStream(s: Stream): ReadonlyMap<number, unknown> {
+  const m = new Map(scope().streams)
+  m.set(s.deviceId, s)
+  return m
+}
+
+/** The current stream of a device (the current device by default) in this async context. */
+export function getCurrentStream(device?: number | Device): Stream {
+  const d = device === undefined ? scope().device : deviceId(device)
+  return (scope().streams?.get(d) as Stream | undefined) ?? defaultStream()
+}
+
+function defaultStream(): Stream {
+  return process.env.CUDA_NODE_PER_THREAD_DEFAULT_STREAM === '1' ? Stream.ptds : Stream.null
+}
