@@ -1,15 +1,59 @@
 // The tour: `npm start`. What cuda-node does, on whatever backend this machine has.
-import { backend, Device } from '..'
+import { alloc, backend, Device, Event, getElapsedTime, kernels, Stream } from '..'
 
-const b = backend()
-console.log(`backend: ${b.name} (${b.reason})`)
-if (b.driverVersion) console.log(`driver: ${Math.floor(b.driverVersion / 1000)}.${(b.driverVersion % 1000) / 10}`)
+async function main(): Promise<void> {
+  const b = backend()
+  console.log(`backend: ${b.name} (${b.reason})`)
+  if (b.driverVersion) console.log(`driver: ${Math.floor(b.driverVersion / 1000)}.${(b.driverVersion % 1000) / 10}`)
 
-for (let i = 0; i < Device.count(); i++) {
-  const d = new Device(i)
-  const { free, total } = d.memInfo()
-  console.log(
-    `device ${d.id}: ${d.name}, compute capability ${d.computeCapability}, ` +
-      `${d.attributes.multiProcessorCount} SMs, ${(free / 2 ** 30).toFixed(1)} of ${(total / 2 ** 30).toFixed(1)} GiB free`,
-  )
+  for (let i = 0; i < Device.count(); i++) {
+    const d = new Device(i)
+    const { free, total } = d.memInfo()
+    console.log(
+      `device ${d.id}: ${d.name}, compute capability ${d.computeCapability}, ` +
+        `${d.attributes.multiProcessorCount} SMs, ${(free / 2 ** 30).toFixed(1)} of ${(total / 2 ** 30).toFixed(1)} GiB free`,
+    )
+  }
+
+  // Streams and events: a copy on one stream, a kernel, two events, a wait across streams.
+  const n = 1 << 20
+  const producer = new Stream({ nonBlocking: true })
+  const consumer = new Stream({ nonBlocking: true })
+  const data = alloc(n * 4)
+  const host = new Float32Array(n).fill(1)
+
+  const start = new Event()
+  const end = new Event()
+  start.record(producer)
+  data.copyFromHostAsync(host, undefined, producer) // host → device on the producer
+  kernels.sleep(20e6, producer) // a 20 ms kernel
+  kernels.fill(data, 42, n, 'float32', producer) // then overwrite every element
+  end.record(producer)
+
+  consumer.waitEvent(end) // the consumer waits for the producer's work, not the host
+  const back = new Float32Array(n)
+  data.copyToHostAsync(back, undefined, consumer)
+  console.log(`consumer saw ${back[0]} … ${back[n - 1]} after waiting on the producer's event`)
+  console.log(`producer: copy + 20 ms kernel + fill took ${getElapsedTime(start, end).toFixed(2)} ms (events)`)
+
+  // Two non-blocking streams overlap.
+  const t0 = performance.now()
+  kernels.sleep(50e6, producer)
+  kernels.sleep(50e6, consumer)
+  await Promise.all([producer.synchronizeAsync(), consumer.synchronizeAsync()])
+  console.log(`two 50 ms kernels on two streams: ${(performance.now() - t0).toFixed(1)} ms of wall time`)
+
+  // A host callback runs on the JS thread once the stream reaches it.
+  await new Promise<void>((resolve) => {
+    kernels.sleep(10e6, producer)
+    producer.launchHostFunc((msg: string) => {
+      console.log(msg)
+      resolve()
+    }, 'host callback: ran after the 10 ms kernel, on the JS thread')
+  })
 }
+
+main().catch((e) => {
+  console.error(e)
+  process.exitCode = 1
+})

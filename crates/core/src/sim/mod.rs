@@ -233,3 +233,56 @@ mod tests {
         assert_eq!(sim.mem_info(0).unwrap(), MemInfo { free: 1 << 30, total: 1 << 30 });
     }
 }
+
+#[cfg(test)]
+mod engine_tests {
+    use super::*;
+    use crate::ops::Pattern;
+    use std::time::{Duration, Instant};
+
+    fn sim() -> SimBackend {
+        SimBackend::new(1, 1 << 20)
+    }
+
+    #[test]
+    fn a_stream_runs_in_order_and_copies_see_earlier_fills() {
+        let b = sim();
+        let s = b.stream_create(0, false, 0).unwrap();
+        let m = b.alloc(0, 16).unwrap();
+        s.sleep(20_000_000).unwrap();
+        s.fill(&*m, 0, Pattern { width: 4, bits: 7 }, 4).unwrap();
+        s.fill(&*m, 8, Pattern { width: 4, bits: 9 }, 2).unwrap();
+        let mut out = [0u8; 16];
+        s.copy_dtoh(&mut out, &*m, 0).unwrap();
+        assert_eq!(out, [7, 0, 0, 0, 7, 0, 0, 0, 9, 0, 0, 0, 9, 0, 0, 0]);
+    }
+
+    #[test]
+    fn the_legacy_stream_waits_for_blocking_streams_only() {
+        let b = sim();
+        let legacy = b.stream_legacy(0).unwrap();
+        for (nonblocking, waits) in [(false, true), (true, false)] {
+            let s = b.stream_create(0, nonblocking, 0).unwrap();
+            let start = Instant::now();
+            s.sleep(80_000_000).unwrap();
+            legacy.launch_host_fn(Box::new(|| {})).unwrap();
+            legacy.synchronize().unwrap();
+            assert_eq!(start.elapsed() >= Duration::from_millis(75), waits, "nonblocking={nonblocking}");
+            s.synchronize().unwrap();
+        }
+    }
+
+    #[test]
+    fn new_memory_is_poisoned_and_counted() {
+        let b = sim();
+        let m = b.alloc(0, 1000).unwrap();
+        assert_eq!(b.mem_info(0).unwrap().free, (1 << 20) - 1000);
+        let s = b.stream_create(0, true, 0).unwrap();
+        let mut out = [0u8; 4];
+        s.copy_dtoh(&mut out, &*m, 996).unwrap();
+        assert_eq!(out, [memory::POISON; 4]);
+        drop(m);
+        assert_eq!(b.mem_info(0).unwrap().free, 1 << 20);
+        assert!(b.alloc(0, (1 << 20) + 1).is_err());
+    }
+}

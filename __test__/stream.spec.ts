@@ -1,0 +1,194 @@
+import test from 'ava'
+import { randomBytes } from 'node:crypto'
+import { alloc, Event, ExternalStream, getElapsedTime, kernels, Stream } from '..'
+import { gpuTest, onGpu } from './helpers'
+
+const MS = 1e6
+
+test('work on one stream runs in order', (t) => {
+  const s = new Stream()
+  const p = alloc(4 * 1024)
+  kernels.fill(p, 1, 1024, 'float32', s)
+  kernels.sleep(20 * MS, s)
+  kernels.fill(p, 2, 1024, 'float32', s)
+  kernels.fill(p.offset(4 * 512), 3, 512, 'float32', s)
+  const out = new Float32Array(1024)
+  p.copyToHostAsync(out, undefined, s)
+  t.is(out[0], 2)
+  t.is(out[511], 2)
+  t.is(out[512], 3)
+  t.is(out[1023], 3)
+})
+
+test('waitEvent orders work across streams', (t) => {
+  const s1 = new Stream({ nonBlocking: true })
+  const s2 = new Stream({ nonBlocking: true })
+  const p = alloc(4 * 4096)
+  kernels.fill(p, 0, 4096, 'float32', s1)
+  s1.synchronize()
+  kernels.sleep(100 * MS, s1)
+  kernels.fill(p, 7.25, 4096, 'float32', s1)
+  const e = s1.record()
+  s2.waitEvent(e)
+  const out = new Float32Array(4096)
+  p.copyToHostAsync(out, undefined, s2)
+  t.true(out.every((x) => x === 7.25))
+})
+
+test('two non-blocking streams overlap', (t) => {
+  const s1 = new Stream({ nonBlocking: true })
+  const s2 = new Stream({ nonBlocking: true })
+  s1.synchronize()
+  s2.synchronize()
+  const start = performance.now()
+  kernels.sleep(100 * MS, s1)
+  kernels.sleep(100 * MS, s2)
+  s1.synchronize()
+  s2.synchronize()
+  const ms = performance.now() - start
+  t.true(ms >= 95, `${ms} ms`)
+  t.true(ms < 170, `two 100 ms sleeps took ${ms} ms: they did not overlap`)
+})
+
+for (const nonBlocking of [false, true]) {
+  const kind = nonBlocking ? 'non-blocking' : 'blocking'
+  test(`the legacy stream ${nonBlocking ? 'does not wait' : 'waits'} for earlier work on a ${kind} stream`, (t) => {
+    const s = new Stream({ nonBlocking })
+    const p = alloc(64)
+    const start = performance.now()
+    kernels.sleep(100 * MS, s)
+    kernels.fill(p, 1, 16, 'float32', Stream.null)
+    Stream.null.synchronize()
+    const ms = performance.now() - start
+    if (nonBlocking) t.true(ms < 60, `${ms} ms`)
+    else t.true(ms >= 95, `${ms} ms`)
+    s.synchronize()
+  })
+
+  test(`a ${kind} stream ${nonBlocking ? 'does not wait' : 'waits'} for earlier work on the legacy stream`, (t) => {
+    const s = new Stream({ nonBlocking })
+    const p = alloc(64)
+    Stream.null.synchronize()
+    const start = performance.now()
+    kernels.sleep(100 * MS, Stream.null)
+    kernels.fill(p, 1, 16, 'float32', s)
+    s.synchronize()
+    const ms = performance.now() - start
+    if (nonBlocking) t.true(ms < 60, `${ms} ms`)
+    else t.true(ms >= 95, `${ms} ms`)
+    Stream.null.synchronize()
+  })
+}
+
+test('the elapsed time of a 50 ms sleep is within 20% of 50', (t) => {
+  const s = new Stream()
+  const [a, b] = [new Event(), new Event()]
+  a.record(s)
+  kernels.sleep(50 * MS, s)
+  b.record(s)
+  b.synchronize()
+  const ms = getElapsedTime(a, b)
+  t.true(ms >= 40 && ms <= 60, `${ms} ms`)
+})
+
+test('priorities are validated against the range and reported', (t) => {
+  const { least, greatest } = Stream.priorityRange()
+  t.true(greatest <= least)
+  for (const p of [least, greatest, Math.round((least + greatest) / 2)]) {
+    t.is(new Stream({ priority: p }).priority, p)
+  }
+  t.is(new Stream().priority, 0)
+  if (greatest < least) {
+    t.throws(() => new Stream({ priority: greatest - 1 }), { instanceOf: RangeError, message: /outside the device's range/ })
+    t.throws(() => new Stream({ priority: least + 1 }), { instanceOf: RangeError })
+  }
+  t.throws(() => new Stream({ priority: 0.5 }), { instanceOf: RangeError })
+  t.throws(() => new Stream({ priority: '1' as any }), { instanceOf: TypeError })
+})
+
+test('streams report their handle, device, kind and state', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  t.is(typeof s.handle, 'bigint')
+  t.not(s.handle, 0n)
+  t.is(s.deviceId, 0)
+  t.true(s.isNonBlocking)
+  t.false(new Stream().isNonBlocking)
+  t.true(s.done)
+  kernels.sleep(50 * MS, s)
+  t.false(s.done)
+  s.synchronize()
+  t.true(s.done)
+  t.is(Stream.null.handle, 0n)
+  t.is(Stream.ptds.handle, 2n)
+  t.is(Stream.null, Stream.null)
+  t.is(Stream.ptds, Stream.ptds)
+  t.false(Stream.null.isNonBlocking)
+  t.false(Stream.ptds.isNonBlocking)
+})
+
+test('synchronizeAsync keeps the event loop free while a 200 ms kernel runs', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  kernels.sleep(200 * MS, s)
+  let ticks = 0
+  const timer = setInterval(() => ticks++, 10)
+  const start = performance.now()
+  await s.synchronizeAsync()
+  clearInterval(timer)
+  const ms = performance.now() - start
+  t.true(ms >= 150, `${ms} ms`)
+  t.true(ticks >= 8, `only ${ticks} timer ticks in ${ms} ms`)
+  t.true(s.done)
+})
+
+test('a destroyed stream still completes its work, and then throws on use', (t) => {
+  const s = new Stream()
+  const e = new Event()
+  kernels.sleep(50 * MS, s)
+  s.record(e)
+  s.destroy()
+  t.false(e.done)
+  e.synchronize()
+  t.true(e.done)
+  const err = t.throws(() => s.synchronize())
+  t.is((err as any).code, 'CUDA_ERROR_INVALID_HANDLE')
+})
+
+test('ExternalStream wraps a stream without owning it', (t) => {
+  const owner = new Stream({ nonBlocking: true })
+  const ext = new ExternalStream(owner.handle)
+  t.is(ext.handle, owner.handle)
+  t.true(ext.isNonBlocking)
+  kernels.sleep(30 * MS, ext)
+  t.false(owner.done)
+  owner.synchronize()
+  t.true(ext.done)
+  t.throws(() => ext.destroy(), { message: /owned by the code that created it/ })
+  t.true(ext instanceof Stream)
+})
+
+test('using disposes a stream at the end of its block', (t) => {
+  let kept: Stream
+  {
+    using s = new Stream()
+    kept = s
+    kernels.sleep(1 * MS, s)
+  }
+  t.throws(() => kept!.synchronize(), { message: /destroyed/ })
+})
+
+gpuTest('on the GPU the handle is a real CUstream and the priority range is the driver\'s', (t) => {
+  const { least, greatest } = Stream.priorityRange()
+  t.is(least, 0)
+  t.true(greatest < 0)
+  t.true(new Stream().handle > 2n)
+  t.true(onGpu)
+})
+
+test('a copy round-trips fresh random bytes through device memory', (t) => {
+  const src = randomBytes(1 << 20)
+  const p = alloc(src.length)
+  p.copyFromHost(src)
+  const back = Buffer.alloc(src.length, 0xee)
+  p.copyToHost(back)
+  t.true(back.equals(src))
+})
