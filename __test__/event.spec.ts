@@ -1,5 +1,6 @@
 import test from 'ava'
 import { CudaError, Event, getElapsedTime, kernels, Stream } from '..'
+import { gpuTest, runJson, runNode } from './helpers'
 
 const MS = 1e6
 
@@ -88,4 +89,44 @@ test('bad event options are TypeErrors', (t) => {
   t.throws(() => new Event({ disableTiming: 1 as any }), { instanceOf: TypeError })
   t.throws(() => new Event(null as any), { instanceOf: TypeError })
   t.throws(() => new Stream().waitEvent({} as any), { instanceOf: TypeError })
+})
+
+test('an event without interprocess has no IPC handle', (t) => {
+  const e = t.throws(() => new Event().ipcHandle(), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_INVALID_VALUE')
+  t.regex(e!.message, /interprocess: true/)
+})
+
+test('an IPC handle must be 64 bytes', (t) => {
+  t.throws(() => Event.fromIpcHandle(new Uint8Array(10)), { instanceOf: RangeError, message: /64 bytes/ })
+  t.throws(() => Event.fromIpcHandle('abc' as any), { instanceOf: TypeError })
+})
+
+test('on the simulator interprocess events say they need the GPU', (t) => {
+  const r = runJson(
+    `const e = new cuda.Event({ interprocess: true, disableTiming: true });
+     try { e.ipcHandle(); console.log('{}') } catch (err) { console.log(JSON.stringify({ code: err.code, message: err.message })) }`,
+    { CUDA_NODE_BACKEND: 'sim' },
+  )
+  t.is(r.code, 'CUDA_ERROR_NOT_SUPPORTED')
+  t.regex(r.message, /need the GPU/)
+})
+
+gpuTest('an interprocess event is waited on by another process', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const e = new Event({ interprocess: true, disableTiming: true })
+  kernels.sleep(300 * MS, s)
+  e.record(s)
+  const handle = e.ipcHandle().toString('hex')
+  t.is(handle.length, 128)
+  const child = runNode(`
+    const e = cuda.Event.fromIpcHandle(Buffer.from(${JSON.stringify(handle)}, 'hex'));
+    const before = e.done;
+    e.synchronize();
+    console.log(JSON.stringify({ before, after: e.done }));
+  `)
+  t.is(child.status, 0, child.stderr)
+  const r = JSON.parse(child.stdout.trim())
+  t.true(r.after)
+  t.true(e.done, 'the child returned only once the event had completed')
 })

@@ -126,7 +126,7 @@ test('streams report their handle, device, kind and state', (t) => {
   t.false(Stream.ptds.isNonBlocking)
 })
 
-test('synchronizeAsync keeps the event loop free while a 200 ms kernel runs', async (t) => {
+test.serial('synchronizeAsync keeps the event loop free while a 200 ms kernel runs', async (t) => {
   const s = new Stream({ nonBlocking: true })
   kernels.sleep(200 * MS, s)
   let ticks = 0

@@ -17,6 +17,8 @@ export interface EventOptions {
   device?: number | Device
 }
 
+const OPENED = Symbol('cuda-node opened event')
+
 /**
  * A CUDA event (CuPy's `cupy.cuda.Event`): a marker in a stream, to wait on, query, or time.
  */
@@ -26,12 +28,32 @@ export class Event {
   /** @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` for `interprocess` without `disableTiming`. */
   constructor(options: EventOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError('Event options must be an object')
+    const opened = (options as { [OPENED]?: NativeEvent })[OPENED]
+    if (opened !== undefined) {
+      this.#native = opened
+      return
+    }
     const { block = false, disableTiming = false, interprocess = false, device } = options
     for (const [k, v] of Object.entries({ block, disableTiming, interprocess })) {
       if (typeof v !== 'boolean') throw new TypeError(`${k} must be a boolean`)
     }
     const dev = device === undefined ? scope().device : device instanceof Device ? device.id : new Device(integer('device', device)).id
     this.#native = native.NativeEvent.create(dev, block, disableTiming, interprocess)
+  }
+
+  /**
+   * Opens an interprocess event another process shared (CuPy's `Event.from_ipc_handle`; GPU only).
+   * @throws {RangeError} unless the handle is 64 bytes; {CudaError} where the driver rejects it.
+   */
+  static fromIpcHandle(handle: Uint8Array, device?: number | Device): Event {
+    if (!(handle instanceof Uint8Array)) throw new TypeError('fromIpcHandle takes the 64-byte handle as a Buffer or Uint8Array')
+    const dev = device === undefined ? scope().device : device instanceof Device ? device.id : new Device(integer('device', device)).id
+    return new Event({ [OPENED]: native.NativeEvent.fromIpc(dev, handle) } as EventOptions)
+  }
+
+  /** The 64-byte handle another process opens this event with (GPU only; needs `interprocess`). */
+  ipcHandle(): Buffer {
+    return this.#native.ipcHandle()
   }
 
   /** @internal */

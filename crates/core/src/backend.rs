@@ -23,6 +23,8 @@ pub trait Backend: Send + Sync + 'static {
     /// Wraps a foreign stream handle; also says whether it is non-blocking.
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)>;
     fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>>;
+    /// Opens an interprocess event of another process (`cuIpcOpenEventHandle`).
+    fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>>;
 }

@@ -32,6 +32,27 @@ impl Event {
         Ok(Event { ops, device, flags, recorded: AtomicBool::new(false) })
     }
 
+    /// Opens an interprocess event that another process shared with [`Event::ipc_handle`].
+    pub fn from_ipc(device: usize, handle: &[u8]) -> Result<Event> {
+        let handle: &[u8; 64] = handle
+            .try_into()
+            .map_err(|_| Error::range(format!("an interprocess event handle is 64 bytes, got {}", handle.len())))?;
+        let ops = runtime()?.backend.event_from_ipc(device, handle)?;
+        let flags = EventFlags { blocking: false, disable_timing: true, interprocess: true };
+        Ok(Event { ops, device, flags, recorded: AtomicBool::new(true) })
+    }
+
+    /// The handle another process opens this event with. Needs `interprocess` (GPU only).
+    pub fn ipc_handle(&self) -> Result<[u8; 64]> {
+        if !self.flags.interprocess {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                "only an interprocess event has a handle: create it with { interprocess: true, disableTiming: true }",
+            ));
+        }
+        self.ops.ipc_handle()
+    }
+
     pub(crate) fn ops(&self) -> &dyn EventOps {
         &*self.ops
     }

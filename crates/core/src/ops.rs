@@ -31,6 +31,8 @@ pub trait EventOps: Send + Sync + 'static {
     fn synchronize(&self) -> Result<()>;
     /// Milliseconds from `start` to `self` (`cuEventElapsedTime(start, self)`).
     fn elapsed_since(&self, start: &dyn EventOps) -> Result<f32>;
+    /// The 64-byte handle another process opens the event with (`cuIpcGetEventHandle`).
+    fn ipc_handle(&self) -> Result<[u8; 64]>;
     fn as_any(&self) -> &dyn Any;
 }
 

@@ -28,6 +28,16 @@ impl NativeEvent {
         })
     }
 
+    #[napi(factory)]
+    pub fn from_ipc(env: Env, device: f64, handle: Uint8ArraySlice) -> Result<NativeEvent> {
+        guard(&env, || Ok(NativeEvent { inner: Some(Arc::new(Event::from_ipc(runtime()?.ordinal(device)?, handle.as_ref())?)) }))
+    }
+
+    #[napi]
+    pub fn ipc_handle(&self, env: Env) -> Result<Buffer> {
+        guard(&env, || Ok(Buffer::from(self.get()?.ipc_handle()?.to_vec())))
+    }
+
     #[napi(getter)]
     pub fn handle(&self, env: Env) -> Result<BigInt> {
         guard(&env, || Ok(BigInt::from(self.get()?.handle())))

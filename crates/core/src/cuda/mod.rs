@@ -234,6 +234,15 @@ impl Backend for CudaBackend {
         Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
     }
 
+    fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
+        self.bind(ordinal)?;
+        let h = sys::CUipcEventHandle { reserved: handle.map(|b| b as std::ffi::c_char) };
+        let mut raw: sys::CUevent = std::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; the driver validates the handle's contents.
+        unsafe { sys::cuIpcOpenEventHandle(&mut raw, h) }.check("cuIpcOpenEventHandle")?;
+        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
+    }
+
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
         self.bind(ordinal)?;
         let mut ptr: sys::CUdeviceptr = 0;

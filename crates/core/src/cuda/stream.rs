@@ -226,6 +226,14 @@ impl EventOps for CudaEvent {
         Ok(ms)
     }
 
+    fn ipc_handle(&self) -> Result<[u8; 64]> {
+        self.dev.bind()?;
+        let mut h = sys::CUipcEventHandle { reserved: [0; 64] };
+        // SAFETY: the event is live and interprocess (checked by the caller); `h` is a valid out-pointer.
+        unsafe { sys::cuIpcGetEventHandle(&mut h, self.raw) }.check("cuIpcGetEventHandle")?;
+        Ok(h.reserved.map(|c| c as u8))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

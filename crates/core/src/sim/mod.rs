@@ -201,6 +201,10 @@ impl Backend for SimBackend {
         Ok(Box::new(stream::SimEvent { handle, state: Mutex::new(None) }))
     }
 
+    fn event_from_ipc(&self, _ordinal: usize, _handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
+        Err(stream::ipc_unsupported())
+    }
+
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
         let dev = &self.devices[ordinal];
         let total = dev.props.total_memory;

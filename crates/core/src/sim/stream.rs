@@ -167,9 +167,17 @@ impl EventOps for SimEvent {
         }
     }
 
+    fn ipc_handle(&self) -> Result<[u8; 64]> {
+        Err(ipc_unsupported())
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+pub(super) fn ipc_unsupported() -> Error {
+    Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "interprocess events need the GPU: the simulator cannot share events between processes")
 }
 
 pub(super) fn class(nonblocking: bool) -> Class {
