@@ -3,12 +3,14 @@
 //! loaded at run time) and [`sim`] (a host simulator).
 
 pub mod backend;
+pub mod block;
 pub mod cuda;
 pub mod device;
 pub mod error;
 pub mod event;
 pub mod memory;
 pub mod ops;
+pub mod pool;
 pub mod sim;
 pub mod stream;
 
@@ -19,3 +21,5 @@ pub use event::{elapsed_time, Event, EventFlags};
 pub use memory::DeviceMemory;
 pub use ops::{HostFn, Pattern, StatusFn};
 pub use stream::{priority_range, Stream, StreamKind};
+pub use block::Block;
+pub use pool::MemoryPool;

@@ -33,12 +33,14 @@ impl DeviceMemory {
 
     /// Checks that `[offset, offset + len)` lies inside the allocation.
     pub fn check_range(&self, offset: u64, len: u64, what: &str) -> Result<()> {
-        match offset.checked_add(len) {
-            Some(end) if end <= self.size => Ok(()),
-            _ => Err(Error::range(format!(
-                "{what} of {len} bytes at offset {offset} runs past the end of the {}-byte allocation",
-                self.size
-            ))),
-        }
+        check_range(self.size, offset, len, what)
+    }
+}
+
+/// Checks that `[offset, offset + len)` lies inside `size` bytes.
+pub fn check_range(size: u64, offset: u64, len: u64, what: &str) -> Result<()> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => Ok(()),
+        _ => Err(Error::range(format!("{what} of {len} bytes at offset {offset} runs past the end of the {size}-byte allocation"))),
     }
 }

@@ -1,0 +1,59 @@
+//! A block of device memory handed to a user: a range of an allocation, which returns to
+//! wherever it came from (its pool, or the driver) when dropped.
+
+use crate::error::Result;
+use crate::memory::DeviceMemory;
+use std::sync::Arc;
+
+/// Where a block goes back to when it is dropped.
+pub trait Release: Send + Sync {
+    fn release(&self, token: u64);
+}
+
+pub struct Block {
+    mem: Arc<DeviceMemory>,
+    offset: u64,
+    size: u64,
+    home: Option<(Arc<dyn Release>, u64)>,
+}
+
+impl Block {
+    /// A block that is the whole of `mem`, freed with it.
+    pub fn whole(mem: DeviceMemory) -> Block {
+        let size = mem.size();
+        Block { mem: Arc::new(mem), offset: 0, size, home: None }
+    }
+
+    pub(crate) fn pooled(mem: Arc<DeviceMemory>, offset: u64, size: u64, home: Arc<dyn Release>, token: u64) -> Block {
+        Block { mem, offset, size, home: Some((home, token)) }
+    }
+
+    pub fn ptr(&self) -> u64 {
+        if self.size == 0 {
+            0
+        } else {
+            self.mem.ptr() + self.offset
+        }
+    }
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+    pub fn device(&self) -> usize {
+        self.mem.device()
+    }
+
+    /// The allocation and the absolute offset of `[offset, offset + len)` of this block,
+    /// checked to lie inside it.
+    pub fn range(&self, offset: u64, len: u64, what: &str) -> Result<(&DeviceMemory, u64)> {
+        crate::memory::check_range(self.size, offset, len, what)?;
+        Ok((&self.mem, self.offset + offset))
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        if let Some((home, token)) = self.home.take() {
+            home.release(token);
+        }
+    }
+}

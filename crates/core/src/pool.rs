@@ -1,0 +1,417 @@
+//! The caching device memory pool (CuPy's `MemoryPool`, v14 semantics):
+//! - sizes are rounded up to 512-byte bins (P1);
+//! - free blocks stay in the arena of the stream that allocated them and are reused there at
+//!   once, with no driver call (P2, P8): stream order makes that safe;
+//! - best fit, splitting a larger block and keeping the tail (P3); merging with free
+//!   neighbours on free (P4); `free_all_blocks` releases whole blocks only (P4, P5);
+//! - a block free in another stream's arena is taken only once that stream has passed the
+//!   free: it is idle now, and the free happened before now;
+//! - past the limit or out of device memory, free blocks are released and the allocation is
+//!   tried once more, then an out-of-memory error says what was asked, used and held (P7).
+
+use crate::block::{Block, Release};
+use crate::error::{Code, Error, Result};
+use crate::memory::DeviceMemory;
+use crate::stream::{Stream, StreamKind};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+pub const ALLOCATION_UNIT: u64 = 512;
+
+pub fn round_size(n: u64) -> u64 {
+    n.div_ceil(ALLOCATION_UNIT) * ALLOCATION_UNIT
+}
+
+/// Which arena a stream's blocks live in: its handle, and for the per-thread default stream
+/// the thread too (each thread has its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct ArenaKey(u64, u64);
+
+fn arena_key(s: &Stream) -> ArenaKey {
+    let thread = if s.kind() == StreamKind::PerThread { thread_tag() } else { 0 };
+    ArenaKey(s.handle(), thread)
+}
+
+fn thread_tag() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::thread::current().id().hash(&mut h);
+    h.finish() | 1
+}
+
+struct Chunk {
+    mem: Arc<DeviceMemory>,
+    offset: u64,
+    size: u64,
+    prev: Option<usize>,
+    next: Option<usize>,
+    arena: ArenaKey,
+    in_use: bool,
+}
+
+struct Arena {
+    /// Keeps the stream alive while blocks wait in its arena, so it can be asked whether it is idle.
+    stream: Arc<Stream>,
+    free: BTreeSet<(u64, usize)>,
+}
+
+#[derive(Default)]
+struct State {
+    chunks: Vec<Option<Chunk>>,
+    vacant: Vec<usize>,
+    arenas: HashMap<ArenaKey, Arena>,
+    used: u64,
+    total: u64,
+    /// 0: no limit.
+    limit: u64,
+}
+
+impl State {
+    fn insert(&mut self, c: Chunk) -> usize {
+        match self.vacant.pop() {
+            Some(i) => {
+                self.chunks[i] = Some(c);
+                i
+            }
+            None => {
+                self.chunks.push(Some(c));
+                self.chunks.len() - 1
+            }
+        }
+    }
+
+    fn chunk(&mut self, id: usize) -> &mut Chunk {
+        self.chunks[id].as_mut().expect("a live chunk id")
+    }
+
+    fn remove(&mut self, id: usize) -> Chunk {
+        self.vacant.push(id);
+        self.chunks[id].take().expect("a live chunk id")
+    }
+
+    fn is_free_in(&self, id: Option<usize>, arena: ArenaKey) -> Option<usize> {
+        let id = id?;
+        let c = self.chunks[id].as_ref()?;
+        (!c.in_use && c.arena == arena).then_some(id)
+    }
+
+    /// Takes the best-fitting free chunk of `key`'s arena, splitting off the tail.
+    fn take_fit(&mut self, key: ArenaKey, size: u64) -> Option<usize> {
+        let arena = self.arenas.get_mut(&key)?;
+        let &(have, id) = arena.free.range((size, 0)..).next()?;
+        arena.free.remove(&(have, id));
+        if have > size {
+            let (mem, offset, next) = {
+                let c = self.chunk(id);
+                (c.mem.clone(), c.offset, c.next)
+            };
+            let tail = self.insert(Chunk { mem, offset: offset + size, size: have - size, prev: Some(id), next, arena: key, in_use: false });
+            if let Some(n) = next {
+                self.chunk(n).prev = Some(tail);
+            }
+            let c = self.chunk(id);
+            c.size = size;
+            c.next = Some(tail);
+            self.arenas.get_mut(&key).expect("arena exists").free.insert((have - size, tail));
+        }
+        let c = self.chunk(id);
+        c.in_use = true;
+        self.used += size;
+        Some(id)
+    }
+
+    /// Returns a chunk to its arena, merging it with free neighbours of the same arena.
+    fn give_back(&mut self, id: usize) {
+        let (size, arena) = {
+            let c = self.chunk(id);
+            c.in_use = false;
+            (c.size, c.arena)
+        };
+        self.used -= size;
+        let mut id = id;
+        if let Some(n) = self.is_free_in(self.chunks[id].as_ref().and_then(|c| c.next), arena) {
+            let nsize = self.chunks[n].as_ref().map_or(0, |c| c.size);
+            if let Some(a) = self.arenas.get_mut(&arena) {
+                a.free.remove(&(nsize, n));
+            }
+            let next = self.remove(n);
+            let c = self.chunk(id);
+            c.size += next.size;
+            c.next = next.next;
+            if let Some(nn) = next.next {
+                self.chunk(nn).prev = Some(id);
+            }
+        }
+        if let Some(p) = self.is_free_in(self.chunks[id].as_ref().and_then(|c| c.prev), arena) {
+            let psize = self.chunks[p].as_ref().map_or(0, |c| c.size);
+            if let Some(a) = self.arenas.get_mut(&arena) {
+                a.free.remove(&(psize, p));
+            }
+            let me = self.remove(id);
+            let c = self.chunk(p);
+            c.size += me.size;
+            c.next = me.next;
+            if let Some(n) = me.next {
+                self.chunk(n).prev = Some(p);
+            }
+            id = p;
+        }
+        let size = self.chunks[id].as_ref().map_or(0, |c| c.size);
+        if let Some(a) = self.arenas.get_mut(&arena) {
+            a.free.insert((size, id));
+        }
+    }
+
+    /// Releases every free chunk that is a whole allocation (split pieces wait to re-merge).
+    fn release_free(&mut self, only: Option<ArenaKey>) -> Vec<Arc<DeviceMemory>> {
+        let mut released = Vec::new();
+        let keys: Vec<ArenaKey> = self.arenas.keys().copied().filter(|k| only.is_none_or(|o| o == *k)).collect();
+        for key in keys {
+            let whole: Vec<(u64, usize)> = self.arenas[&key]
+                .free
+                .iter()
+                .copied()
+                .filter(|&(_, id)| self.chunks[id].as_ref().is_some_and(|c| c.prev.is_none() && c.next.is_none()))
+                .collect();
+            for (size, id) in whole {
+                self.arenas.get_mut(&key).expect("arena exists").free.remove(&(size, id));
+                let c = self.remove(id);
+                self.total -= c.size;
+                released.push(c.mem);
+            }
+            if self.arenas[&key].free.is_empty() && !self.chunks.iter().flatten().any(|c| c.arena == key) {
+                self.arenas.remove(&key);
+            }
+        }
+        released
+    }
+}
+
+/// One device's caching pool.
+pub struct MemoryPool {
+    device: usize,
+    state: Mutex<State>,
+    me: Weak<MemoryPool>,
+}
+
+struct Token(Weak<MemoryPool>);
+
+impl Release for Token {
+    fn release(&self, chunk: u64) {
+        if let Some(pool) = self.0.upgrade() {
+            pool.lock().give_back(chunk as usize);
+        }
+    }
+}
+
+impl MemoryPool {
+    pub fn new(device: usize) -> Arc<MemoryPool> {
+        Arc::new_cyclic(|me| MemoryPool { device, state: Mutex::new(State::default()), me: me.clone() })
+    }
+
+    pub fn device(&self) -> usize {
+        self.device
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A block of at least `size` bytes for work on `stream`.
+    pub fn malloc(&self, size: u64, stream: &Arc<Stream>) -> Result<Block> {
+        if stream.device() != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("the pool of device {} cannot allocate for a stream of device {}", self.device, stream.device()),
+            ));
+        }
+        if size == 0 {
+            return Ok(Block::whole(DeviceMemory::alloc(self.device, 0)?));
+        }
+        let size = round_size(size);
+        let key = arena_key(stream);
+        let id = match self.reuse(key, size, stream) {
+            Some(id) => id,
+            None => self.grow(key, size, stream)?,
+        };
+        let mut st = self.lock();
+        let c = st.chunk(id);
+        let (mem, offset) = (c.mem.clone(), c.offset);
+        drop(st);
+        let home: Arc<dyn Release> = Arc::new(Token(self.me.clone()));
+        Ok(Block::pooled(mem, offset, size, home, id as u64))
+    }
+
+    fn reuse(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Option<usize> {
+        let mut st = self.lock();
+        if let Some(id) = st.take_fit(key, size) {
+            return Some(id);
+        }
+        // Another stream's free block, once that stream has passed the free.
+        let others: Vec<(ArenaKey, Arc<Stream>)> =
+            st.arenas.iter().filter(|(k, a)| **k != key && a.free.range((size, 0)..).next().is_some()).map(|(k, a)| (*k, a.stream.clone())).collect();
+        drop(st);
+        for (other, s) in others {
+            if s.query().unwrap_or(false) {
+                let mut st = self.lock();
+                if let Some(id) = st.take_fit(other, size) {
+                    // Its neighbours stay in the other arena: chunks merge within one arena only.
+                    st.chunk(id).arena = key;
+                    st.arenas.entry(key).or_insert_with(|| Arena { stream: stream.clone(), free: BTreeSet::new() });
+                    return Some(id);
+                }
+            }
+        }
+        None
+    }
+
+    fn grow(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Result<usize> {
+        let mut retried = false;
+        loop {
+            let (limit, total, used) = {
+                let st = self.lock();
+                (st.limit, st.total, st.used)
+            };
+            let over_limit = limit != 0 && total + size > limit;
+            let result = if over_limit { None } else { Some(DeviceMemory::alloc(self.device, size)) };
+            match result {
+                Some(Ok(mem)) => {
+                    let mut st = self.lock();
+                    st.total += size;
+                    st.used += size;
+                    st.arenas.entry(key).or_insert_with(|| Arena { stream: stream.clone(), free: BTreeSet::new() });
+                    return Ok(st.insert(Chunk { mem: Arc::new(mem), offset: 0, size, prev: None, next: None, arena: key, in_use: true }));
+                }
+                Some(Err(e)) if !e.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY) => return Err(e),
+                _ if !retried => {
+                    retried = true;
+                    self.free_all_blocks(None);
+                }
+                _ => {
+                    let limit_note = if limit != 0 { format!(", limit set to {limit} bytes") } else { String::new() };
+                    return Err(Error::cuda(
+                        Code::CUDA_ERROR_OUT_OF_MEMORY,
+                        format!(
+                            "out of memory allocating {size} bytes on device {} (the pool has {used} bytes in use and holds {total} bytes{limit_note}); \
+                             free blocks were released and the allocation retried",
+                            self.device
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Releases free blocks to the driver (all arenas, or only `stream`'s).
+    pub fn free_all_blocks(&self, stream: Option<&Stream>) {
+        let released = self.lock().release_free(stream.map(arena_key));
+        // Dropped outside the lock: freeing may wait for the device (M2).
+        drop(released);
+    }
+
+    pub fn n_free_blocks(&self) -> usize {
+        self.lock().arenas.values().map(|a| a.free.len()).sum()
+    }
+    pub fn used_bytes(&self) -> u64 {
+        self.lock().used
+    }
+    pub fn total_bytes(&self) -> u64 {
+        self.lock().total
+    }
+    pub fn free_bytes(&self) -> u64 {
+        let st = self.lock();
+        st.total - st.used
+    }
+    pub fn limit(&self) -> u64 {
+        self.lock().limit
+    }
+    /// Bounds the bytes the pool holds (in use and cached); 0 removes the limit.
+    pub fn set_limit(&self, bytes: u64) {
+        self.lock().limit = bytes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime;
+
+    fn setup() -> (Arc<MemoryPool>, Arc<Stream>) {
+        std::env::set_var("CUDA_NODE_BACKEND", "sim");
+        runtime().unwrap();
+        (MemoryPool::new(0), Arc::new(Stream::create(0, false, None).unwrap()))
+    }
+
+    #[test]
+    fn sizes_round_to_512_and_freed_blocks_are_reused_without_growing() {
+        let (pool, s) = setup();
+        let a = pool.malloc(400, &s).unwrap();
+        assert_eq!((a.size(), pool.used_bytes(), pool.total_bytes()), (512, 512, 512));
+        let ptr = a.ptr();
+        drop(a);
+        assert_eq!((pool.used_bytes(), pool.free_bytes(), pool.n_free_blocks()), (0, 512, 1));
+        let b = pool.malloc(512, &s).unwrap();
+        assert_eq!(b.ptr(), ptr);
+        assert_eq!(pool.total_bytes(), 512);
+    }
+
+    #[test]
+    fn a_larger_block_is_split_and_merges_back() {
+        let (pool, s) = setup();
+        let big = pool.malloc(4096, &s).unwrap();
+        let base = big.ptr();
+        drop(big);
+        let a = pool.malloc(1024, &s).unwrap();
+        let b = pool.malloc(1024, &s).unwrap();
+        assert_eq!((a.ptr(), b.ptr()), (base, base + 1024));
+        assert_eq!(pool.total_bytes(), 4096);
+        drop(a);
+        drop(b);
+        assert_eq!(pool.n_free_blocks(), 1, "the pieces merged back into one block");
+        pool.free_all_blocks(None);
+        assert_eq!((pool.total_bytes(), pool.n_free_blocks()), (0, 0));
+    }
+
+    #[test]
+    fn a_split_block_is_not_released_until_merged() {
+        let (pool, s) = setup();
+        drop(pool.malloc(2048, &s).unwrap());
+        let a = pool.malloc(512, &s).unwrap();
+        pool.free_all_blocks(None);
+        assert_eq!(pool.total_bytes(), 2048);
+        drop(a);
+        pool.free_all_blocks(None);
+        assert_eq!(pool.total_bytes(), 0);
+    }
+
+    #[test]
+    fn another_stream_gets_a_freed_block_only_once_the_first_has_passed_the_free() {
+        let (pool, s1) = setup();
+        let s2 = Arc::new(Stream::create(0, true, None).unwrap());
+        let a = pool.malloc(1024, &s1).unwrap();
+        let ptr = a.ptr();
+        s1.sleep(100_000_000).unwrap();
+        drop(a);
+        let b = pool.malloc(1024, &s2).unwrap();
+        assert_ne!(b.ptr(), ptr, "s1 is still busy before its free");
+        s1.synchronize().unwrap();
+        let c = pool.malloc(1024, &s2).unwrap();
+        assert_eq!(c.ptr(), ptr);
+    }
+
+    #[test]
+    fn past_the_limit_the_pool_frees_and_retries_then_says_what_it_holds() {
+        let (pool, s) = setup();
+        pool.set_limit(4096);
+        let a = pool.malloc(2048, &s).unwrap();
+        drop(pool.malloc(2048, &s).unwrap());
+        // 2048 cached: freeing it makes room.
+        let b = pool.malloc(2048, &s).unwrap();
+        let err = pool.malloc(1, &s).err().expect("over the limit");
+        assert!(err.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY));
+        assert!(err.message().contains("allocating 512 bytes"), "{err}");
+        assert!(err.message().contains("4096 bytes in use"), "{err}");
+        assert!(err.message().contains("limit set to 4096"), "{err}");
+        drop((a, b));
+    }
+}
