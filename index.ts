@@ -7,6 +7,10 @@ export { CudaError } from './lib/errors'
 export { Device, type MemInfo } from './lib/device'
 export { Stream, ExternalStream, getCurrentStream, type StreamOptions } from './lib/stream'
 export { Event, getElapsedTime, type EventOptions } from './lib/event'
-export { Memory, MemoryPointer, alloc, type HostBuffer } from './lib/memory'
+export {
+  Memory, MemoryPointer, MemoryPool, PinnedMemory, PinnedMemoryPool, alloc, allocPinned, mallocPlain,
+  getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, usingAllocator,
+  type HostBuffer, type Allocator,
+} from './lib/memory'
 export { kernels, type DType } from './lib/kernels'
 export { pendingCallbacks } from './lib/callbacks'

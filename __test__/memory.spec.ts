@@ -1,13 +1,14 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
-import { alloc, CudaError, Memory, MemoryPointer, Stream } from '..'
+import { alloc, CudaError, mallocPlain, Memory, MemoryPointer, Stream } from '..'
 import { runJson } from './helpers'
 
-test('alloc returns a pointer with a bigint address and a size', (t) => {
+test('alloc returns a pointer with a bigint address and a size rounded up to 512', (t) => {
   const p = alloc(1000)
   t.is(typeof p.ptr, 'bigint')
   t.not(p.ptr, 0n)
-  t.is(p.size, 1000)
+  t.is(p.size, 1024)
+  t.is(mallocPlain(1000).size, 1000)
   t.is(p.deviceId, 0)
   t.true(p.mem instanceof Memory)
 })
@@ -68,11 +69,12 @@ test('use after free and double free are typed errors', (t) => {
 })
 
 test('copies past either end are RangeErrors before the driver sees them', (t) => {
-  const p = alloc(100)
+  const p = mallocPlain(100)
+  t.throws(() => alloc(100).copyFromHost(new Uint8Array(513)), { instanceOf: RangeError, message: /512-byte allocation/ })
   t.throws(() => p.copyFromHost(new Uint8Array(101)), { instanceOf: RangeError, message: /runs past the end/ })
   t.throws(() => p.offset(50).copyToHost(new Uint8Array(51)), { instanceOf: RangeError, message: /runs past the end/ })
   t.throws(() => p.copyFromHost(new Uint8Array(10), 11), { instanceOf: RangeError, message: /host buffer holds 10/ })
-  t.throws(() => p.copyFromDevice(alloc(10), 11), { instanceOf: RangeError })
+  t.throws(() => p.copyFromDevice(mallocPlain(10), 11), { instanceOf: RangeError })
   t.throws(() => p.memset(0, 101), { instanceOf: RangeError })
 })
 

@@ -7,6 +7,8 @@ export interface Scope {
   readonly device: number
   /** The current stream of each device that has one set; others use the default stream. */
   readonly streams?: ReadonlyMap<number, unknown>
+  /** The allocator `alloc` uses; the default pool when unset. */
+  readonly allocator?: unknown
 }
 
 const root: Scope = { device: 0 }

@@ -61,6 +61,6 @@ export const kernels = {
     if (typeof count !== 'number') throw new TypeError(`count must be a number, got ${describe(count)}`)
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`)
     const s = streamOf(stream, ptr.deviceId)
-    s._native.fill(ptr.mem._native, ptr.byteOffset, widths[dtype], bits(value, dtype), count)
+    s._native.fill(ptr.mem._handle, ptr.byteOffset, widths[dtype], bits(value, dtype), count)
   },
 }

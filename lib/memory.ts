@@ -1,16 +1,28 @@
 import { native } from './native'
-import type { NativeMemory } from '../native'
-import { scope } from './context'
+import type { NativePool, NativePinned, NativePinnedPool } from '../native'
+import { scope, runWith, enterWith } from './context'
+import { Device } from './device'
+import { CudaError } from './errors'
+import { track } from './lifetime'
 import { getCurrentStream, Stream } from './stream'
-import { describe } from './validate'
+import { describe, func } from './validate'
 
 /** What host memory a copy accepts. */
-export type HostBuffer = ArrayBufferView | ArrayBuffer
+export type HostBuffer = ArrayBufferView | ArrayBuffer | PinnedMemory
+
+/** A function that allocates device memory (see {@link setAllocator}). */
+export type Allocator = (nbytes: number) => MemoryPointer
+
+const ADOPT = Symbol('cuda-node adopt')
 
 function size(name: string, v: unknown): number {
   if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${describe(v)}`)
   if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${v}`)
   return v
+}
+
+function isDetached(b: ArrayBufferLike): boolean {
+  return (b as ArrayBuffer & { detached?: boolean }).detached === true
 }
 
 /** A byte view of `src`'s first `n` bytes (all of it by default). */
@@ -19,10 +31,10 @@ function bytes(src: unknown, n: number | undefined, what: string): Uint8Array {
   if (src instanceof Uint8Array) view = src
   else if (ArrayBuffer.isView(src)) view = new Uint8Array(src.buffer, src.byteOffset, src.byteLength)
   else if (src instanceof ArrayBuffer || src instanceof SharedArrayBuffer) {
-    if ((src as ArrayBuffer & { detached?: boolean }).detached) throw new TypeError(`${what}: the ArrayBuffer is detached`)
+    if (isDetached(src)) throw new TypeError(`${what}: the ArrayBuffer is detached`)
     view = new Uint8Array(src)
-  } else throw new TypeError(`${what}: host memory must be an ArrayBufferView or ArrayBuffer, got ${describe(src)}`)
-  if ((view.buffer as ArrayBuffer & { detached?: boolean }).detached) throw new TypeError(`${what}: the ArrayBuffer is detached`)
+  } else throw new TypeError(`${what}: host memory must be an ArrayBufferView, ArrayBuffer or PinnedMemory, got ${describe(src)}`)
+  if (isDetached(view.buffer)) throw new TypeError(`${what}: the ArrayBuffer is detached`)
   if (n === undefined) return view
   if (n > view.byteLength) throw new RangeError(`${what}: ${n} bytes asked, but the host buffer holds ${view.byteLength}`)
   return n === view.byteLength ? view : view.subarray(0, n)
@@ -34,41 +46,68 @@ function streamArg(stream: unknown, device: number): Stream {
   return stream
 }
 
+function freedError(): CudaError {
+  return new CudaError('this memory was freed: allocate a new one', 'CUDA_ERROR_INVALID_VALUE')
+}
+
 /**
- * A plain device allocation (CuPy's `cupy.cuda.Memory`). Freed by `free()`, or by the GC.
+ * A device allocation (CuPy's `cupy.cuda.Memory`): a plain `cudaMalloc` one, or a block of a
+ * pool. Freed by `free()`, or by the GC once unreachable (stream-ordered for pool blocks).
  */
 export class Memory {
-  readonly #native: NativeMemory
+  readonly #handle: number
+  #size: number
+  #ptr: bigint | undefined
+  #device: number
+  #freed = false
 
-  /** @throws {RangeError} for a bad size, {CudaError} `CUDA_ERROR_OUT_OF_MEMORY`. */
+  /** A plain allocation of `nbytes` on `device` (current by default). @throws {RangeError}, {CudaError} `CUDA_ERROR_OUT_OF_MEMORY`. */
   constructor(nbytes: number, device?: number) {
-    this.#native = native.NativeMemory.alloc(device ?? scope().device, size('size', nbytes))
+    const adopt = (nbytes as unknown as { [ADOPT]?: [number, number, number] })?.[ADOPT]
+    if (adopt !== undefined) {
+      ;[this.#handle, this.#size, this.#device] = adopt
+    } else {
+      const dev = device ?? scope().device
+      this.#handle = native.memAlloc(dev, size('size', nbytes))
+      this.#size = nbytes
+      this.#device = dev
+    }
+    track(this)
+  }
+
+  /** @internal Wraps a native handle of known size and device. */
+  static _adopt(handle: number, nbytes: number, device: number): Memory {
+    return new Memory({ [ADOPT]: [handle, nbytes, device] } as unknown as number)
   }
 
   /** @internal */
-  get _native(): NativeMemory {
-    return this.#native
+  get _handle(): number {
+    return this.#handle
   }
 
+  /** The device address. */
   get ptr(): bigint {
-    return this.#native.ptr
+    if (this.#freed) throw freedError()
+    return (this.#ptr ??= native.memDesc(this.#handle).ptr)
   }
 
+  /** Bytes in the allocation (pool blocks: the request rounded up to 512). */
   get size(): number {
-    return this.#native.size
+    return this.#size
   }
 
   get deviceId(): number {
-    return this.#native.device
+    return this.#device
   }
 
   get freed(): boolean {
-    return this.#native.freed
+    return this.#freed
   }
 
-  /** Frees the allocation now. @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` if already freed. */
+  /** Frees the allocation now (pool blocks go back to their pool). @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` if already freed. */
   free(): void {
-    this.#native.free()
+    native.memFree(this.#handle)
+    this.#freed = true
   }
 }
 
@@ -111,30 +150,45 @@ export class MemoryPointer {
 
   /** Copies host memory here and waits for the copy (on the current stream). */
   copyFromHost(src: HostBuffer, nbytes?: number): void {
-    const s = this.copyFromHostAsync(src, nbytes)
-    s.synchronize()
+    this.copyFromHostAsync(src, nbytes).synchronize()
   }
 
-  /** Enqueues a copy from host memory on `stream` (the current stream by default). */
+  /**
+   * Enqueues a copy from host memory on `stream` (the current stream by default). From
+   * `PinnedMemory` it returns before the copy completes, and the pinned memory is kept alive
+   * until it has; from other memory the bytes are staged before it returns.
+   */
   copyFromHostAsync(src: HostBuffer, nbytes?: number, stream?: Stream): Stream {
-    const view = bytes(src, nbytes === undefined ? undefined : size('size', nbytes), 'copyFromHost')
     const s = streamArg(stream, this.deviceId)
-    s._native.copyHtod(this.mem._native, this.byteOffset, view)
+    if (src instanceof PinnedMemory) {
+      const n = nbytes === undefined ? src.size : size('size', nbytes)
+      s._native.copyHtodPinned(this.mem._handle, this.byteOffset, src._native, 0, n)
+    } else {
+      const view = bytes(src, nbytes === undefined ? undefined : size('size', nbytes), 'copyFromHost')
+      s._native.copyHtod(this.mem._handle, this.byteOffset, view)
+    }
     return s
   }
 
   /** Copies from here into host memory; returns once `dst` holds the data. */
   copyToHost(dst: HostBuffer, nbytes?: number): void {
-    this.copyToHostAsync(dst, nbytes)
+    this.copyToHostAsync(dst, nbytes).synchronize()
   }
 
   /**
-   * Copies into host memory on `stream`. Into pageable memory (any ArrayBuffer) the copy is
-   * synchronous, as the driver makes it: it returns once `dst` holds the data.
+   * Copies into host memory on `stream`. Into `PinnedMemory` it returns before the copy
+   * completes; into other memory (pageable) it is synchronous, as the driver makes it.
    */
-  copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream): void {
-    const view = bytes(dst, nbytes === undefined ? undefined : size('size', nbytes), 'copyToHost')
-    streamArg(stream, this.deviceId)._native.copyDtoh(view, this.mem._native, this.byteOffset)
+  copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream): Stream {
+    const s = streamArg(stream, this.deviceId)
+    if (dst instanceof PinnedMemory) {
+      const n = nbytes === undefined ? dst.size : size('size', nbytes)
+      s._native.copyDtohPinned(dst._native, 0, this.mem._handle, this.byteOffset, n)
+    } else {
+      const view = bytes(dst, nbytes === undefined ? undefined : size('size', nbytes), 'copyToHost')
+      s._native.copyDtoh(view, this.mem._handle, this.byteOffset)
+    }
+    return s
   }
 
   /** Copies `nbytes` from device memory `src` here and waits for the copy. */
@@ -146,14 +200,13 @@ export class MemoryPointer {
   copyFromDeviceAsync(src: MemoryPointer, nbytes: number, stream?: Stream): Stream {
     if (!(src instanceof MemoryPointer)) throw new TypeError(`src must be a MemoryPointer, got ${describe(src)}`)
     const s = streamArg(stream, this.deviceId)
-    s._native.copyDtod(this.mem._native, this.byteOffset, src.mem._native, src.byteOffset, size('size', nbytes))
+    s._native.copyDtod(this.mem._handle, this.byteOffset, src.mem._handle, src.byteOffset, size('size', nbytes))
     return s
   }
 
   /** Copies from `src`, host or device memory, choosing by its kind, and waits for the copy. */
   copyFrom(src: MemoryPointer | HostBuffer, nbytes?: number): void {
-    if (src instanceof MemoryPointer) this.copyFromDevice(src, nbytes ?? Math.min(src.size, this.size))
-    else this.copyFromHost(src, nbytes)
+    this.copyFromAsync(src, nbytes).synchronize()
   }
 
   /** Enqueues a copy from `src`, host or device memory, on `stream`. */
@@ -172,7 +225,7 @@ export class MemoryPointer {
     if (typeof value !== 'number') throw new TypeError(`memset value must be a number, got ${describe(value)}`)
     if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`memset value must be a byte (0 to 255), got ${value}`)
     const s = streamArg(stream, this.deviceId)
-    s._native.memset(this.mem._native, this.byteOffset, value, size('size', nbytes))
+    s._native.memset(this.mem._handle, this.byteOffset, value, size('size', nbytes))
     return s
   }
 
@@ -186,7 +239,221 @@ export class MemoryPointer {
   }
 }
 
-/** Allocates `nbytes` of device memory on the current device (CuPy's `cupy.cuda.alloc`). */
-export function alloc(nbytes: number): MemoryPointer {
+function round512(n: number): number {
+  return Math.ceil(n / 512) * 512
+}
+
+/**
+ * The caching device memory pool (CuPy's `MemoryPool`): sizes round up to 512 bytes; freed
+ * blocks are kept per stream and reused there with no driver call; a block freed on one stream
+ * is reused on another only once the first has passed the free.
+ */
+export class MemoryPool {
+  readonly #pools = new Map<number, NativePool>()
+
+  #pool(device = scope().device): NativePool {
+    let p = this.#pools.get(device)
+    if (p === undefined) {
+      p = new native.NativePool(device)
+      this.#pools.set(device, p)
+    }
+    return p
+  }
+
+  /**
+   * A block of at least `nbytes` on the current device, for work on the current stream.
+   * @throws {CudaError} `CUDA_ERROR_OUT_OF_MEMORY` (after freeing cached blocks and retrying),
+   *   saying how much was asked, used and held.
+   */
+  malloc(nbytes: number): MemoryPointer {
+    size('size', nbytes)
+    const device = scope().device
+    const handle = this.#pool(device).malloc(nbytes, getCurrentStream(device)._native)
+    return new MemoryPointer(Memory._adopt(handle, round512(nbytes), device), 0)
+  }
+
+  /** Releases cached blocks to the driver: all, or those of `stream`. Split blocks wait to re-merge. */
+  freeAllBlocks(stream?: Stream): void {
+    for (const p of this.#pools.values()) p.freeAllBlocks(stream?._native)
+  }
+
+  /** Cached free blocks on the current device. */
+  nFreeBlocks(): number {
+    return this.#pool().nFreeBlocks()
+  }
+
+  /** Bytes handed out and not yet freed, on the current device. */
+  usedBytes(): number {
+    return this.#pool().usedBytes()
+  }
+
+  /** Bytes cached for reuse, on the current device. */
+  freeBytes(): number {
+    return this.#pool().freeBytes()
+  }
+
+  /** Bytes the pool holds from the driver (used + free), on the current device. */
+  totalBytes(): number {
+    return this.#pool().totalBytes()
+  }
+
+  /**
+   * Bounds the bytes the pool holds on the current device: `{ size }` in bytes or `{ fraction }`
+   * of the device's memory; 0 (or `{}`) removes the limit.
+   * @throws {TypeError} for both or neither kind, {RangeError} for a negative size or a fraction outside [0, 1].
+   */
+  setLimit(limit: { size?: number; fraction?: number }): void {
+    if (typeof limit !== 'object' || limit === null) throw new TypeError('setLimit takes { size } or { fraction }')
+    const { size: bytes, fraction } = limit
+    if (bytes !== undefined && fraction !== undefined) throw new TypeError('setLimit takes { size } or { fraction }, not both')
+    let n = 0
+    if (bytes !== undefined) n = size('size', bytes)
+    else if (fraction !== undefined) {
+      if (typeof fraction !== 'number') throw new TypeError(`fraction must be a number, got ${describe(fraction)}`)
+      if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must lie in [0, 1], got ${fraction}`)
+      n = Math.floor(new Device().totalMemory * fraction)
+    }
+    this.#pool().setLimit(n)
+  }
+
+  /** The limit in bytes on the current device; 0 when there is none. */
+  getLimit(): number {
+    return this.#pool().getLimit()
+  }
+}
+
+/**
+ * Page-locked host memory (CuPy's `PinnedMemory`): copies from and to it are truly
+ * asynchronous. `buffer` is an ArrayBuffer over the pinned bytes themselves.
+ */
+export class PinnedMemory {
+  readonly #native: NativePinned
+  readonly #size: number
+  #buffer: ArrayBuffer | undefined
+  #freed = false
+
+  /** @internal */
+  constructor(n: NativePinned, nbytes: number) {
+    this.#native = n
+    this.#size = nbytes
+  }
+
+  /** @internal */
+  get _native(): NativePinned {
+    return this.#native
+  }
+
+  get size(): number {
+    return this.#size
+  }
+
+  /** The host address. */
+  get ptr(): bigint {
+    return this.#native.ptr
+  }
+
+  /**
+   * An ArrayBuffer over the pinned memory. @throws {CudaError} `CUDA_ERROR_NOT_SUPPORTED` in
+   * runtimes that refuse external buffers (Electron): use `set()` and `get()` there.
+   */
+  get buffer(): ArrayBuffer {
+    if (this.#freed) throw freedError()
+    return (this.#buffer ??= this.#native.buffer())
+  }
+
+  /** Copies `src` into the pinned memory at `offset` (works where `buffer` is refused). */
+  set(src: ArrayBufferView | ArrayBuffer, offset = 0): void {
+    this.#native.write(size('offset', offset), bytes(src, undefined, 'PinnedMemory.set'))
+  }
+
+  /** Copies from the pinned memory at `offset` into `dst`. */
+  get(dst: ArrayBufferView | ArrayBuffer, offset = 0): void {
+    this.#native.read(size('offset', offset), bytes(dst, undefined, 'PinnedMemory.get'))
+  }
+
+  /**
+   * Gives the memory back to its pool once queued copies are done. `buffer` is detached, so
+   * later use of it is a TypeError.
+   */
+  free(): void {
+    if (this.#freed) throw new CudaError('this pinned memory was freed already', 'CUDA_ERROR_INVALID_VALUE')
+    this.#freed = true
+    if (this.#buffer !== undefined) native.detachArrayBuffer(this.#buffer)
+    this.#native.release()
+  }
+
+  [Symbol.dispose](): void {
+    if (!this.#freed) this.free()
+  }
+}
+
+/** Caches pinned host allocations (CuPy's `PinnedMemoryPool`), since pinning is slow. */
+export class PinnedMemoryPool {
+  readonly #native: NativePinnedPool = new native.NativePinnedPool()
+
+  malloc(nbytes: number): PinnedMemory {
+    return new PinnedMemory(this.#native.malloc(size('size', nbytes)), nbytes)
+  }
+
+  nFreeBlocks(): number {
+    return this.#native.nFreeBlocks()
+  }
+
+  freeAllBlocks(): void {
+    this.#native.freeAllBlocks()
+  }
+}
+
+let defaultPool: MemoryPool | undefined
+let defaultPinnedPool: PinnedMemoryPool | undefined
+
+/** The pool `alloc` uses unless an allocator is set (CuPy's `get_default_memory_pool`). */
+export function getDefaultMemoryPool(): MemoryPool {
+  return (defaultPool ??= new MemoryPool())
+}
+
+/** The pool `allocPinned` uses (CuPy's `get_default_pinned_memory_pool`). */
+export function getDefaultPinnedMemoryPool(): PinnedMemoryPool {
+  return (defaultPinnedPool ??= new PinnedMemoryPool())
+}
+
+/** `nbytes` of pinned host memory from the default pinned pool (CuPy's `alloc_pinned_memory`). */
+export function allocPinned(nbytes: number): PinnedMemory {
+  return getDefaultPinnedMemoryPool().malloc(nbytes)
+}
+
+/** Allocates with `cudaMalloc` directly, bypassing any pool (the allocator `null` selects). */
+export function mallocPlain(nbytes: number): MemoryPointer {
   return new MemoryPointer(new Memory(nbytes))
+}
+
+function checked(p: unknown): MemoryPointer {
+  if (!(p instanceof MemoryPointer)) throw new TypeError(`the allocator must return a MemoryPointer, got ${describe(p)}`)
+  return p
+}
+
+/**
+ * `nbytes` of device memory from the current allocator (CuPy's `cupy.cuda.alloc`): the default
+ * pool unless {@link setAllocator} or {@link usingAllocator} chose another.
+ */
+export function alloc(nbytes: number): MemoryPointer {
+  const a = scope().allocator as Allocator | undefined
+  return a === undefined ? getDefaultMemoryPool().malloc(nbytes) : checked(a(nbytes))
+}
+
+function allocatorArg(fn: Allocator | null): Allocator {
+  return fn === null ? mallocPlain : (func('allocator', fn) as Allocator)
+}
+
+/**
+ * Sets the allocator `alloc` uses for the rest of the current async context (CuPy's
+ * `set_allocator`); `null` allocates with `cudaMalloc` directly.
+ */
+export function setAllocator(fn: Allocator | null): void {
+  enterWith({ allocator: allocatorArg(fn) })
+}
+
+/** Runs `body` with `fn` as the allocator, for `body` and everything it awaits (CuPy's `using_allocator`). */
+export function usingAllocator<T>(fn: Allocator | null, body: () => T): T {
+  return runWith({ allocator: allocatorArg(fn) }, func('body', body) as () => T)
 }

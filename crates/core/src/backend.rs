@@ -25,6 +25,8 @@ pub trait Backend: Send + Sync + 'static {
     fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>>;
     /// Opens an interprocess event of another process (`cuIpcOpenEventHandle`).
     fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>>;
+    /// Pinned host memory of `size` > 0 bytes (`cuMemHostAlloc`, portable), freed when dropped.
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>>;
 }

@@ -10,7 +10,9 @@ pub mod error;
 pub mod event;
 pub mod memory;
 pub mod ops;
+pub mod pinned;
 pub mod pool;
+pub mod reaper;
 pub mod sim;
 pub mod stream;
 

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use std::any::Any;
+use std::sync::Arc;
 
 /// A function the stream runs in order on a host thread. It must make no CUDA call and must
 /// never wait for JS (it hands its work to the JS thread and returns).
@@ -16,6 +17,12 @@ pub type StatusFn = Box<dyn FnOnce(Result<()>) + Send + 'static>;
 pub struct Pattern {
     pub width: u8,
     pub bits: u64,
+}
+
+/// Host memory that queued work may read or write after the call returns (pinned memory).
+pub trait HostBytes: Send + Sync + 'static {
+    fn ptr(&self) -> *mut u8;
+    fn len(&self) -> u64;
 }
 
 pub trait AllocOps: Send + Sync + 'static {
@@ -55,5 +62,9 @@ pub trait StreamOps: Send + Sync + 'static {
     fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()>;
     /// Device to pageable host: returns once `dst` holds the data (as the driver does).
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()>;
+    /// Host (pinned) to device, asynchronous: `src` is kept alive until the copy has run.
+    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64) -> Result<()>;
+    /// Device to host (pinned), asynchronous: `dst` is kept alive until the copy has run.
+    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64) -> Result<()>;
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()>;
 }

@@ -4,7 +4,9 @@ use crate::error::{Code, Error, Result};
 use crate::event::Event;
 use crate::memory::DeviceMemory;
 use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
+use crate::pinned::PinnedBlock;
 use crate::runtime;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamKind {
@@ -165,6 +167,28 @@ impl Stream {
         self.same_device(src, "copy")?;
         src.check_range(offset, dst.len() as u64, "copy")?;
         self.ops.copy_dtoh(dst, src.ops()?, offset)
+    }
+
+    /// Pinned host memory to device, returning before the copy completes.
+    pub fn copy_htod_async(&self, dst: &DeviceMemory, offset: u64, src: &Arc<PinnedBlock>, src_offset: u64, len: u64) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.same_device(dst, "copy")?;
+        dst.check_range(offset, len, "copy")?;
+        src.check_range(src_offset, len, "copy")?;
+        self.ops.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len)
+    }
+
+    /// Device to pinned host memory, returning before the copy completes.
+    pub fn copy_dtoh_async(&self, dst: &Arc<PinnedBlock>, dst_offset: u64, src: &DeviceMemory, offset: u64, len: u64) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.same_device(src, "copy")?;
+        src.check_range(offset, len, "copy")?;
+        dst.check_range(dst_offset, len, "copy")?;
+        self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len)
     }
 
     pub fn copy_dtod(&self, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {

@@ -7,6 +7,8 @@ mod device;
 mod errors;
 mod event;
 mod memory;
+mod pinned;
+mod ptrs;
 mod stream;
 mod task;
 

@@ -1,59 +1,106 @@
 use crate::args::count;
 use crate::errors::guard;
-use cuda_node_core::{runtime, Code, DeviceMemory, Error};
+use crate::ptrs;
+use crate::stream::NativeStream;
+use cuda_node_core::{runtime, Block, DeviceMemory, MemoryPool};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
 
-/// A device allocation. `free()` releases it at once; the GC releases it otherwise.
+/// A plain device allocation (`cudaMalloc`); returns its handle.
 #[napi]
-pub struct NativeMemory {
-    inner: Option<Arc<DeviceMemory>>,
+pub fn mem_alloc(env: Env, device: f64, size: f64) -> Result<f64> {
+    guard(&env, || {
+        let mem = DeviceMemory::alloc(runtime()?.ordinal(device)?, count("size", size)?)?;
+        Ok(ptrs::insert(Block::whole(mem)))
+    })
 }
 
-impl NativeMemory {
-    pub(crate) fn get(&self) -> cuda_node_core::Result<&Arc<DeviceMemory>> {
-        self.inner
-            .as_ref()
-            .ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "this memory was freed: allocate a new one"))
-    }
+/// Frees a handle; a stale one (freed already) is `CUDA_ERROR_INVALID_VALUE`.
+#[napi]
+pub fn mem_free(env: Env, handle: f64) -> Result<()> {
+    guard(&env, || ptrs::remove(handle))
+}
+
+/// For the GC: frees a handle if it is still live, silently otherwise.
+#[napi]
+pub fn mem_collect(handle: f64) {
+    let _ = ptrs::remove(handle);
+}
+
+#[napi(object)]
+pub struct MemDesc {
+    pub ptr: BigInt,
+    pub size: f64,
+    pub device: u32,
 }
 
 #[napi]
-impl NativeMemory {
-    #[napi(factory)]
-    pub fn alloc(env: Env, device: f64, size: f64) -> Result<NativeMemory> {
-        guard(&env, || {
-            let mem = DeviceMemory::alloc(runtime()?.ordinal(device)?, count("size", size)?)?;
-            Ok(NativeMemory { inner: Some(Arc::new(mem)) })
-        })
+pub fn mem_desc(env: Env, handle: f64) -> Result<MemDesc> {
+    guard(&env, || {
+        let b = ptrs::get(handle)?;
+        Ok(MemDesc { ptr: BigInt::from(b.ptr()), size: b.size() as f64, device: b.device() as u32 })
+    })
+}
+
+/// Live handles on this thread (for leak checks).
+#[napi]
+pub fn mem_live() -> u32 {
+    ptrs::live() as u32
+}
+
+/// One device's caching pool (the TS `MemoryPool` holds one per device).
+#[napi]
+pub struct NativePool {
+    pool: Arc<MemoryPool>,
+}
+
+#[napi]
+impl NativePool {
+    #[napi(constructor)]
+    pub fn new(env: Env, device: f64) -> Result<NativePool> {
+        guard(&env, || Ok(NativePool { pool: MemoryPool::new(runtime()?.ordinal(device)?) }))
     }
 
-    #[napi(getter)]
-    pub fn ptr(&self, env: Env) -> Result<BigInt> {
-        guard(&env, || Ok(BigInt::from(self.get()?.ptr())))
-    }
-
-    #[napi(getter)]
-    pub fn size(&self, env: Env) -> Result<f64> {
-        guard(&env, || Ok(self.get()?.size() as f64))
-    }
-
-    #[napi(getter)]
-    pub fn device(&self, env: Env) -> Result<u32> {
-        guard(&env, || Ok(self.get()?.device() as u32))
-    }
-
-    #[napi(getter)]
-    pub fn freed(&self) -> bool {
-        self.inner.is_none()
+    /// A block for work on `stream`; returns its handle.
+    #[napi]
+    pub fn malloc(&self, env: Env, size: f64, stream: &NativeStream) -> Result<f64> {
+        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, stream.get()?)?)))
     }
 
     #[napi]
-    pub fn free(&mut self, env: Env) -> Result<()> {
+    pub fn free_all_blocks(&self, env: Env, stream: Option<&NativeStream>) -> Result<()> {
         guard(&env, || {
-            self.get()?;
-            self.inner = None;
+            let s = stream.map(|s| s.get()).transpose()?;
+            self.pool.free_all_blocks(s.map(|s| &**s));
+            Ok(())
+        })
+    }
+
+    #[napi]
+    pub fn n_free_blocks(&self) -> u32 {
+        self.pool.n_free_blocks() as u32
+    }
+    #[napi]
+    pub fn used_bytes(&self) -> f64 {
+        self.pool.used_bytes() as f64
+    }
+    #[napi]
+    pub fn free_bytes(&self) -> f64 {
+        self.pool.free_bytes() as f64
+    }
+    #[napi]
+    pub fn total_bytes(&self) -> f64 {
+        self.pool.total_bytes() as f64
+    }
+    #[napi]
+    pub fn get_limit(&self) -> f64 {
+        self.pool.limit() as f64
+    }
+    #[napi]
+    pub fn set_limit(&self, env: Env, bytes: f64) -> Result<()> {
+        guard(&env, || {
+            self.pool.set_limit(count("limit", bytes)?);
             Ok(())
         })
     }

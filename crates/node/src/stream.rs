@@ -2,7 +2,8 @@ use crate::args::{count, int32};
 use crate::callbacks::host_fn;
 use crate::errors::guard;
 use crate::event::NativeEvent;
-use crate::memory::NativeMemory;
+use crate::pinned::NativePinned;
+use crate::ptrs;
 use crate::task::Blocking;
 use cuda_node_core::{runtime, Code, Error, Pattern, Stream, StreamKind};
 use napi::bindgen_prelude::*;
@@ -134,41 +135,81 @@ impl NativeStream {
     }
 
     #[napi]
-    pub fn fill(&self, env: Env, dst: &NativeMemory, offset: f64, width: u32, bits: BigInt, n: f64) -> Result<()> {
+    pub fn fill(&self, env: Env, dst: f64, offset: f64, width: u32, bits: BigInt, n: f64) -> Result<()> {
         guard(&env, || {
             let (_, bits, _) = bits.get_u64();
             let pattern = Pattern { width: width.min(255) as u8, bits };
-            self.get()?.fill(dst.get()?, count("offset", offset)?, pattern, count("count", n)?)
+            let (n, offset) = (count("count", n)?, count("offset", offset)?);
+            let block = ptrs::get(dst)?;
+            let bytes = n.checked_mul(pattern.width as u64).ok_or_else(|| Error::range("fill count is too large"))?;
+            let (mem, at) = block.range(offset, bytes, "fill")?;
+            self.get()?.fill(mem, at, pattern, n)
         })
     }
 
     #[napi]
-    pub fn memset(&self, env: Env, dst: &NativeMemory, offset: f64, value: u32, size: f64) -> Result<()> {
+    pub fn memset(&self, env: Env, dst: f64, offset: f64, value: u32, size: f64) -> Result<()> {
         guard(&env, || {
             if value > 255 {
                 return Err(Error::range(format!("memset value must be a byte (0 to 255), got {value}")));
             }
-            self.get()?.memset(dst.get()?, count("offset", offset)?, value as u8, count("size", size)?)
+            let size = count("size", size)?;
+            let block = ptrs::get(dst)?;
+            let (mem, at) = block.range(count("offset", offset)?, size, "memset")?;
+            self.get()?.memset(mem, at, value as u8, size)
         })
     }
 
     #[napi]
-    pub fn copy_htod(&self, env: Env, dst: &NativeMemory, offset: f64, src: Uint8ArraySlice) -> Result<()> {
-        guard(&env, || self.get()?.copy_htod(dst.get()?, count("offset", offset)?, src.as_ref()))
+    pub fn copy_htod(&self, env: Env, dst: f64, offset: f64, src: Uint8ArraySlice) -> Result<()> {
+        guard(&env, || {
+            let src = src.as_ref();
+            let block = ptrs::get(dst)?;
+            let (mem, at) = block.range(count("offset", offset)?, src.len() as u64, "copy")?;
+            self.get()?.copy_htod(mem, at, src)
+        })
     }
 
     #[napi]
-    pub fn copy_dtoh(&self, env: Env, mut dst: Uint8ArraySlice, src: &NativeMemory, offset: f64) -> Result<()> {
+    pub fn copy_dtoh(&self, env: Env, mut dst: Uint8ArraySlice, src: f64, offset: f64) -> Result<()> {
         // SAFETY: JS cannot run while this synchronous call holds the thread, so nothing else
         // reads or writes the view's bytes until the copy (complete on return) is done.
         let dst = unsafe { dst.as_mut() };
-        guard(&env, || self.get()?.copy_dtoh(dst, src.get()?, count("offset", offset)?))
+        guard(&env, || {
+            let block = ptrs::get(src)?;
+            let (mem, at) = block.range(count("offset", offset)?, dst.len() as u64, "copy")?;
+            self.get()?.copy_dtoh(dst, mem, at)
+        })
     }
 
     #[napi]
-    pub fn copy_dtod(&self, env: Env, dst: &NativeMemory, dst_offset: f64, src: &NativeMemory, src_offset: f64, size: f64) -> Result<()> {
+    pub fn copy_htod_pinned(&self, env: Env, dst: f64, offset: f64, src: &NativePinned, src_offset: f64, size: f64) -> Result<()> {
         guard(&env, || {
-            self.get()?.copy_dtod(dst.get()?, count("offset", dst_offset)?, src.get()?, count("offset", src_offset)?, count("size", size)?)
+            let size = count("size", size)?;
+            let block = ptrs::get(dst)?;
+            let (mem, at) = block.range(count("offset", offset)?, size, "copy")?;
+            self.get()?.copy_htod_async(mem, at, src.get()?, count("offset", src_offset)?, size)
+        })
+    }
+
+    #[napi]
+    pub fn copy_dtoh_pinned(&self, env: Env, dst: &NativePinned, dst_offset: f64, src: f64, offset: f64, size: f64) -> Result<()> {
+        guard(&env, || {
+            let size = count("size", size)?;
+            let block = ptrs::get(src)?;
+            let (mem, at) = block.range(count("offset", offset)?, size, "copy")?;
+            self.get()?.copy_dtoh_async(dst.get()?, count("offset", dst_offset)?, mem, at, size)
+        })
+    }
+
+    #[napi]
+    pub fn copy_dtod(&self, env: Env, dst: f64, dst_offset: f64, src: f64, src_offset: f64, size: f64) -> Result<()> {
+        guard(&env, || {
+            let size = count("size", size)?;
+            let (d, s) = (ptrs::get(dst)?, ptrs::get(src)?);
+            let (dmem, dat) = d.range(count("offset", dst_offset)?, size, "copy")?;
+            let (smem, sat) = s.range(count("offset", src_offset)?, size, "copy")?;
+            self.get()?.copy_dtod(dmem, dat, smem, sat, size)
         })
     }
 

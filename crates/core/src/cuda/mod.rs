@@ -243,6 +243,15 @@ impl Backend for CudaBackend {
         Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
     }
 
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+        // Portable pinned memory belongs to no one context; any current context will do.
+        self.bind(0)?;
+        let mut ptr: *mut std::ffi::c_void = std::ptr::null_mut();
+        // SAFETY: `ptr` is a valid out-pointer; size > 0; a context is current.
+        unsafe { sys::cuMemHostAlloc(&mut ptr, size as usize, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc")?;
+        Ok(Box::new(stream::CudaPinned { dev: self.devices[0].clone(), ptr }))
+    }
+
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
         self.bind(ordinal)?;
         let mut ptr: sys::CUdeviceptr = 0;

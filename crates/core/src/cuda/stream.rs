@@ -3,7 +3,7 @@
 use super::kernels::{self, Kernels};
 use super::CudaDevice;
 use crate::error::{Check, Code, Error, Result};
-use crate::ops::{AllocOps, EventOps, HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{AllocOps, EventOps, HostBytes, HostFn, Pattern, StatusFn, StreamOps};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::c_void;
@@ -56,6 +56,23 @@ unsafe extern "C" fn callback_trampoline(_stream: sys::CUstream, status: sys::CU
 }
 
 impl CudaStream {
+    /// Holds `host` until the stream reaches this point. The release happens on the reaper
+    /// thread: it may free pinned memory, a CUDA call a host function must not make.
+    fn keep_until_done(&self, host: Arc<dyn HostBytes>) -> Result<()> {
+        let f: HostFn = Box::new(move || crate::reaper::defer_drop(host));
+        let user = Box::into_raw(Box::new(f)) as *mut c_void;
+        // SAFETY: the trampoline takes ownership of `user` when it runs.
+        let r = unsafe { sys::cuLaunchHostFunc(self.raw, Some(host_fn_trampoline), user) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            // SAFETY: not enqueued, so never called: reclaim it. The copy was enqueued, so wait
+            // for it before the host memory may go.
+            drop(unsafe { Box::from_raw(user as *mut HostFn) });
+            // SAFETY: the stream is live.
+            let _ = unsafe { sys::cuStreamSynchronize(self.raw) };
+        }
+        r.check("cuLaunchHostFunc")
+    }
+
     fn kernels(&self) -> Result<&Kernels> {
         self.dev.kernels.get_or_init(Kernels::load).as_ref().map_err(Clone::clone)
     }
@@ -170,6 +187,23 @@ impl StreamOps for CudaStream {
         unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
     }
 
+    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: `src` holds `src_offset + len` bytes (checked by the caller) and stays alive
+        // until the host function below, enqueued after the copy, releases it.
+        unsafe { sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw) }
+            .check("cuMemcpyHtoDAsync")?;
+        self.keep_until_done(src)
+    }
+
+    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: as above, for writes into `dst`.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw) }
+            .check("cuMemcpyDtoHAsync")?;
+        self.keep_until_done(dst)
+    }
+
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: both ranges lie inside live allocations of this device (checked by the caller).
@@ -236,6 +270,31 @@ impl EventOps for CudaEvent {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+pub struct CudaPinned {
+    pub(super) dev: Arc<CudaDevice>,
+    pub(super) ptr: *mut c_void,
+}
+
+// SAFETY: pinned host memory may be used from any thread.
+unsafe impl Send for CudaPinned {}
+// SAFETY: as above.
+unsafe impl Sync for CudaPinned {}
+
+impl crate::pinned::PinnedOps for CudaPinned {
+    fn ptr(&self) -> *mut u8 {
+        self.ptr as *mut u8
+    }
+}
+
+impl Drop for CudaPinned {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: allocated by cuMemHostAlloc and freed once; it waits for pending work (M2).
+            let _ = unsafe { sys::cuMemFreeHost(self.ptr) };
+        }
     }
 }
 

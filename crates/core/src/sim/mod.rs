@@ -205,6 +205,10 @@ impl Backend for SimBackend {
         Err(stream::ipc_unsupported())
     }
 
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+        Ok(Box::new(memory::SimPinned(std::cell::UnsafeCell::new(vec![0u8; size as usize].into_boxed_slice()))))
+    }
+
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
         let dev = &self.devices[ordinal];
         let total = dev.props.total_memory;

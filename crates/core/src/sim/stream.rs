@@ -4,7 +4,7 @@ use super::engine::{Class, Completion, Queue};
 use super::memory::SimAlloc;
 use super::SimDevice;
 use crate::error::{Code, Error, Result};
-use crate::ops::{AllocOps, EventOps, HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{AllocOps, EventOps, HostBytes, HostFn, Pattern, StatusFn, StreamOps};
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -115,6 +115,29 @@ impl StreamOps for SimStream {
         let buf = sim_alloc(src).buffer.clone();
         let data = buf.lock();
         dst.copy_from_slice(&data[offset as usize..offset as usize + dst.len()]);
+        Ok(())
+    }
+
+    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64) -> Result<()> {
+        let buf = sim_alloc(dst).buffer.clone();
+        self.enqueue(vec![], move || {
+            let mut data = buf.lock();
+            let to = &mut data[offset as usize..(offset + len) as usize];
+            // SAFETY: `src` is alive (held by this closure) and holds `src_offset + len` bytes
+            // (checked by the caller); ordering other access to it is the user's, as in CUDA.
+            unsafe { std::ptr::copy_nonoverlapping(src.ptr().add(src_offset as usize), to.as_mut_ptr(), len as usize) };
+        });
+        Ok(())
+    }
+
+    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64) -> Result<()> {
+        let buf = sim_alloc(src).buffer.clone();
+        self.enqueue(vec![], move || {
+            let data = buf.lock();
+            let from = &data[offset as usize..(offset + len) as usize];
+            // SAFETY: as above, for writes into `dst`.
+            unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), dst.ptr().add(dst_offset as usize), len as usize) };
+        });
         Ok(())
     }
 

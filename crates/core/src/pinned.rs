@@ -1,0 +1,104 @@
+//! Pinned (page-locked) host memory (CuPy's `PinnedMemory` and `PinnedMemoryPool`). Copies
+//! from and to it are truly asynchronous, so the bytes are shared with queued work, which keeps
+//! them alive until it has run.
+
+use crate::error::{Error, Result};
+use crate::ops::HostBytes;
+use crate::pool::round_size;
+use crate::runtime;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+/// What a backend returns for a pinned allocation; freed when dropped.
+pub trait PinnedOps: Send + Sync + 'static {
+    fn ptr(&self) -> *mut u8;
+}
+
+/// One pinned allocation, from the pool it returns to when dropped.
+pub struct PinnedBlock {
+    ops: Option<Box<dyn PinnedOps>>,
+    size: u64,
+    capacity: u64,
+    home: Weak<PinnedPool>,
+}
+
+impl PinnedBlock {
+    pub fn ptr(&self) -> *mut u8 {
+        self.ops.as_ref().map_or(std::ptr::null_mut(), |o| o.ptr())
+    }
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+    pub fn check_range(&self, offset: u64, len: u64, what: &str) -> Result<()> {
+        crate::memory::check_range(self.size, offset, len, what)
+    }
+}
+
+// SAFETY: the block is plain memory handed out once; concurrent access is the user's to order,
+// as with CUDA itself.
+unsafe impl Send for PinnedBlock {}
+// SAFETY: as above.
+unsafe impl Sync for PinnedBlock {}
+
+impl HostBytes for PinnedBlock {
+    fn ptr(&self) -> *mut u8 {
+        PinnedBlock::ptr(self)
+    }
+    fn len(&self) -> u64 {
+        self.size
+    }
+}
+
+impl Drop for PinnedBlock {
+    fn drop(&mut self) {
+        if let (Some(ops), Some(pool)) = (self.ops.take(), self.home.upgrade()) {
+            pool.cache(self.capacity, ops);
+        }
+    }
+}
+
+/// Caches freed pinned allocations by size (512-byte bins), since pinning is slow.
+pub struct PinnedPool {
+    free: Mutex<HashMap<u64, Vec<Box<dyn PinnedOps>>>>,
+    me: Weak<PinnedPool>,
+}
+
+impl PinnedPool {
+    pub fn new() -> Arc<PinnedPool> {
+        Arc::new_cyclic(|me| PinnedPool { free: Mutex::new(HashMap::new()), me: me.clone() })
+    }
+
+    fn cache(&self, capacity: u64, ops: Box<dyn PinnedOps>) {
+        self.free.lock().unwrap_or_else(|p| p.into_inner()).entry(capacity).or_default().push(ops);
+    }
+
+    pub fn malloc(&self, size: u64) -> Result<Arc<PinnedBlock>> {
+        if size > isize::MAX as u64 {
+            return Err(Error::range(format!("{size} bytes is more than a host allocation can hold")));
+        }
+        let capacity = round_size(size.max(1));
+        let cached = self.free.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&capacity).and_then(Vec::pop);
+        let ops = match cached {
+            Some(ops) => ops,
+            None => match runtime()?.backend.host_alloc(capacity) {
+                Ok(ops) => ops,
+                Err(e) if e.is_code(crate::Code::CUDA_ERROR_OUT_OF_MEMORY) => {
+                    self.free_all_blocks();
+                    runtime()?.backend.host_alloc(capacity)?
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        Ok(Arc::new(PinnedBlock { ops: Some(ops), size, capacity, home: self.me.clone() }))
+    }
+
+    pub fn n_free_blocks(&self) -> usize {
+        self.free.lock().unwrap_or_else(|p| p.into_inner()).values().map(Vec::len).sum()
+    }
+
+    /// Releases the cached allocations (`cuMemFreeHost`).
+    pub fn free_all_blocks(&self) {
+        let all: Vec<_> = self.free.lock().unwrap_or_else(|p| p.into_inner()).drain().collect();
+        drop(all);
+    }
+}

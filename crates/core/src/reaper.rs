@@ -1,0 +1,30 @@
+//! Drops values on a thread of its own. A host function (run on the driver's callback thread)
+//! must make no CUDA call, yet the last reference it drops may be to memory whose release is a
+//! CUDA call: such values are sent here instead of being dropped in place.
+
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Mutex, OnceLock};
+
+type Garbage = Box<dyn Send + 'static>;
+
+fn sender() -> &'static Mutex<Sender<Garbage>> {
+    static TX: OnceLock<Mutex<Sender<Garbage>>> = OnceLock::new();
+    TX.get_or_init(|| {
+        let (tx, rx) = channel::<Garbage>();
+        std::thread::Builder::new()
+            .name("cuda-node-reaper".into())
+            .spawn(move || {
+                for garbage in rx {
+                    drop(garbage);
+                }
+            })
+            .expect("could not start the reaper thread");
+        Mutex::new(tx)
+    })
+}
+
+/// Drops `value` on the reaper thread.
+pub fn defer_drop(value: impl Send + 'static) {
+    let boxed: Garbage = Box::new(value);
+    let _ = sender().lock().unwrap_or_else(|p| p.into_inner()).send(boxed);
+}
