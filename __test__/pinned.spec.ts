@@ -1,0 +1,78 @@
+import test from 'ava'
+import { randomBytes } from 'node:crypto'
+import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, PinnedMemoryPool, Stream } from '..'
+
+test('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
+  const pinned = allocPinned(1000)
+  t.is(pinned.size, 1000)
+  t.true(pinned.buffer instanceof ArrayBuffer)
+  t.is(pinned.buffer.byteLength, 1000)
+  t.is(pinned.buffer, pinned.buffer)
+  t.is(typeof pinned.ptr, 'bigint')
+  const bytes = randomBytes(1000)
+  new Uint8Array(pinned.buffer).set(bytes)
+  const back = new Uint8Array(1000)
+  pinned.get(back)
+  t.deepEqual(Buffer.from(back), bytes, 'the buffer is the pinned memory, not a copy')
+})
+
+test('an async copy from pinned memory returns before the copy completes', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const n = 1 << 20
+  const pinned = allocPinned(n)
+  const src = randomBytes(n)
+  new Uint8Array(pinned.buffer).set(src)
+  const dev = alloc(n)
+  kernels.sleep(100e6, s)
+  dev.copyFromHostAsync(pinned, n, s)
+  const done = new Event().record(s)
+  t.false(done.done, 'the call returned while the stream was still busy')
+  done.synchronize()
+  const back = Buffer.alloc(n)
+  dev.copyToHost(back)
+  t.true(back.equals(src))
+})
+
+test('an async copy into pinned memory lands once the stream reaches it', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const n = 4096
+  const dev = alloc(n)
+  const src = randomBytes(n)
+  dev.copyFromHost(src)
+  const pinned = allocPinned(n)
+  new Uint8Array(pinned.buffer).fill(0)
+  kernels.sleep(50e6, s)
+  dev.copyToHostAsync(pinned, n, s)
+  t.true(new Uint8Array(pinned.buffer).every((b) => b === 0), 'not yet copied')
+  s.synchronize()
+  t.true(Buffer.from(pinned.buffer).equals(src))
+})
+
+test('set and get copy through pinned memory where buffer is refused', (t) => {
+  const p = allocPinned(16)
+  p.set(new Uint8Array([1, 2, 3]), 4)
+  const out = new Uint8Array(3)
+  p.get(out, 4)
+  t.deepEqual([...out], [1, 2, 3])
+  t.throws(() => p.set(new Uint8Array(20)), { instanceOf: RangeError })
+  t.throws(() => p.get(new Uint8Array(1), 16), { instanceOf: RangeError })
+})
+
+test('freeing pinned memory detaches its buffer and returns it to the pool', (t) => {
+  const pool = new PinnedMemoryPool()
+  const p = pool.malloc(4096)
+  const buf = p.buffer
+  p.free()
+  t.is(buf.byteLength, 0, 'detached')
+  t.throws(() => p.buffer, { instanceOf: CudaError, message: /freed/ })
+  t.throws(() => p.free(), { instanceOf: CudaError })
+  t.throws(() => alloc(4096).copyFromHost(p), { instanceOf: CudaError, message: /freed/ })
+  t.true(getDefaultPinnedMemoryPool() instanceof PinnedMemoryPool)
+})
+
+test('a pinned copy past either end is a RangeError', (t) => {
+  const p = allocPinned(100)
+  t.throws(() => alloc(1024).copyFromHostAsync(p, 101), { instanceOf: RangeError })
+  t.throws(() => mallocPlain(64).copyToHostAsync(p, 100), { instanceOf: RangeError })
+  t.throws(() => alloc(1024).copyToHostAsync(p, 101), { instanceOf: RangeError })
+})

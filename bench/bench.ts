@@ -1,0 +1,80 @@
+// `npm run bench`: per-operation host time, median over batches, in one run.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { alloc, allocPinned, backend, Device, Event, getElapsedTime, MemoryPool, Stream } from '..'
+
+interface Row {
+  op: string
+  value: number
+  unit: 'µs' | 'GB/s'
+}
+
+const rows: Row[] = []
+
+/** Median of `batches` batches of `n` calls of `f`, in µs per call. */
+function time(op: string, n: number, f: () => void, batches = 15): void {
+  for (let i = 0; i < Math.min(n, 1000); i++) f()
+  const per: number[] = []
+  for (let b = 0; b < batches; b++) {
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < n; i++) f()
+    per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
+  }
+  per.sort((a, b) => a - b)
+  rows.push({ op, value: per[per.length >> 1], unit: 'µs' })
+}
+
+/** Median bandwidth of a copy of `bytes`, timed by events on `s`. */
+function bandwidth(op: string, bytes: number, s: Stream, copy: () => void, reps = 7): void {
+  copy()
+  s.synchronize()
+  const gbs: number[] = []
+  for (let i = 0; i < reps; i++) {
+    const a = new Event().record(s)
+    const t0 = process.hrtime.bigint()
+    copy()
+    const b = new Event().record(s)
+    b.synchronize()
+    const wall = Number(process.hrtime.bigint() - t0) / 1e6
+    // Pageable copies are synchronous on the host: the wall time is the honest figure for them.
+    const ms = Math.max(getElapsedTime(a, b), wall)
+    gbs.push(bytes / (ms / 1e3) / 1e9)
+  }
+  gbs.sort((a, b) => a - b)
+  rows.push({ op, value: gbs[gbs.length >> 1], unit: 'GB/s' })
+}
+
+function main(): void {
+  const b = backend()
+  const dev = new Device()
+  const pool = new MemoryPool()
+  const s = new Stream({ nonBlocking: true })
+
+  s.run(() => {
+    time('pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
+  })
+
+  const n = 256 << 20
+  const d = alloc(n)
+  const pinned = allocPinned(n)
+  const pageable = Buffer.alloc(n, 1)
+  bandwidth('256 MiB H2D pinned', n, s, () => d.copyFromHostAsync(pinned, n, s))
+  bandwidth('256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
+  bandwidth('256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
+  bandwidth('256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
+
+  const when = new Date().toISOString()
+  const title = `${b.name === 'sim' ? 'SIMULATOR figures (no GPU): ' : ''}${dev.name}, backend ${b.name}, ${when}`
+  const width = Math.max(...rows.map((r) => r.op.length))
+  console.log(title)
+  for (const r of rows) console.log(`${r.op.padEnd(width)}  ${r.value.toFixed(r.unit === 'µs' ? 3 : 2).padStart(10)} ${r.unit}`)
+
+  const dir = path.join(__dirname, 'results')
+  mkdirSync(dir, { recursive: true })
+  const stem = `${b.name}-${when.slice(0, 10)}`
+  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ backend: b.name, device: dev.name, when, rows }, null, 2))
+  const md = [`**${title}**`, '', '| operation | value |', '| --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'µs' ? 3 : 2)} ${r.unit} |`), '']
+  writeFileSync(path.join(dir, `${stem}.md`), md.join('\n'))
+}
+
+main()
