@@ -8,7 +8,7 @@ export { Device, type MemInfo } from './lib/device'
 export { Stream, ExternalStream, getCurrentStream, type StreamOptions } from './lib/stream'
 export { Event, getElapsedTime, type EventOptions } from './lib/event'
 export {
-  Memory, MemoryPointer, MemoryPool, PinnedMemory, PinnedMemoryPool, alloc, allocPinned, mallocPlain,
+  Memory, MemoryPointer, MemoryPool, AsyncMemoryPool, PinnedMemory, PinnedMemoryPool, alloc, allocPinned, mallocPlain,
   getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, usingAllocator,
   type HostBuffer, type Allocator,
 } from './lib/memory'

@@ -1,5 +1,5 @@
 import test from 'ava'
-import { CudaError, Device, kernels, MemoryPool, Stream } from '..'
+import { AsyncMemoryPool, CudaError, Device, kernels, MemoryPool, Stream } from '..'
 
 test('sizes round up to 512-byte bins', (t) => {
   const pool = new MemoryPool()
@@ -122,4 +122,24 @@ test('a pool block is freed once; use after free is a typed error', (t) => {
   t.is(e!.code, 'CUDA_ERROR_INVALID_VALUE')
   t.throws(() => p.copyFromHost(new Uint8Array(8)), { instanceOf: CudaError, message: /freed/ })
   t.is(pool.usedBytes(), 0)
+})
+
+test('AsyncMemoryPool allocates on the current stream and frees in stream order', async (t) => {
+  const pool = new AsyncMemoryPool()
+  const s = new Stream({ nonBlocking: true })
+  const before = pool.usedBytes()
+  const p = s.run(() => pool.malloc(1 << 20))
+  t.is(p.size, 1 << 20)
+  t.true(pool.usedBytes() >= before + (1 << 20))
+  p.copyFromHost(new Uint8Array(1 << 20).fill(9))
+  const out = new Uint8Array(16)
+  p.copyToHost(out)
+  t.true(out.every((b) => b === 9))
+  kernels.sleep(100e6, s)
+  p.free()
+  t.true(pool.usedBytes() >= before + (1 << 20), 'still in use until the stream reaches the free')
+  await s.synchronizeAsync()
+  t.is(pool.usedBytes(), before)
+  pool.freeAllBlocks()
+  t.true(pool.totalBytes() >= pool.usedBytes())
 })

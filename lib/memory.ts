@@ -1,5 +1,5 @@
 import { native } from './native'
-import type { NativePool, NativePinned, NativePinnedPool } from '../native'
+import type { NativeAsyncPool, NativePool, NativePinned, NativePinnedPool } from '../native'
 import { scope, runWith, enterWith } from './context'
 import { Device } from './device'
 import { CudaError } from './errors'
@@ -319,6 +319,46 @@ export class MemoryPool {
   /** The limit in bytes on the current device; 0 when there is none. */
   getLimit(): number {
     return this.#pool().getLimit()
+  }
+}
+
+/**
+ * CUDA's stream-ordered allocator (CuPy's `MemoryAsyncPool`): `cudaMallocAsync` on the current
+ * stream; a block is freed on that same stream, in stream order, when freed or collected.
+ */
+export class AsyncMemoryPool {
+  readonly #pools = new Map<number, NativeAsyncPool>()
+
+  #pool(device = scope().device): NativeAsyncPool {
+    let p = this.#pools.get(device)
+    if (p === undefined) {
+      p = new native.NativeAsyncPool(device)
+      this.#pools.set(device, p)
+    }
+    return p
+  }
+
+  /** `nbytes` on the current device, allocated in order on the current stream. */
+  malloc(nbytes: number): MemoryPointer {
+    size('size', nbytes)
+    const device = scope().device
+    const handle = this.#pool(device).malloc(nbytes, getCurrentStream(device)._native)
+    return new MemoryPointer(Memory._adopt(handle, nbytes, device), 0)
+  }
+
+  /** Bytes in use on the current device. */
+  usedBytes(): number {
+    return this.#pool().usedBytes()
+  }
+
+  /** Bytes the pool has reserved on the current device. */
+  totalBytes(): number {
+    return this.#pool().totalBytes()
+  }
+
+  /** Waits for the device, then releases reserved memory no block uses. */
+  freeAllBlocks(): void {
+    for (const p of this.#pools.values()) p.freeAllBlocks()
   }
 }
 

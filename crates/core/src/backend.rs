@@ -27,6 +27,10 @@ pub trait Backend: Send + Sync + 'static {
     fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>>;
     /// Pinned host memory of `size` > 0 bytes (`cuMemHostAlloc`, portable), freed when dropped.
     fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>>;
+    /// `(used, reserved)` bytes of the device's stream-ordered pool.
+    fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)>;
+    /// Releases the stream-ordered pool's unused memory (`cuMemPoolTrimTo(pool, 0)`).
+    fn async_pool_trim(&self, ordinal: usize) -> Result<()>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>>;
 }

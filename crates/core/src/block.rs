@@ -15,17 +15,25 @@ pub struct Block {
     offset: u64,
     size: u64,
     home: Option<(Arc<dyn Release>, u64)>,
+    /// Dropped after `mem`: a stream-ordered allocation is freed on this stream.
+    _stream: Option<Arc<crate::stream::Stream>>,
 }
 
 impl Block {
     /// A block that is the whole of `mem`, freed with it.
     pub fn whole(mem: DeviceMemory) -> Block {
         let size = mem.size();
-        Block { mem: Arc::new(mem), offset: 0, size, home: None }
+        Block { mem: Arc::new(mem), offset: 0, size, home: None, _stream: None }
+    }
+
+    /// Keeps `stream` alive as long as the block.
+    pub(crate) fn keeping(mut self, stream: Arc<crate::stream::Stream>) -> Block {
+        self._stream = Some(stream);
+        self
     }
 
     pub(crate) fn pooled(mem: Arc<DeviceMemory>, offset: u64, size: u64, home: Arc<dyn Release>, token: u64) -> Block {
-        Block { mem, offset, size, home: Some((home, token)) }
+        Block { mem, offset, size, home: Some((home, token)), _stream: None }
     }
 
     pub fn ptr(&self) -> u64 {

@@ -2,6 +2,7 @@
 //! graphs over one [`backend::Backend`] seam with two implementations, [`cuda`] (the real driver,
 //! loaded at run time) and [`sim`] (a host simulator).
 
+pub mod async_pool;
 pub mod backend;
 pub mod block;
 pub mod cuda;
@@ -24,4 +25,5 @@ pub use memory::DeviceMemory;
 pub use ops::{HostFn, Pattern, StatusFn};
 pub use stream::{priority_range, Stream, StreamKind};
 pub use block::Block;
+pub use async_pool::AsyncMemoryPool;
 pub use pool::MemoryPool;

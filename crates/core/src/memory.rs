@@ -17,6 +17,10 @@ impl DeviceMemory {
         Ok(DeviceMemory { ops, device, size })
     }
 
+    pub(crate) fn from_ops(ops: Box<dyn AllocOps>, device: usize, size: u64) -> DeviceMemory {
+        DeviceMemory { ops: Some(ops), device, size }
+    }
+
     pub fn ptr(&self) -> u64 {
         self.ops.as_ref().map_or(0, |o| o.ptr())
     }

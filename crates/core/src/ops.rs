@@ -67,4 +67,7 @@ pub trait StreamOps: Send + Sync + 'static {
     /// Device to host (pinned), asynchronous: `dst` is kept alive until the copy has run.
     fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64) -> Result<()>;
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()>;
+    /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
+    /// order, when dropped. The caller keeps the stream alive as long as the allocation.
+    fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>>;
 }

@@ -202,6 +202,17 @@ impl Stream {
         self.ops.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
     }
 
+    /// A stream-ordered allocation on this stream (`cuMemAllocAsync`).
+    pub(crate) fn alloc_async(&self, device: usize, size: u64) -> Result<DeviceMemory> {
+        if device != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("the stream-ordered pool of device {device} cannot allocate on a stream of device {}", self.device),
+            ));
+        }
+        Ok(DeviceMemory::from_ops(self.ops.alloc_async(size)?, device, size))
+    }
+
     fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {
         if mem.device() != self.device {
             return Err(Error::cuda(

@@ -2,7 +2,7 @@ use crate::args::count;
 use crate::errors::guard;
 use crate::ptrs;
 use crate::stream::NativeStream;
-use cuda_node_core::{runtime, Block, DeviceMemory, MemoryPool};
+use cuda_node_core::{runtime, AsyncMemoryPool, Block, DeviceMemory, MemoryPool};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -103,5 +103,39 @@ impl NativePool {
             self.pool.set_limit(count("limit", bytes)?);
             Ok(())
         })
+    }
+}
+
+/// One device's stream-ordered pool (the TS `AsyncMemoryPool` holds one per device).
+#[napi]
+pub struct NativeAsyncPool {
+    pool: AsyncMemoryPool,
+}
+
+#[napi]
+impl NativeAsyncPool {
+    #[napi(constructor)]
+    pub fn new(env: Env, device: f64) -> Result<NativeAsyncPool> {
+        guard(&env, || Ok(NativeAsyncPool { pool: AsyncMemoryPool::new(runtime()?.ordinal(device)?) }))
+    }
+
+    #[napi]
+    pub fn malloc(&self, env: Env, size: f64, stream: &NativeStream) -> Result<f64> {
+        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, stream.get()?)?)))
+    }
+
+    #[napi]
+    pub fn used_bytes(&self, env: Env) -> Result<f64> {
+        guard(&env, || Ok(self.pool.used_bytes()? as f64))
+    }
+
+    #[napi]
+    pub fn total_bytes(&self, env: Env) -> Result<f64> {
+        guard(&env, || Ok(self.pool.total_bytes()? as f64))
+    }
+
+    #[napi]
+    pub fn free_all_blocks(&self, env: Env) -> Result<()> {
+        guard(&env, || self.pool.free_all_blocks())
     }
 }

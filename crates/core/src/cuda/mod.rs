@@ -112,6 +112,14 @@ impl CudaBackend {
         self.devices[ordinal].bind()
     }
 
+    fn default_mem_pool(&self, ordinal: usize) -> Result<sys::CUmemoryPool> {
+        self.bind(ordinal)?;
+        let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+        // SAFETY: `pool` is a valid out-pointer; the device handle came from cuDeviceGet.
+        unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, self.devices[ordinal].dev) }.check("cuDeviceGetDefaultMemPool")?;
+        Ok(pool)
+    }
+
     fn read_props(&self, ordinal: usize) -> Result<DeviceProps> {
         let dev = self.devices[ordinal].dev;
         let mut name = [0 as c_char; 256];
@@ -241,6 +249,26 @@ impl Backend for CudaBackend {
         // SAFETY: `raw` is a valid out-pointer; the driver validates the handle's contents.
         unsafe { sys::cuIpcOpenEventHandle(&mut raw, h) }.check("cuIpcOpenEventHandle")?;
         Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
+    }
+
+    fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
+        let pool = self.default_mem_pool(ordinal)?;
+        let read = |attr| -> Result<u64> {
+            let mut v: u64 = 0;
+            // SAFETY: these attributes are cuuint64_t values; `v` is a valid out-pointer.
+            unsafe { sys::cuMemPoolGetAttribute(pool, attr, &mut v as *mut u64 as *mut std::ffi::c_void) }.check("cuMemPoolGetAttribute")?;
+            Ok(v)
+        };
+        Ok((
+            read(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)?,
+            read(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)?,
+        ))
+    }
+
+    fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
+        let pool = self.default_mem_pool(ordinal)?;
+        // SAFETY: the device's default pool is valid for the life of the context.
+        unsafe { sys::cuMemPoolTrimTo(pool, 0) }.check("cuMemPoolTrimTo")
     }
 
     fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {

@@ -204,6 +204,14 @@ impl StreamOps for CudaStream {
         self.keep_until_done(dst)
     }
 
+    fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
+        self.dev.bind()?;
+        let mut ptr: sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; the stream is live; size > 0.
+        unsafe { sys::cuMemAllocAsync(&mut ptr, size as usize, self.raw) }.check("cuMemAllocAsync")?;
+        Ok(Box::new(CudaAsyncAlloc { dev: self.dev.clone(), ptr, stream: self.raw }))
+    }
+
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: both ranges lie inside live allocations of this device (checked by the caller).
@@ -295,6 +303,37 @@ impl Drop for CudaPinned {
             // SAFETY: allocated by cuMemHostAlloc and freed once; it waits for pending work (M2).
             let _ = unsafe { sys::cuMemFreeHost(self.ptr) };
         }
+    }
+}
+
+/// A stream-ordered allocation, freed on its stream (which the owning block keeps alive).
+pub struct CudaAsyncAlloc {
+    dev: Arc<CudaDevice>,
+    ptr: sys::CUdeviceptr,
+    stream: sys::CUstream,
+}
+
+// SAFETY: the handles may be used from any thread once the context is bound.
+unsafe impl Send for CudaAsyncAlloc {}
+// SAFETY: as above.
+unsafe impl Sync for CudaAsyncAlloc {}
+
+impl Drop for CudaAsyncAlloc {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: allocated by cuMemAllocAsync, freed once, on a stream still alive (the
+            // block holds it); work already enqueued on it completes before the free (A2).
+            let _ = unsafe { sys::cuMemFreeAsync(self.ptr, self.stream) };
+        }
+    }
+}
+
+impl AllocOps for CudaAsyncAlloc {
+    fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

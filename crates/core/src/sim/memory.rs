@@ -56,6 +56,39 @@ impl Drop for SimAlloc {
     }
 }
 
+/// A stream-ordered allocation: its bytes are released when the stream reaches the free.
+pub struct SimAsyncAlloc {
+    pub(super) inner: Option<SimAlloc>,
+    pub(super) dev: Arc<SimDevice>,
+    pub(super) queue: Arc<super::engine::Queue>,
+}
+
+impl Drop for SimAsyncAlloc {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            let dev = self.dev.clone();
+            let size = inner.size;
+            self.dev.scheduler.enqueue(
+                &self.queue,
+                vec![],
+                Box::new(move || {
+                    dev.async_used.fetch_sub(size, Ordering::Relaxed);
+                    drop(inner);
+                }),
+            );
+        }
+    }
+}
+
+impl AllocOps for SimAsyncAlloc {
+    fn ptr(&self) -> u64 {
+        self.inner.as_ref().map_or(0, |a| a.ptr)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self.inner.as_ref().expect("live until dropped")
+    }
+}
+
 impl AllocOps for SimAlloc {
     fn ptr(&self) -> u64 {
         self.ptr

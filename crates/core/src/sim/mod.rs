@@ -39,6 +39,8 @@ pub(crate) struct SimDevice {
     per_thread: Mutex<HashMap<ThreadId, Arc<Queue>>>,
     /// Created streams by handle, so `ExternalStream` can find them.
     by_handle: Mutex<HashMap<u64, Weak<Queue>>>,
+    /// Bytes of stream-ordered allocations not yet released.
+    async_used: AtomicU64,
 }
 
 pub struct SimBackend {
@@ -74,6 +76,7 @@ impl SimBackend {
                     legacy,
                     per_thread: Mutex::new(HashMap::new()),
                     by_handle: Mutex::new(HashMap::new()),
+                    async_used: AtomicU64::new(0),
                 })
             })
             .collect();
@@ -209,20 +212,34 @@ impl Backend for SimBackend {
         Ok(Box::new(memory::SimPinned(std::cell::UnsafeCell::new(vec![0u8; size as usize].into_boxed_slice()))))
     }
 
-    fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
-        let dev = &self.devices[ordinal];
-        let total = dev.props.total_memory;
-        let used = dev.used.fetch_add(size, Ordering::Relaxed);
-        if used.checked_add(size).is_none_or(|u| u > total) {
-            dev.used.fetch_sub(size, Ordering::Relaxed);
-            return Err(Error::cuda(
-                Code::CUDA_ERROR_OUT_OF_MEMORY,
-                format!("out of memory allocating {size} bytes on simulated device {ordinal} ({used} of {total} bytes in use)"),
-            ));
-        }
-        let ptr = dev.next_addr.fetch_add(size.div_ceil(512) * 512, Ordering::Relaxed);
-        Ok(Box::new(memory::SimAlloc::new(dev.clone(), ptr, size)))
+    fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
+        let used = self.devices[ordinal].async_used.load(Ordering::Relaxed);
+        Ok((used, used))
     }
+
+    fn async_pool_trim(&self, _ordinal: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
+        Ok(Box::new(alloc_on(&self.devices[ordinal], size)?))
+    }
+}
+
+/// A simulated device allocation, counted against the device's memory.
+pub(crate) fn alloc_on(dev: &Arc<SimDevice>, size: u64) -> Result<memory::SimAlloc> {
+    let ordinal = dev.ordinal;
+    let total = dev.props.total_memory;
+    let used = dev.used.fetch_add(size, Ordering::Relaxed);
+    if used.checked_add(size).is_none_or(|u| u > total) {
+        dev.used.fetch_sub(size, Ordering::Relaxed);
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_OUT_OF_MEMORY,
+            format!("out of memory allocating {size} bytes on simulated device {ordinal} ({used} of {total} bytes in use)"),
+        ));
+    }
+    let ptr = dev.next_addr.fetch_add(size.div_ceil(512) * 512, Ordering::Relaxed);
+    Ok(memory::SimAlloc::new(dev.clone(), ptr, size))
 }
 
 #[cfg(test)]

@@ -141,6 +141,12 @@ impl StreamOps for SimStream {
         Ok(())
     }
 
+    fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
+        let inner = super::alloc_on(&self.dev, size)?;
+        self.dev.async_used.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+        Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
+    }
+
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
         let (d, s) = (sim_alloc(dst).buffer.clone(), sim_alloc(src).buffer.clone());
         let (dof, sof, n) = (dst_offset as usize, src_offset as usize, size as usize);
