@@ -66,16 +66,10 @@ pub struct SimAsyncAlloc {
 impl Drop for SimAsyncAlloc {
     fn drop(&mut self) {
         if let Some(inner) = self.inner.take() {
-            let dev = self.dev.clone();
-            let size = inner.size;
-            self.dev.scheduler.enqueue(
-                &self.queue,
-                vec![],
-                Box::new(move || {
-                    dev.async_used.fetch_sub(size, Ordering::Relaxed);
-                    drop(inner);
-                }),
-            );
+            // The driver counts the bytes free at the call ([OBS] on an H100: USED_MEM_CURRENT
+            // drops at cuMemFreeAsync); the memory itself is released in stream order.
+            self.dev.async_used.fetch_sub(inner.size, Ordering::Relaxed);
+            self.dev.scheduler.enqueue(&self.queue, vec![], Box::new(move || drop(inner)));
         }
     }
 }
