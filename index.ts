@@ -5,7 +5,8 @@
 export { backend, type BackendInfo } from './lib/backend'
 export { CudaError } from './lib/errors'
 export { Device, type MemInfo } from './lib/device'
-export { Stream, ExternalStream, getCurrentStream, type StreamOptions } from './lib/stream'
+export { Stream, ExternalStream, getCurrentStream, type StreamOptions, type CaptureMode } from './lib/stream'
+export { Graph } from './lib/graph'
 export { Event, getElapsedTime, type EventOptions } from './lib/event'
 export {
   Memory, MemoryPointer, MemoryPool, AsyncMemoryPool, PinnedMemory, PinnedMemoryPool, alloc, allocPinned, mallocPlain,
@@ -13,4 +14,4 @@ export {
   type HostBuffer, type Allocator,
 } from './lib/memory'
 export { kernels, type DType } from './lib/kernels'
-export { pendingCallbacks } from './lib/callbacks'
+export { pendingCallbacks, graphCallbacks } from './lib/callbacks'

@@ -9,16 +9,28 @@ interface Pending {
 }
 
 const pending = new Map<number, Pending>()
+// Callbacks captured into graphs: they run at every launch, and live while a graph refers to them.
+const persistent = new Map<number, Pending & { refs: number }>()
+// Runs of persistent callbacks that launched graphs still owe.
+let owed = 0
 let nextId = 1
 // One ref'd handle while any callback is pending; unref'd otherwise.
 const keepAlive = setInterval(() => {}, 2 ** 30)
 keepAlive.unref()
 
+function settle(): void {
+  if (pending.size === 0 && owed === 0) keepAlive.unref()
+}
+
 function dispatch(id: number): void {
-  const p = pending.get(id)
-  if (p === undefined) return
-  pending.delete(id)
-  if (pending.size === 0) keepAlive.unref()
+  let p: Pending | undefined = pending.get(id)
+  if (p !== undefined) pending.delete(id)
+  else {
+    p = persistent.get(id)
+    if (p === undefined) return
+    owed = Math.max(0, owed - 1)
+  }
+  settle()
   try {
     p.cb(p.arg)
   } catch (err) {
@@ -31,21 +43,62 @@ function dispatch(id: number): void {
 
 native.registerHostDispatcher(dispatch)
 
-/** Registers `cb(arg)` to run on this thread; returns the id the native side will dispatch. */
-export function hold(cb: (arg: unknown) => void, arg: unknown): number {
+function newId(): number {
   const id = nextId
   nextId = nextId >= 0x7fffffff ? 1 : nextId + 1
+  return id
+}
+
+/** Registers `cb(arg)` to run once on this thread; returns the id the native side will dispatch. */
+export function hold(cb: (arg: unknown) => void, arg: unknown): number {
+  const id = newId()
   pending.set(id, { cb, arg })
-  if (pending.size === 1) keepAlive.ref()
+  keepAlive.ref()
   return id
 }
 
 /** Forgets a callback whose enqueue failed. */
 export function release(id: number): void {
-  if (pending.delete(id) && pending.size === 0) keepAlive.unref()
+  pending.delete(id)
+  settle()
 }
 
-/** How many host callbacks are waiting to run on this thread. */
+/** Registers `cb(arg)` for a graph: it runs at every launch, until released. */
+export function holdPersistent(cb: (arg: unknown) => void, arg: unknown): number {
+  const id = newId()
+  persistent.set(id, { cb, arg, refs: 1 })
+  return id
+}
+
+/** Another graph refers to these callbacks (after `update`). */
+export function retainPersistent(ids: readonly number[]): void {
+  for (const id of ids) {
+    const p = persistent.get(id)
+    if (p !== undefined) p.refs++
+  }
+}
+
+/** A graph no longer refers to these callbacks. */
+export function releasePersistent(ids: readonly number[]): void {
+  for (const id of ids) {
+    const p = persistent.get(id)
+    if (p !== undefined && --p.refs === 0) persistent.delete(id)
+  }
+}
+
+/** A launched graph will run `n` persistent callbacks: keep the process alive until they have. */
+export function expectRuns(n: number): void {
+  if (n <= 0) return
+  owed += n
+  keepAlive.ref()
+}
+
+/** How many host callbacks are waiting to run on this thread (graph launches included). */
 export function pendingCallbacks(): number {
-  return pending.size
+  return pending.size + owed
+}
+
+/** How many callbacks captured into graphs are held (for leak checks). */
+export function graphCallbacks(): number {
+  return persistent.size
 }

@@ -4,7 +4,8 @@ import { scope, runWith, enterWith } from './context'
 import { Device } from './device'
 import { Event } from './event'
 import { CudaError } from './errors'
-import { hold, release } from './callbacks'
+import { hold, holdPersistent, release, releasePersistent } from './callbacks'
+import { Graph } from './graph'
 import { integer, func } from './validate'
 
 /** Options for {@link Stream}. */
@@ -18,6 +19,9 @@ export interface StreamOptions {
 }
 
 type Kind = 'null' | 'ptds' | 'created' | 'external'
+
+/** How strictly a capture refuses calls that are unsafe during it (`cudaStreamCaptureMode`). */
+export type CaptureMode = 'global' | 'threadLocal' | 'relaxed'
 
 const defaults = { null: new Map<number, NativeStream>(), ptds: new Map<number, NativeStream>() }
 
@@ -34,6 +38,8 @@ function deviceId(d: number | Device | undefined): number {
 export class Stream {
   readonly #kind: Kind
   readonly #native: NativeStream | undefined
+  /** While a capture begun here runs: the ids of the host callbacks it captured. */
+  #captured: number[] | undefined
 
   /**
    * @throws {RangeError} for a priority outside the device's range, {TypeError} for bad options.
@@ -137,12 +143,87 @@ export class Stream {
    */
   launchHostFunc<T>(cb: (arg: T) => void, arg?: T): void {
     func('callback', cb)
-    const id = hold(cb as (a: unknown) => void, arg)
+    const captured = this.#captured
+    const id = captured ? holdPersistent(cb as (a: unknown) => void, arg) : hold(cb as (a: unknown) => void, arg)
     try {
       this._native.launchHostFn(id)
     } catch (e) {
-      release(id)
+      if (captured) releasePersistent([id])
+      else release(id)
       throw e
+    }
+    captured?.push(id)
+  }
+
+  /**
+   * Starts recording the work given to this stream into a graph instead of running it (CuPy's
+   * `begin_capture`). The default mode is `'relaxed'`, as CuPy's, since pools may call the driver.
+   * @throws {CudaError} `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` on `Stream.null`;
+   *   `CUDA_ERROR_ILLEGAL_STATE` if already capturing.
+   */
+  beginCapture(mode: CaptureMode = 'relaxed'): void {
+    if (typeof mode !== 'string') throw new TypeError(`capture mode must be a string, got ${typeof mode}`)
+    this._native.beginCapture(mode)
+    this.#captured = []
+  }
+
+  /**
+   * Ends the capture begun on this stream and returns the graph (CuPy's `end_capture`).
+   * @throws {CudaError} `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` after an error during the
+   *   capture (the stream is usable again), `CUDA_ERROR_ILLEGAL_STATE` if not capturing.
+   */
+  endCapture(): Graph {
+    const ids = this.#captured ?? []
+    this.#captured = undefined
+    let g
+    try {
+      g = this._native.endCapture()
+    } catch (e) {
+      releasePersistent(ids)
+      throw e
+    }
+    return new Graph(g, ids)
+  }
+
+  /** True while the stream is capturing (an invalidated capture included, until it is ended). */
+  isCapturing(): boolean {
+    return this._native.captureStatus() !== 'none'
+  }
+
+  /**
+   * Captures what `fn` (and, if it returns a promise, what it awaits) gives this stream, with
+   * this stream current, and returns the graph. The capture always ends: if `fn` throws or
+   * rejects, the partial graph is discarded, the stream is usable again, and the error rethrown.
+   */
+  capture(fn: () => void, mode?: CaptureMode): Graph
+  capture(fn: () => Promise<void>, mode?: CaptureMode): Promise<Graph>
+  capture(fn: () => void | Promise<void>, mode: CaptureMode = 'relaxed'): Graph | Promise<Graph> {
+    func('capture body', fn)
+    this.beginCapture(mode)
+    let result: void | Promise<void>
+    try {
+      result = this.run(fn)
+    } catch (e) {
+      this.#discard()
+      throw e
+    }
+    if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
+      return (result as Promise<void>).then(
+        () => this.endCapture(),
+        (e) => {
+          this.#discard()
+          throw e
+        },
+      )
+    }
+    return this.endCapture()
+  }
+
+  #discard(): void {
+    try {
+      this.endCapture().destroy()
+    } catch {
+      // An invalidated capture ends with an error; either way the stream leaves capture mode.
     }
   }
 

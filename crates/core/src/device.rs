@@ -63,6 +63,17 @@ pub const ATTRIBUTES: &[(&str, A)] = &[
     ("memoryPoolsSupported", A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
 ];
 
+/// Waits for all work on the device, refusing while one of its streams captures (C6b).
+pub fn synchronize(ordinal: usize) -> Result<()> {
+    if crate::capture::active(ordinal) {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            format!("Device.synchronize() cannot run while a stream of device {ordinal} is capturing: it would invalidate the capture"),
+        ));
+    }
+    crate::runtime()?.backend.synchronize_device(ordinal)
+}
+
 /// Checks a device id from JS (already known to be a number) against the devices present.
 /// Non-integers are a `RangeError`; integers that name no device are `CUDA_ERROR_INVALID_DEVICE`,
 /// as `cudaSetDevice` reports them.

@@ -18,6 +18,8 @@ pub struct Event {
     device: usize,
     flags: EventFlags,
     recorded: AtomicBool,
+    /// Last recorded in a capturing stream: querying or waiting on it is refused (C9).
+    captured: AtomicBool,
 }
 
 impl Event {
@@ -29,7 +31,7 @@ impl Event {
             ));
         }
         let ops = runtime()?.backend.event_create(device, flags)?;
-        Ok(Event { ops, device, flags, recorded: AtomicBool::new(false) })
+        Ok(Event { ops, device, flags, recorded: AtomicBool::new(false), captured: AtomicBool::new(false) })
     }
 
     /// Opens an interprocess event that another process shared with [`Event::ipc_handle`].
@@ -39,7 +41,7 @@ impl Event {
             .map_err(|_| Error::range(format!("an interprocess event handle is 64 bytes, got {}", handle.len())))?;
         let ops = runtime()?.backend.event_from_ipc(device, handle)?;
         let flags = EventFlags { blocking: false, disable_timing: true, interprocess: true };
-        Ok(Event { ops, device, flags, recorded: AtomicBool::new(true) })
+        Ok(Event { ops, device, flags, recorded: AtomicBool::new(true), captured: AtomicBool::new(false) })
     }
 
     /// The handle another process opens this event with. Needs `interprocess` (GPU only).
@@ -56,8 +58,19 @@ impl Event {
     pub(crate) fn ops(&self) -> &dyn EventOps {
         &*self.ops
     }
-    pub(crate) fn mark_recorded(&self) {
+    pub(crate) fn mark_recorded(&self, in_capture: bool) {
         self.recorded.store(true, Ordering::Release);
+        self.captured.store(in_capture, Ordering::Release);
+    }
+
+    fn not_captured(&self, what: &str) -> Result<()> {
+        if self.captured.load(Ordering::Acquire) {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_CAPTURED_EVENT,
+                format!("{what} is not permitted on an event last recorded in a capture: it marks a point in the graph, not in a stream. Record it again outside the capture"),
+            ));
+        }
+        Ok(())
     }
     pub fn handle(&self) -> u64 {
         self.ops.handle()
@@ -74,10 +87,12 @@ impl Event {
 
     /// True when the recorded work is complete; an event never recorded is complete (E3).
     pub fn query(&self) -> Result<bool> {
+        self.not_captured("done (an event query)")?;
         self.ops.query()
     }
 
     pub fn synchronize(&self) -> Result<()> {
+        self.not_captured("synchronize()")?;
         self.ops.synchronize()
     }
 }

@@ -9,16 +9,34 @@ pub struct DeviceMemory {
     ops: Option<Box<dyn AllocOps>>,
     device: usize,
     size: u64,
+    /// A stream-ordered allocation made during a capture belongs to the graph: its free is
+    /// captured too, never deferred.
+    in_capture: bool,
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        if let Some(ops) = self.ops.take() {
+            // A free during a capture synchronizes or is captured into the graph: wait for the end.
+            let ops = if self.in_capture { Some(ops) } else { crate::capture::defer_if_capturing(self.device, ops) };
+            drop(ops);
+        }
+    }
 }
 
 impl DeviceMemory {
     pub fn alloc(device: usize, size: u64) -> Result<DeviceMemory> {
         let ops = if size == 0 { None } else { Some(runtime()?.backend.alloc(device, size)?) };
-        Ok(DeviceMemory { ops, device, size })
+        Ok(DeviceMemory { ops, device, size, in_capture: false })
     }
 
     pub(crate) fn from_ops(ops: Box<dyn AllocOps>, device: usize, size: u64) -> DeviceMemory {
-        DeviceMemory { ops: Some(ops), device, size }
+        DeviceMemory { ops: Some(ops), device, size, in_capture: false }
+    }
+
+    pub(crate) fn made_in_capture(mut self, yes: bool) -> DeviceMemory {
+        self.in_capture = yes;
+        self
     }
 
     pub fn ptr(&self) -> u64 {

@@ -2,6 +2,7 @@
 //! `stream.rs`, `event.rs` and `memory.rs` check arguments and state once, for both backends,
 //! then call these.
 
+use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::Result;
 use std::any::Any;
 use std::sync::Arc;
@@ -9,6 +10,12 @@ use std::sync::Arc;
 /// A function the stream runs in order on a host thread. It must make no CUDA call and must
 /// never wait for JS (it hands its work to the JS thread and returns).
 pub type HostFn = Box<dyn FnOnce() + Send + 'static>;
+/// A host function captured into a graph: it runs at every launch.
+pub type RepeatFn = dyn Fn() + Send + Sync + 'static;
+/// Where a captured host function lives: a fixed heap address the driver can be given, kept
+/// alive by every graph whose nodes point at it.
+pub type RepeatSlot = Box<Arc<RepeatFn>>;
+
 /// A `cuStreamAddCallback` callback: receives the stream's status.
 pub type StatusFn = Box<dyn FnOnce(Result<()>) + Send + 'static>;
 
@@ -70,4 +77,21 @@ pub trait StreamOps: Send + Sync + 'static {
     /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
     /// order, when dropped. The caller keeps the stream alive as long as the allocation.
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>>;
+
+    /// A host function that may run more than once (captured into a graph, which keeps it alive).
+    fn launch_repeat_fn(&self, slot: &RepeatSlot) -> Result<()>;
+    fn begin_capture(&self, mode: CaptureMode) -> Result<()>;
+    /// Ends the capture begun on this stream and instantiates what it recorded.
+    fn end_capture(&self) -> Result<Box<dyn GraphOps>>;
+    fn capture_status(&self) -> Result<CaptureStatus>;
+    fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()>;
+    fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()>;
+}
+
+/// An instantiated graph (`CUgraphExec`, with the `CUgraph` it came from).
+pub trait GraphOps: Send + Sync + 'static {
+    fn to_dot(&self) -> Result<String>;
+    /// `cuGraphExecUpdate` from another capture of the same topology.
+    fn update(&self, from: &dyn GraphOps) -> Result<()>;
+    fn as_any(&self) -> &dyn Any;
 }

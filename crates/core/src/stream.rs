@@ -1,7 +1,11 @@
 //! Streams (CuPy's `cupy.cuda.Stream`): the owning type, with the checks both backends share.
 
+use crate::capture::{self, CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
 use crate::event::Event;
+use crate::graph::Graph;
+use crate::ops::{RepeatFn, RepeatSlot};
+use std::sync::Mutex;
 use crate::memory::DeviceMemory;
 use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
 use crate::pinned::PinnedBlock;
@@ -26,6 +30,8 @@ pub struct Stream {
     kind: StreamKind,
     nonblocking: bool,
     priority: i32,
+    /// Set while a capture begun on this stream runs: the host functions it captured.
+    capture: Mutex<Option<Vec<Arc<RepeatSlot>>>>,
 }
 
 impl Stream {
@@ -47,17 +53,17 @@ impl Stream {
         };
         let ops = backend.stream_create(device, nonblocking, priority)?;
         let priority = ops.priority()?;
-        Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority })
+        Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority, capture: Mutex::new(None) })
     }
 
     pub fn legacy(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.stream_legacy(device)?;
-        Ok(Stream { ops, device, kind: StreamKind::Legacy, nonblocking: false, priority: 0 })
+        Ok(Stream { ops, device, kind: StreamKind::Legacy, nonblocking: false, priority: 0, capture: Mutex::new(None) })
     }
 
     pub fn per_thread(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.stream_per_thread(device)?;
-        Ok(Stream { ops, device, kind: StreamKind::PerThread, nonblocking: false, priority: 0 })
+        Ok(Stream { ops, device, kind: StreamKind::PerThread, nonblocking: false, priority: 0, capture: Mutex::new(None) })
     }
 
     /// Wraps a stream created by other code (`ExternalStream`). It is never destroyed here.
@@ -69,7 +75,7 @@ impl Stream {
         }
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
         let priority = ops.priority()?;
-        Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority })
+        Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None) })
     }
 
     pub fn handle(&self) -> u64 {
@@ -88,13 +94,82 @@ impl Stream {
         self.priority
     }
 
+    pub(crate) fn ops(&self) -> &dyn StreamOps {
+        &*self.ops
+    }
+
     /// True when all work on the stream is complete (`cuStreamQuery`).
     pub fn query(&self) -> Result<bool> {
+        self.not_capturing("done (a stream query)")?;
         self.ops.query()
     }
 
     pub fn synchronize(&self) -> Result<()> {
+        self.not_capturing("synchronize()")?;
         self.ops.synchronize()
+    }
+
+    pub fn capture_status(&self) -> Result<CaptureStatus> {
+        self.ops.capture_status()
+    }
+
+    pub fn is_capturing(&self) -> Result<bool> {
+        Ok(self.ops.capture_status()? != CaptureStatus::None)
+    }
+
+    /// Starts capturing the work enqueued on this stream into a graph (`cuStreamBeginCapture`).
+    pub fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
+        if self.kind == StreamKind::Legacy {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "the legacy default stream (Stream.null) cannot be captured: capture on a stream you created, or on Stream.ptds",
+            ));
+        }
+        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        self.ops.begin_capture(mode)?;
+        capture::began(self.device, !self.nonblocking);
+        *cap = Some(Vec::new());
+        Ok(())
+    }
+
+    /// Ends the capture begun on this stream and instantiates the graph. After an invalidated
+    /// capture this is `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`, and the stream is usable again.
+    pub fn end_capture(&self) -> Result<Graph> {
+        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        let ended = self.ops.end_capture();
+        let host_fns = cap.take();
+        if host_fns.is_some() {
+            capture::ended(self.device, !self.nonblocking);
+        }
+        Ok(Graph::new(ended?, self.device, host_fns.unwrap_or_default()))
+    }
+
+    /// A blocking call on a capturing stream would invalidate the capture (C6): refuse it here,
+    /// naming the call, before the driver sees it. Legacy-stream use while a blocking stream
+    /// captures would too (C6c).
+    fn not_capturing(&self, what: &str) -> Result<()> {
+        if self.ops.capture_status()? != CaptureStatus::None {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                format!("{what} cannot run on a stream that is capturing: it would wait for work that is being recorded, not run, and invalidate the capture"),
+            ));
+        }
+        self.legacy_ok(what)
+    }
+
+    fn legacy_ok(&self, what: &str) -> Result<()> {
+        if self.kind == StreamKind::Legacy && capture::blocking_active(self.device) {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
+                format!(
+                    "{what} on the legacy default stream (Stream.null) cannot run while a blocking stream of device {} captures: \
+                     it would make the capture depend on the legacy stream. Make the capturing stream current (stream.capture(fn) does), \
+                     or capture on a non-blocking stream",
+                    self.device
+                ),
+            ));
+        }
+        Ok(())
     }
 
     pub fn record(&self, event: &Event) -> Result<()> {
@@ -104,25 +179,56 @@ impl Stream {
                 format!("an event of device {} cannot be recorded on a stream of device {}", event.device(), self.device),
             ));
         }
+        self.legacy_ok("record()")?;
         self.ops.record(event.ops())?;
-        event.mark_recorded();
+        event.mark_recorded(self.is_capturing()?);
         Ok(())
     }
 
     /// Makes all later work on this stream wait for the work `event` captured (any device).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.legacy_ok("waitEvent()")?;
         self.ops.wait_event(event.ops())
     }
 
     pub fn launch_host_fn(&self, f: HostFn) -> Result<()> {
+        self.legacy_ok("launchHostFunc()")?;
         self.ops.launch_host_fn(f)
     }
 
+    /// A host function that, when this stream is capturing, becomes part of the graph and runs
+    /// at every launch (the graph keeps it alive); otherwise it runs once.
+    pub fn launch_repeat_fn(&self, f: Arc<RepeatFn>) -> Result<()> {
+        self.legacy_ok("launchHostFunc()")?;
+        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        match cap.as_mut() {
+            Some(kept) => {
+                let slot: Arc<RepeatSlot> = Arc::new(Box::new(f));
+                self.ops.launch_repeat_fn(&slot)?;
+                kept.push(slot);
+                Ok(())
+            }
+            None if self.is_capturing()? => Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "a host function on a stream joined into another stream's capture is not supported: launch it on the stream that began the capture",
+            )),
+            None => self.ops.launch_host_fn(Box::new(move || f())),
+        }
+    }
+
     pub fn add_callback(&self, f: StatusFn) -> Result<()> {
+        if self.is_capturing()? {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "addCallback() cannot be captured (cuStreamAddCallback is not capturable): use launchHostFunc()",
+            ));
+        }
+        self.legacy_ok("addCallback()")?;
         self.ops.add_callback(f)
     }
 
     pub fn sleep(&self, ns: u64) -> Result<()> {
+        self.legacy_ok("kernels.sleep()")?;
         self.ops.sleep(ns)
     }
 
@@ -139,6 +245,7 @@ impl Stream {
         }
         self.same_device(dst, "fill")?;
         dst.check_range(offset, bytes, "fill")?;
+        self.legacy_ok("kernels.fill()")?;
         self.ops.fill(dst.ops()?, offset, pattern, count)
     }
 
@@ -148,6 +255,7 @@ impl Stream {
         }
         self.same_device(dst, "memset")?;
         dst.check_range(offset, size, "memset")?;
+        self.legacy_ok("memset")?;
         self.ops.memset(dst.ops()?, offset, value, size)
     }
 
@@ -157,6 +265,7 @@ impl Stream {
         }
         self.same_device(dst, "copy")?;
         dst.check_range(offset, src.len() as u64, "copy")?;
+        self.pageable_ok("a copy from pageable host memory")?;
         self.ops.copy_htod(dst.ops()?, offset, src)
     }
 
@@ -166,6 +275,7 @@ impl Stream {
         }
         self.same_device(src, "copy")?;
         src.check_range(offset, dst.len() as u64, "copy")?;
+        self.pageable_ok("a copy into pageable host memory")?;
         self.ops.copy_dtoh(dst, src.ops()?, offset)
     }
 
@@ -177,6 +287,7 @@ impl Stream {
         self.same_device(dst, "copy")?;
         dst.check_range(offset, len, "copy")?;
         src.check_range(src_offset, len, "copy")?;
+        self.legacy_ok("copy")?;
         self.ops.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len)
     }
 
@@ -188,6 +299,7 @@ impl Stream {
         self.same_device(src, "copy")?;
         src.check_range(offset, len, "copy")?;
         dst.check_range(dst_offset, len, "copy")?;
+        self.legacy_ok("copy")?;
         self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len)
     }
 
@@ -199,6 +311,7 @@ impl Stream {
         self.same_device(src, "copy")?;
         dst.check_range(dst_offset, size, "copy")?;
         src.check_range(src_offset, size, "copy")?;
+        self.legacy_ok("copy")?;
         self.ops.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
     }
 
@@ -210,7 +323,21 @@ impl Stream {
                 format!("the stream-ordered pool of device {device} cannot allocate on a stream of device {}", self.device),
             ));
         }
-        Ok(DeviceMemory::from_ops(self.ops.alloc_async(size)?, device, size))
+        self.legacy_ok("an AsyncMemoryPool allocation")?;
+        let capturing = self.is_capturing()?;
+        Ok(DeviceMemory::from_ops(self.ops.alloc_async(size)?, device, size).made_in_capture(capturing))
+    }
+
+    /// Pageable memory cannot be captured: the graph would read or write the JS buffer at each
+    /// launch, long after this call returned and the buffer may be gone.
+    fn pageable_ok(&self, what: &str) -> Result<()> {
+        if self.is_capturing()? {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                format!("{what} cannot be captured: the graph would touch the buffer at every launch, after it may be gone. Copy through PinnedMemory (allocPinned) inside a capture"),
+            ));
+        }
+        self.legacy_ok("copy")
     }
 
     fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {

@@ -23,8 +23,9 @@ pub fn register_host_dispatcher(f: Function<u32, Unknown<'static>>) -> Result<()
     Ok(())
 }
 
-/// The host function for callback `id`, to hand to a stream.
-pub fn host_fn(id: u32) -> Result<impl FnOnce() + Send + 'static> {
+/// The host function for callback `id`, to hand to a stream. It may run more than once (from
+/// a graph); each run queues the id again.
+pub fn host_fn(id: u32) -> Result<impl Fn() + Send + Sync + 'static> {
     let tsfn = DISPATCH.with(|d| d.borrow().clone()).ok_or_else(|| Error::from_reason("no host dispatcher registered"))?;
     Ok(move || {
         // If the environment is shutting down the call is refused and the callback dropped.

@@ -49,8 +49,7 @@ pub fn device_mem_info(env: Env, id: f64) -> Result<MemInfo> {
 #[napi]
 pub fn device_synchronize(env: Env, id: f64) -> Result<()> {
     guard(&env, || {
-        let rt = runtime()?;
-        rt.backend.synchronize_device(rt.ordinal(id)?)
+        cuda_node_core::device::synchronize(runtime()?.ordinal(id)?)
     })
 }
 
@@ -58,5 +57,5 @@ pub fn device_synchronize(env: Env, id: f64) -> Result<()> {
 #[napi(ts_return_type = "Promise<void>")]
 pub fn device_synchronize_async(env: Env, id: f64) -> Result<AsyncTask<Blocking<()>>> {
     let ordinal = guard(&env, || runtime()?.ordinal(id))?;
-    Ok(Blocking::new(move || runtime()?.backend.synchronize_device(ordinal)))
+    Ok(Blocking::new(move || cuda_node_core::device::synchronize(ordinal)))
 }

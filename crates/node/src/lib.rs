@@ -6,6 +6,7 @@ mod callbacks;
 mod device;
 mod errors;
 mod event;
+mod graph;
 mod memory;
 mod pinned;
 mod ptrs;

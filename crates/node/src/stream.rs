@@ -5,7 +5,8 @@ use crate::event::NativeEvent;
 use crate::pinned::NativePinned;
 use crate::ptrs;
 use crate::task::Blocking;
-use cuda_node_core::{runtime, Code, Error, Pattern, Stream, StreamKind};
+use crate::graph::NativeGraph;
+use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Pattern, Stream, StreamKind};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -115,11 +116,44 @@ impl NativeStream {
         guard(&env, || self.get()?.wait_event(event.get()?))
     }
 
-    /// Enqueues host callback `id` (held by the TS layer) in stream order.
+    /// Enqueues host callback `id` (held by the TS layer) in stream order; while this stream
+    /// captures, it becomes part of the graph and runs at every launch.
     #[napi]
     pub fn launch_host_fn(&self, env: Env, id: u32) -> Result<()> {
         let f = host_fn(id)?;
-        guard(&env, || self.get()?.launch_host_fn(Box::new(f)))
+        guard(&env, || self.get()?.launch_repeat_fn(Arc::new(f)))
+    }
+
+    /// `'global' | 'threadLocal' | 'relaxed'`.
+    #[napi]
+    pub fn begin_capture(&self, env: Env, mode: String) -> Result<()> {
+        guard(&env, || {
+            let mode = match mode.as_str() {
+                "global" => CaptureMode::Global,
+                "threadLocal" => CaptureMode::ThreadLocal,
+                "relaxed" => CaptureMode::Relaxed,
+                other => return Err(Error::range(format!("capture mode must be 'global', 'threadLocal' or 'relaxed', got '{other}'"))),
+            };
+            self.get()?.begin_capture(mode)
+        })
+    }
+
+    #[napi]
+    pub fn end_capture(&self, env: Env) -> Result<NativeGraph> {
+        guard(&env, || Ok(NativeGraph::wrap(self.get()?.end_capture()?)))
+    }
+
+    /// `'none' | 'active' | 'invalidated'`.
+    #[napi]
+    pub fn capture_status(&self, env: Env) -> Result<String> {
+        guard(&env, || {
+            Ok(match self.get()?.capture_status()? {
+                CaptureStatus::None => "none",
+                CaptureStatus::Active => "active",
+                CaptureStatus::Invalidated => "invalidated",
+            }
+            .to_string())
+        })
     }
 
     /// Like `launch_host_fn`, through `cuStreamAddCallback` (not capturable).

@@ -1,6 +1,7 @@
 //! The `cuda` backend: the real driver, loaded at run time through cudarc's `sys` layer.
 //! Raw driver calls live here and nowhere else; each `unsafe` block says why it holds.
 
+mod graph;
 mod kernels;
 mod stream;
 

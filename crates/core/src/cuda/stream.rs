@@ -3,7 +3,8 @@
 use super::kernels::{self, Kernels};
 use super::CudaDevice;
 use crate::error::{Check, Code, Error, Result};
-use crate::ops::{AllocOps, EventOps, HostBytes, HostFn, Pattern, StatusFn, StreamOps};
+use crate::capture::{CaptureMode, CaptureStatus};
+use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::c_void;
@@ -46,6 +47,14 @@ unsafe extern "C" fn host_fn_trampoline(user: *mut c_void) {
     // SAFETY: `user` is the Box::into_raw of a HostFn, handed to exactly one call.
     let f = unsafe { Box::from_raw(user as *mut HostFn) };
     let _ = catch_unwind(AssertUnwindSafe(move || f()));
+}
+
+/// Runs a host function captured into a graph, at every launch: it borrows, never consumes.
+unsafe extern "C" fn repeat_trampoline(user: *mut c_void) {
+    // SAFETY: `user` points at the Arc inside a RepeatSlot that every graph using this node
+    // keeps alive.
+    let f = unsafe { &*(user as *const Arc<RepeatFn>) };
+    let _ = catch_unwind(AssertUnwindSafe(|| f()));
 }
 
 unsafe extern "C" fn callback_trampoline(_stream: sys::CUstream, status: sys::CUresult, user: *mut c_void) {
@@ -202,6 +211,65 @@ impl StreamOps for CudaStream {
         unsafe { sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw) }
             .check("cuMemcpyDtoHAsync")?;
         self.keep_until_done(dst)
+    }
+
+    fn launch_repeat_fn(&self, slot: &RepeatSlot) -> Result<()> {
+        self.dev.bind()?;
+        let user = &**slot as *const Arc<RepeatFn> as *mut c_void;
+        // SAFETY: the slot's address is stable (boxed) and outlives every launch (the graph holds it).
+        unsafe { sys::cuLaunchHostFunc(self.raw, Some(repeat_trampoline), user) }.check("cuLaunchHostFunc")
+    }
+
+    fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
+        self.dev.bind()?;
+        let mode = match mode {
+            CaptureMode::Global => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
+            CaptureMode::ThreadLocal => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            CaptureMode::Relaxed => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
+        };
+        // SAFETY: the stream is live.
+        unsafe { sys::cuStreamBeginCapture_v2(self.raw, mode) }.check("cuStreamBeginCapture")
+    }
+
+    fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
+        self.dev.bind()?;
+        let mut graph: sys::CUgraph = std::ptr::null_mut();
+        // SAFETY: the stream is live; `graph` is a valid out-pointer.
+        let r = unsafe { sys::cuStreamEndCapture(self.raw, &mut graph) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            if !graph.is_null() {
+                // SAFETY: a graph returned alongside an error is still ours to destroy.
+                let _ = unsafe { sys::cuGraphDestroy(graph) };
+            }
+            return Err(Error::driver("cuStreamEndCapture", r));
+        }
+        Ok(Box::new(super::graph::CudaGraph::instantiate(self.dev.clone(), graph)?))
+    }
+
+    fn capture_status(&self) -> Result<CaptureStatus> {
+        self.dev.bind()?;
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: the stream is live; `status` is a valid out-pointer.
+        unsafe { sys::cuStreamIsCapturing(self.raw, &mut status) }.check("cuStreamIsCapturing")?;
+        Ok(match status {
+            sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE => CaptureStatus::Active,
+            sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED => CaptureStatus::Invalidated,
+            _ => CaptureStatus::None,
+        })
+    }
+
+    fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()> {
+        self.dev.bind()?;
+        let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
+        // SAFETY: the exec and stream are live.
+        unsafe { sys::cuGraphLaunch(g.exec, self.raw) }.check("cuGraphLaunch")
+    }
+
+    fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
+        self.dev.bind()?;
+        let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
+        // SAFETY: the exec and stream are live.
+        unsafe { sys::cuGraphUpload(g.exec, self.raw) }.check("cuGraphUpload")
     }
 
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {

@@ -3,10 +3,24 @@
 //! its dependencies, runs, and completes with a host timestamp, which events read (E2, E5).
 //! The legacy default stream's implicit barriers with blocking streams (S5, S7) are added as
 //! dependencies at enqueue time, under one lock per device.
+//!
+//! While a stream captures, what it is given is recorded as graph nodes instead (C1–C9): a
+//! node is a replayable function, so a graph runs it at every launch.
 
+use crate::capture::{CaptureMode, CaptureStatus};
+use crate::error::{Code, Error, Result};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::Instant;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Work that may run more than once (a graph replays it).
+pub type Work = Arc<dyn Fn() + Send + Sync>;
 
 /// The completion of one operation: unset until it has run, then the time it finished.
 pub struct Completion {
@@ -24,7 +38,7 @@ impl Completion {
     }
 
     fn complete(&self) {
-        *self.at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        *lock(&self.at) = Some(Instant::now());
         self.cv.notify_all();
     }
 
@@ -33,11 +47,11 @@ impl Completion {
     }
 
     pub fn time(&self) -> Option<Instant> {
-        *self.at.lock().unwrap_or_else(|p| p.into_inner())
+        *lock(&self.at)
     }
 
     pub fn wait(&self) {
-        let mut at = self.at.lock().unwrap_or_else(|p| p.into_inner());
+        let mut at = lock(&self.at);
         while at.is_none() {
             at = self.cv.wait(at).unwrap_or_else(|p| p.into_inner());
         }
@@ -46,7 +60,7 @@ impl Completion {
 
 struct Op {
     deps: Vec<Arc<Completion>>,
-    work: Box<dyn FnOnce() + Send>,
+    work: Work,
     done: Arc<Completion>,
 }
 
@@ -58,13 +72,62 @@ pub enum Class {
     NonBlocking,
 }
 
+/// A graph node recorded by a capture.
+#[derive(Clone)]
+pub struct Node {
+    pub kind: &'static str,
+    pub label: String,
+    pub work: Work,
+    pub deps: Vec<usize>,
+}
+
+struct CaptureState {
+    status: CaptureStatus,
+    nodes: Vec<Node>,
+    /// Each member queue's last node (the origin's included); the next node depends on it.
+    tails: HashMap<u64, Option<usize>>,
+    /// Extra dependencies for a member's next node (from waitEvent on a captured event).
+    pending: HashMap<u64, Vec<usize>>,
+    joined: HashSet<u64>,
+}
+
+pub struct Capture {
+    pub mode: CaptureMode,
+    origin: u64,
+    state: Mutex<CaptureState>,
+}
+
+impl Capture {
+    pub fn invalidate(&self) {
+        lock(&self.state).status = CaptureStatus::Invalidated;
+    }
+
+    pub fn status(&self) -> CaptureStatus {
+        lock(&self.state).status
+    }
+
+    /// Makes `queue`'s next node depend on `node`, recorded by `recorder`.
+    fn depend(&self, queue: u64, node: usize, recorder: u64) {
+        let mut st = lock(&self.state);
+        st.pending.entry(queue).or_default().push(node);
+        // A member is joined back once another waits on an event recorded after its last node.
+        if recorder != queue && st.tails.get(&recorder).copied().flatten() == Some(node) {
+            st.joined.insert(recorder);
+        }
+    }
+}
+
 /// One stream's queue and worker. The worker drains what was enqueued, then exits when the
 /// last handle to the queue is dropped: pending work is never cancelled (S13).
 pub struct Queue {
+    pub id: u64,
     pub class: Class,
     tx: Mutex<mpsc::Sender<Op>>,
     tail: Mutex<Arc<Completion>>,
+    capture: Mutex<Option<Arc<Capture>>>,
 }
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Queue {
     pub fn spawn(class: Class, name: String) -> Arc<Queue> {
@@ -81,43 +144,72 @@ impl Queue {
                 }
             })
             .expect("the simulator could not start a stream thread");
-        Arc::new(Queue { class, tx: Mutex::new(tx), tail: Mutex::new(Completion::done_now()) })
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Arc::new(Queue { id, class, tx: Mutex::new(tx), tail: Mutex::new(Completion::done_now()), capture: Mutex::new(None) })
     }
 
     pub fn tail(&self) -> Arc<Completion> {
-        self.tail.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        lock(&self.tail).clone()
+    }
+
+    pub fn capture(&self) -> Option<Arc<Capture>> {
+        lock(&self.capture).clone()
+    }
+
+    pub fn capture_status(&self) -> CaptureStatus {
+        self.capture().map_or(CaptureStatus::None, |c| c.status())
     }
 }
 
-/// The ordering state of one simulated device.
+/// What an enqueue produced: an operation that will run, or a node of the capture under way.
+pub enum Submitted {
+    Ran(Arc<Completion>),
+    Captured(Arc<Capture>, usize),
+}
+
 #[derive(Default)]
-pub struct Order {
+struct Order {
     legacy_last: Option<Arc<Completion>>,
     /// Every live queue of the device, to find blocking ones and to synchronise the device.
     queues: Vec<Weak<Queue>>,
+    /// Captures under way on the device.
+    captures: Vec<Weak<Capture>>,
 }
 
+#[derive(Default)]
 pub struct Scheduler {
     order: Mutex<Order>,
 }
 
-impl Default for Scheduler {
-    fn default() -> Self {
-        Scheduler { order: Mutex::new(Order::default()) }
-    }
-}
-
 impl Scheduler {
     pub fn register(&self, q: &Arc<Queue>) {
-        let mut order = self.order.lock().unwrap_or_else(|p| p.into_inner());
+        let mut order = lock(&self.order);
         order.queues.retain(|w| w.strong_count() > 0);
         order.queues.push(Arc::downgrade(q));
     }
 
-    /// Enqueues `work` on `q` after `extra` and the implicit legacy-stream dependencies, and
-    /// returns its completion.
-    pub fn enqueue(&self, q: &Arc<Queue>, extra: Vec<Arc<Completion>>, work: Box<dyn FnOnce() + Send>) -> Arc<Completion> {
-        let mut order = self.order.lock().unwrap_or_else(|p| p.into_inner());
+    /// Submits `work` to `q`: recorded as a node if `q` captures, else enqueued after `extra` and
+    /// the implicit legacy-stream dependencies.
+    pub fn submit(&self, q: &Arc<Queue>, kind: &'static str, label: String, extra: Vec<Arc<Completion>>, work: Work) -> Result<Submitted> {
+        if let Some(cap) = q.capture() {
+            return record(&cap, q.id, kind, label, work);
+        }
+        let mut order = lock(&self.order);
+        if q.class == Class::Legacy {
+            // C6c: the legacy stream may not be used while a blocking stream captures.
+            let blocking: Vec<Arc<Capture>> = order
+                .queues
+                .iter()
+                .filter_map(Weak::upgrade)
+                .filter(|o| o.class == Class::Blocking)
+                .filter_map(|o| o.capture())
+                .filter(|c| c.status() == CaptureStatus::Active)
+                .collect();
+            if !blocking.is_empty() {
+                blocking.iter().for_each(|c| c.invalidate());
+                return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "the legacy stream was used while a blocking stream captures"));
+            }
+        }
         let mut deps = extra;
         match q.class {
             Class::Legacy => {
@@ -133,26 +225,133 @@ impl Scheduler {
         deps.retain(|d| !d.is_done());
         let done = Completion::pending();
         {
-            let mut tail = q.tail.lock().unwrap_or_else(|p| p.into_inner());
-            let tx = q.tx.lock().unwrap_or_else(|p| p.into_inner());
+            let mut tail = lock(&q.tail);
             // The worker lives as long as the queue, so the send cannot fail.
-            let _ = tx.send(Op { deps, work, done: done.clone() });
+            let _ = lock(&q.tx).send(Op { deps, work, done: done.clone() });
             *tail = done.clone();
         }
         if q.class == Class::Legacy {
             order.legacy_last = Some(done.clone());
         }
-        done
+        Ok(Submitted::Ran(done))
+    }
+
+    /// Enqueues work that must run now, never captured (a graph launch, a free in stream order).
+    pub fn enqueue(&self, q: &Arc<Queue>, extra: Vec<Arc<Completion>>, work: Work) -> Arc<Completion> {
+        let saved = lock(&q.capture).take();
+        let r = self.submit(q, "op", String::new(), extra, work);
+        *lock(&q.capture) = saved;
+        match r {
+            Ok(Submitted::Ran(c)) => c,
+            _ => Completion::done_now(),
+        }
     }
 
     /// Waits for every queue of the device (`cuCtxSynchronize`).
     pub fn synchronize_all(&self) {
-        let tails: Vec<_> = {
-            let order = self.order.lock().unwrap_or_else(|p| p.into_inner());
-            order.queues.iter().filter_map(Weak::upgrade).map(|q| q.tail()).collect()
-        };
+        let tails: Vec<_> = lock(&self.order).queues.iter().filter_map(Weak::upgrade).map(|q| q.tail()).collect();
         for t in tails {
             t.wait();
         }
     }
+
+    pub fn begin_capture(&self, q: &Arc<Queue>, mode: CaptureMode) -> Result<()> {
+        if q.class == Class::Legacy {
+            return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "the legacy stream cannot be captured"));
+        }
+        let mut slot = lock(&q.capture);
+        if slot.is_some() {
+            return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "the stream is already capturing"));
+        }
+        let cap = Arc::new(Capture {
+            mode,
+            origin: q.id,
+            state: Mutex::new(CaptureState {
+                status: CaptureStatus::Active,
+                nodes: Vec::new(),
+                tails: HashMap::from([(q.id, None)]),
+                pending: HashMap::new(),
+                joined: HashSet::new(),
+            }),
+        });
+        let mut order = lock(&self.order);
+        order.captures.retain(|c| c.strong_count() > 0);
+        order.captures.push(Arc::downgrade(&cap));
+        *slot = Some(cap);
+        Ok(())
+    }
+
+    /// Ends the capture begun on `q`; every member stream leaves capture mode (C2, C7, C8).
+    pub fn end_capture(&self, q: &Arc<Queue>) -> Result<Vec<Node>> {
+        let cap = match lock(&q.capture).clone() {
+            Some(c) if c.origin == q.id => c,
+            Some(_) => return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "the capture was not begun on this stream")),
+            None => return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "the stream is not capturing")),
+        };
+        let order = lock(&self.order);
+        for member in order.queues.iter().filter_map(Weak::upgrade) {
+            let mut slot = lock(&member.capture);
+            if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, &cap)) {
+                *slot = None;
+            }
+        }
+        drop(order);
+        let st = lock(&cap.state);
+        if st.status == CaptureStatus::Invalidated {
+            return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated by an earlier error"));
+        }
+        let unjoined = st.tails.iter().any(|(m, last)| *m != cap.origin && last.is_some() && !st.joined.contains(m));
+        if unjoined {
+            return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "a stream forked into the capture was not joined back"));
+        }
+        Ok(st.nodes.clone())
+    }
+
+    /// `q` waits on what an event captured in `cap` at `node` (recorded by queue `recorder`):
+    /// `q` joins the capture if it is not capturing (a fork, C8).
+    pub fn wait_captured(&self, q: &Arc<Queue>, cap: &Arc<Capture>, node: usize, recorder: u64) -> Result<()> {
+        let mut slot = lock(&q.capture);
+        match slot.as_ref() {
+            Some(mine) if Arc::ptr_eq(mine, cap) => {}
+            Some(mine) => {
+                mine.invalidate();
+                cap.invalidate();
+                return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_MERGE, "waiting on an event of another capture would merge two captures"));
+            }
+            None => {
+                if cap.status() != CaptureStatus::Active {
+                    return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "the event's capture was invalidated"));
+                }
+                lock(&cap.state).tails.entry(q.id).or_insert(None);
+                *slot = Some(cap.clone());
+            }
+        }
+        cap.depend(q.id, node, recorder);
+        Ok(())
+    }
+
+    /// Active captures of the device not in relaxed mode (the ones an allocation would break).
+    pub fn strict_captures(&self) -> Vec<Arc<Capture>> {
+        lock(&self.order)
+            .captures
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|c| c.mode != CaptureMode::Relaxed && c.status() == CaptureStatus::Active)
+            .collect()
+    }
+}
+
+fn record(cap: &Arc<Capture>, queue: u64, kind: &'static str, label: String, work: Work) -> Result<Submitted> {
+    let mut st = lock(&cap.state);
+    if st.status == CaptureStatus::Invalidated {
+        return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated by an earlier error"));
+    }
+    let mut deps: Vec<usize> = st.tails.get(&queue).copied().flatten().into_iter().collect();
+    deps.extend(st.pending.remove(&queue).unwrap_or_default());
+    deps.sort_unstable();
+    deps.dedup();
+    let index = st.nodes.len();
+    st.nodes.push(Node { kind, label, work, deps });
+    st.tails.insert(queue, Some(index));
+    Ok(Submitted::Captured(cap.clone(), index))
 }

@@ -69,7 +69,8 @@ impl Drop for SimAsyncAlloc {
             // The driver counts the bytes free at the call ([OBS] on an H100: USED_MEM_CURRENT
             // drops at cuMemFreeAsync); the memory itself is released in stream order.
             self.dev.async_used.fetch_sub(inner.size, Ordering::Relaxed);
-            self.dev.scheduler.enqueue(&self.queue, vec![], Box::new(move || drop(inner)));
+            let slot = Mutex::new(Some(inner));
+            self.dev.scheduler.enqueue(&self.queue, vec![], Arc::new(move || drop(slot.lock().unwrap_or_else(|p| p.into_inner()).take())));
         }
     }
 }

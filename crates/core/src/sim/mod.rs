@@ -201,7 +201,7 @@ impl Backend for SimBackend {
 
     fn event_create(&self, ordinal: usize, _flags: EventFlags) -> Result<Box<dyn EventOps>> {
         let handle = self.devices[ordinal].next_handle.fetch_add(0x10, Ordering::Relaxed);
-        Ok(Box::new(stream::SimEvent { handle, state: Mutex::new(None) }))
+        Ok(Box::new(stream::SimEvent { handle, state: Mutex::new(stream::Recorded::Empty) }))
     }
 
     fn event_from_ipc(&self, _ordinal: usize, _handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
@@ -222,13 +222,25 @@ impl Backend for SimBackend {
     }
 
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
-        Ok(Box::new(alloc_on(&self.devices[ordinal], size)?))
+        Ok(Box::new(alloc_on(&self.devices[ordinal], size, false)?))
     }
 }
 
 /// A simulated device allocation, counted against the device's memory.
-pub(crate) fn alloc_on(dev: &Arc<SimDevice>, size: u64) -> Result<memory::SimAlloc> {
+/// `stream_ordered` allocations are capturable; a plain one under a capture that is not relaxed
+/// fails and invalidates it, as `cuMemAlloc` does (C5).
+pub(crate) fn alloc_on(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool) -> Result<memory::SimAlloc> {
     let ordinal = dev.ordinal;
+    if !stream_ordered {
+        let strict = dev.scheduler.strict_captures();
+        if !strict.is_empty() {
+            strict.iter().for_each(|c| c.invalidate());
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "cudaMalloc is not permitted during a capture in 'global' or 'threadLocal' mode (it invalidated the capture); use mode 'relaxed' or an AsyncMemoryPool",
+            ));
+        }
+    }
     let total = dev.props.total_memory;
     let used = dev.used.fetch_add(size, Ordering::Relaxed);
     if used.checked_add(size).is_none_or(|u| u > total) {

@@ -1,0 +1,273 @@
+import test from 'ava'
+import { alloc, allocPinned, AsyncMemoryPool, CudaError, Device, Event, graphCallbacks, Graph, kernels, mallocPlain, MemoryPointer, Stream } from '..'
+import { runNode, root } from './helpers'
+
+const N = 4096
+
+/** 100 kernels and copies over `buf`: fills of several widths at varied offsets, then copies. */
+function work(buf: MemoryPointer, scratch: MemoryPointer, s?: Stream): void {
+  for (let i = 0; i < 100; i++) {
+    if (i % 4 === 3) buf.copyFromDeviceAsync(scratch, 256, s)
+    else if (i % 4 === 2) kernels.fill(scratch, i, 64, 'int32', s)
+    else kernels.fill(buf.offset((i * 40) % (N - 256)), i * 1.5, 64, i % 2 ? 'float32' : 'uint16', s)
+  }
+}
+
+function bytesOf(p: MemoryPointer, n = N): Buffer {
+  const out = Buffer.alloc(n)
+  p.copyToHost(out, n)
+  return out
+}
+
+test('100 captured kernels launched as a graph give the same result as eager', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const [eager, eagerScratch, graphed, graphScratch] = [alloc(N), alloc(1024), alloc(N), alloc(1024)]
+  for (const p of [eager, graphed]) p.memset(0, N)
+  for (const p of [eagerScratch, graphScratch]) p.memset(0, 1024)
+  work(eager, eagerScratch, s)
+  s.synchronize()
+  const g = s.capture(() => work(graphed, graphScratch))
+  t.true(bytesOf(graphed).every((b) => b === 0), 'capturing ran nothing')
+  g.launch(s)
+  s.synchronize()
+  t.true(bytesOf(graphed).equals(bytesOf(eager)))
+  t.true(bytesOf(graphed).some((b) => b !== 0))
+})
+
+test('a graph launched on two different streams works', (t) => {
+  const [s1, s2, s3] = [new Stream({ nonBlocking: true }), new Stream({ nonBlocking: true }), new Stream({ nonBlocking: true })]
+  const p = alloc(1024)
+  p.memset(0, 1024)
+  const g = s1.capture(() => kernels.fill(p, 2.5, 256))
+  g.launch(s2)
+  s2.synchronize()
+  t.is(new Float32Array(bytesOf(p, 1024).buffer)[255], 2.5)
+  p.memset(0, 1024)
+  g.launch(s3)
+  s3.synchronize()
+  t.is(new Float32Array(bytesOf(p, 1024).buffer)[0], 2.5)
+})
+
+test('a captured host callback fires once per launch, and lives as long as the graph', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const seen: string[] = []
+  const before = graphCallbacks()
+  const g = s.capture(() => {
+    kernels.sleep(1e6)
+    s.launchHostFunc((x: string) => seen.push(x), 'ran')
+  })
+  t.deepEqual(seen, [], 'capturing runs nothing')
+  t.is(graphCallbacks(), before + 1)
+  for (let i = 0; i < 3; i++) g.launch(s)
+  await s.synchronizeAsync()
+  await new Promise((r) => setTimeout(r, 50))
+  t.deepEqual(seen, ['ran', 'ran', 'ran'])
+  g.destroy()
+  t.is(graphCallbacks(), before)
+})
+
+test('a capture whose fn throws leaves the stream usable, and rethrows', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const p = alloc(64)
+  t.throws(
+    () =>
+      s.capture(() => {
+        kernels.fill(p, 1, 16)
+        throw new Error('inside the capture')
+      }),
+    { message: 'inside the capture' },
+  )
+  t.false(s.isCapturing())
+  kernels.fill(p, 7, 16, 'float32', s)
+  s.synchronize()
+  t.is(new Float32Array(bytesOf(p, 64).buffer)[0], 7)
+})
+
+test('a capture whose async fn rejects leaves the stream usable', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  await t.throwsAsync(
+    s.capture(async () => {
+      await null
+      throw new Error('rejected')
+    }),
+    { message: 'rejected' },
+  )
+  t.false(s.isCapturing())
+  const g = await s.capture(async () => {
+    await null
+    kernels.sleep(1000)
+  })
+  t.true(g instanceof Graph)
+})
+
+test('update changes a captured fill value, and the next launch shows it', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const p = alloc(1024)
+  const g = s.capture(() => kernels.fill(p, 1, 256))
+  const g2 = s.capture(() => kernels.fill(p, 9, 256))
+  g.launch(s)
+  s.synchronize()
+  t.is(new Float32Array(bytesOf(p, 1024).buffer)[100], 1)
+  g.update(g2)
+  g.launch(s)
+  s.synchronize()
+  t.is(new Float32Array(bytesOf(p, 1024).buffer)[100], 9)
+})
+
+test('update from a different topology is CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const p = alloc(1024)
+  const one = s.capture(() => kernels.fill(p, 1, 256))
+  const two = s.capture(() => {
+    kernels.fill(p, 1, 256)
+    kernels.fill(p, 2, 256)
+  })
+  const e = t.throws(() => one.update(two), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE')
+  one.launch(s)
+  s.synchronize()
+  t.pass()
+})
+
+test('toDot describes the captured nodes', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const p = alloc(1024)
+  const g = s.capture(() => {
+    kernels.fill(p, 1, 256)
+    p.memsetAsync(0, 64)
+  })
+  const dot = g.toDot()
+  t.regex(dot, /^digraph/)
+  t.regex(dot, /MEMSET/i)
+  t.regex(dot, /->/)
+})
+
+test('upload prepares a graph, and a destroyed graph throws', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const g = s.capture(() => kernels.sleep(1000))
+  g.upload(s)
+  g.launch(s)
+  s.synchronize()
+  g.destroy()
+  const e = t.throws(() => g.launch(s), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_INVALID_HANDLE')
+})
+
+test('capturing the legacy stream is a typed error', (t) => {
+  const e = t.throws(() => Stream.null.beginCapture(), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED')
+  t.regex(e!.message, /Stream\.null/)
+})
+
+test('beginning twice is CUDA_ERROR_ILLEGAL_STATE, as is ending a stream that is not capturing', (t) => {
+  const s = new Stream()
+  t.is(t.throws(() => s.endCapture(), { instanceOf: CudaError })!.code, 'CUDA_ERROR_ILLEGAL_STATE')
+  s.beginCapture()
+  t.is(t.throws(() => s.beginCapture(), { instanceOf: CudaError })!.code, 'CUDA_ERROR_ILLEGAL_STATE')
+  t.true(s.isCapturing())
+  s.endCapture()
+  t.false(s.isCapturing())
+  t.throws(() => s.beginCapture('eager' as any), { instanceOf: RangeError })
+  t.throws(() => s.capture(42 as any), { instanceOf: TypeError })
+})
+
+test("inside a capture the library's blocking calls throw, naming the call, and the capture survives", (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const p = alloc(1024)
+  const e0 = new Event()
+  const g = s.capture(() => {
+    kernels.fill(p, 3, 256)
+    const e = new Event().record()
+    for (const [call, f, code] of [
+      ['synchronize', () => s.synchronize(), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+      ['done', () => s.done, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+      ['pageable host memory', () => p.copyFromHost(new Uint8Array(16)), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+      ['pageable host memory', () => p.copyToHost(new Uint8Array(16)), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+      ['synchronize', () => e.synchronize(), 'CUDA_ERROR_CAPTURED_EVENT'],
+      ['Device.synchronize', () => new Device().synchronize(), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+      ['addCallback', () => s.addCallback(() => {}), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+    ] as const) {
+      const err = t.throws(f as () => unknown, { instanceOf: CudaError }, call)
+      t.is(err!.code, code, call)
+      t.true(err!.message.includes(call), `${call}: ${err!.message}`)
+      t.regex(err!.stack!, /graph\.spec/, 'the JS stack points at the caller')
+    }
+    t.true(s.isCapturing())
+    e0.synchronize() // an event recorded outside any capture is fine
+  })
+  g.launch(s)
+  s.synchronize()
+  t.is(new Float32Array(bytesOf(p, 1024).buffer)[0], 3)
+})
+
+test('the legacy stream cannot be used while a blocking stream captures', (t) => {
+  const s = new Stream() // blocking
+  const p = alloc(64)
+  s.beginCapture()
+  const e = t.throws(() => kernels.fill(p, 1, 4, 'float32', Stream.null), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_STREAM_CAPTURE_IMPLICIT')
+  s.endCapture().destroy()
+  kernels.fill(p, 1, 4, 'float32', Stream.null)
+  Stream.null.synchronize()
+  t.pass()
+})
+
+test('pinned copies and AsyncMemoryPool allocations work inside a capture', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const pool = new AsyncMemoryPool()
+  const out = alloc(1024)
+  const pinned = allocPinned(1024)
+  new Float32Array(pinned.buffer).fill(4)
+  const g = s.capture(() => {
+    const tmp = pool.malloc(1024)
+    tmp.copyFromHostAsync(pinned)
+    kernels.fill(tmp, 5, 128)
+    out.copyFromDeviceAsync(tmp, 1024)
+    tmp.free()
+  })
+  for (let i = 0; i < 2; i++) {
+    out.memset(0, 1024)
+    g.launch(s)
+    s.synchronize()
+    const f = new Float32Array(bytesOf(out, 1024).buffer)
+    t.is(f[0], 5)
+    t.is(f[200], 4)
+  }
+})
+
+test("cudaMalloc in a 'global' capture invalidates it; ending says so and frees the stream", (t) => {
+  const s = new Stream({ nonBlocking: true })
+  s.beginCapture('global')
+  const e = t.throws(() => mallocPlain(1024), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED')
+  const end = t.throws(() => s.endCapture(), { instanceOf: CudaError })
+  t.is(end!.code, 'CUDA_ERROR_STREAM_CAPTURE_INVALIDATED')
+  t.false(s.isCapturing())
+  kernels.sleep(1000, s)
+  s.synchronize()
+})
+
+test('a GC during a capture never breaks it: frees wait for the capture to end', (t) => {
+  const r = runNode(
+    `const { native } = require(${JSON.stringify(root + '/lib/native.js')});
+     (async () => {
+       const { Stream, mallocPlain, kernels, Device } = cuda;
+       const s = new Stream({ nonBlocking: true });
+       const keep = mallocPlain(1024);
+       const live0 = native.memLive();
+       for (let i = 0; i < 200; i++) mallocPlain(4096);
+       await new Promise((r) => setImmediate(r));
+       s.beginCapture('global');
+       kernels.fill(keep, 1, 16, 'float32', s);
+       for (let i = 0; i < 4; i++) { global.gc(); await new Promise((r) => setTimeout(r, 5)); }
+       const status = s.isCapturing();
+       const g = s.endCapture();
+       g.launch(s); s.synchronize();
+       console.log(JSON.stringify({ status, collected: native.memLive() === live0 }));
+     })().catch((e) => { console.error(e); process.exit(1) });`,
+    {},
+    ['--expose-gc'],
+  )
+  t.is(r.status, 0, r.stderr)
+  t.deepEqual(JSON.parse(r.stdout), { status: true, collected: true })
+})

@@ -1,0 +1,81 @@
+//! Stream capture bookkeeping shared by both backends: which devices have a capture under way,
+//! and frees that must wait for it. A `cudaFree` (or anything that synchronizes) during a
+//! capture would invalidate it, or fail outright under the global mode (C5, M2), so memory the
+//! GC releases meanwhile is kept here and freed when the device's last capture ends.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// `cudaStreamCaptureMode`. CuPy's default, and ours, is `Relaxed`: pools may call the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureMode {
+    Global,
+    ThreadLocal,
+    Relaxed,
+}
+
+/// `cudaStreamCaptureStatus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureStatus {
+    None,
+    Active,
+    Invalidated,
+}
+
+#[derive(Default)]
+struct DeviceCaptures {
+    active: usize,
+    /// Captures on blocking streams: the legacy stream may not be used meanwhile (C6c).
+    blocking: usize,
+    deferred: Vec<Box<dyn Send>>,
+}
+
+fn registry() -> MutexGuard<'static, HashMap<usize, DeviceCaptures>> {
+    static R: OnceLock<Mutex<HashMap<usize, DeviceCaptures>>> = OnceLock::new();
+    R.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub(crate) fn began(device: usize, blocking: bool) {
+    let mut r = registry();
+    let d = r.entry(device).or_default();
+    d.active += 1;
+    d.blocking += blocking as usize;
+}
+
+/// Records the end of a capture; once none remains, the deferred frees happen (here, outside the lock).
+pub(crate) fn ended(device: usize, blocking: bool) {
+    let released = {
+        let mut r = registry();
+        let d = r.entry(device).or_default();
+        d.active = d.active.saturating_sub(1);
+        d.blocking = d.blocking.saturating_sub(blocking as usize);
+        if d.active == 0 {
+            std::mem::take(&mut d.deferred)
+        } else {
+            Vec::new()
+        }
+    };
+    drop(released);
+}
+
+/// True while any stream of `device` is capturing (through this library).
+pub fn active(device: usize) -> bool {
+    registry().get(&device).is_some_and(|d| d.active > 0)
+}
+
+/// True while a blocking stream of `device` is capturing.
+pub fn blocking_active(device: usize) -> bool {
+    registry().get(&device).is_some_and(|d| d.blocking > 0)
+}
+
+/// Keeps `value` until the device's captures have ended, if any is under way; else gives it back.
+pub(crate) fn defer_if_capturing<T: Send + 'static>(device: usize, value: T) -> Option<T> {
+    let mut r = registry();
+    match r.get_mut(&device) {
+        Some(d) if d.active > 0 => {
+            d.deferred.push(Box::new(value));
+            None
+        }
+        _ => Some(value),
+    }
+}

@@ -1,0 +1,73 @@
+//! Graphs made by stream capture (CuPy's `cupy.cuda.graph.Graph`): launch, upload, update, dot.
+
+use crate::error::{Code, Error, Result};
+use crate::ops::{GraphOps, RepeatSlot};
+use crate::stream::Stream;
+use std::sync::Arc;
+
+pub struct Graph {
+    ops: Box<dyn GraphOps>,
+    device: usize,
+    /// Host functions captured into the graph: each launch calls them, so they live as long as
+    /// the graph does (CuPy keeps them too; forgetting it is a use-after-free).
+    host_fns: Vec<Arc<RepeatSlot>>,
+}
+
+impl Graph {
+    pub(crate) fn new(ops: Box<dyn GraphOps>, device: usize, host_fns: Vec<Arc<RepeatSlot>>) -> Graph {
+        Graph { ops, device, host_fns }
+    }
+
+    pub fn device(&self) -> usize {
+        self.device
+    }
+
+    pub fn host_fn_count(&self) -> usize {
+        self.host_fns.len()
+    }
+
+    fn check_stream(&self, stream: &Stream, what: &str) -> Result<()> {
+        if stream.device() != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("{what}: a graph of device {} cannot run on a stream of device {}", self.device, stream.device()),
+            ));
+        }
+        if stream.is_capturing()? {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                format!("{what}: a graph cannot be launched into a stream that is capturing"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "launch")?;
+        stream.ops().launch_graph(&*self.ops)
+    }
+
+    /// Prepares the graph on `stream` without running it.
+    pub fn upload(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "upload")?;
+        stream.ops().upload_graph(&*self.ops)
+    }
+
+    /// Graphviz dot of the graph's nodes and edges.
+    pub fn to_dot(&self) -> Result<String> {
+        self.ops.to_dot()
+    }
+
+    /// Takes the node parameters of `other`, a capture with the same topology; the next launch
+    /// uses them. Host functions move over too. `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` if the
+    /// topologies differ.
+    pub fn update(&mut self, other: &Graph) -> Result<()> {
+        if other.device != self.device {
+            return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "a graph can only be updated from a graph of the same device"));
+        }
+        self.ops.update(&*other.ops)?;
+        self.host_fns = other.host_fns.clone();
+        Ok(())
+    }
+}
