@@ -1,8 +1,8 @@
 //! Graphs made by stream capture (CuPy's `cupy.cuda.graph.Graph`): launch, upload, update, dot.
 
 use crate::error::{Code, Error, Result};
-use crate::ops::{GraphOps, RepeatSlot};
-use crate::stream::Stream;
+use crate::ops::{GraphOps, HostBytes, RepeatSlot};
+use crate::stream::{Captured, Stream};
 use std::sync::Arc;
 
 pub struct Graph {
@@ -11,11 +11,13 @@ pub struct Graph {
     /// Host functions captured into the graph: each launch calls them, so they live as long as
     /// the graph does (CuPy keeps them too; forgetting it is a use-after-free).
     host_fns: Vec<Arc<RepeatSlot>>,
+    /// Pinned memory its copies read or write at every launch.
+    keep: Vec<Arc<dyn HostBytes>>,
 }
 
 impl Graph {
-    pub(crate) fn new(ops: Box<dyn GraphOps>, device: usize, host_fns: Vec<Arc<RepeatSlot>>) -> Graph {
-        Graph { ops, device, host_fns }
+    pub(crate) fn new(ops: Box<dyn GraphOps>, device: usize, captured: Captured) -> Graph {
+        Graph { ops, device, host_fns: captured.host_fns, keep: captured.keep }
     }
 
     pub fn device(&self) -> usize {
@@ -67,7 +69,9 @@ impl Graph {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "a graph can only be updated from a graph of the same device"));
         }
         self.ops.update(&*other.ops)?;
+        // The updated nodes point at `other`'s host functions and pinned memory: share them.
         self.host_fns = other.host_fns.clone();
+        self.keep = other.keep.clone();
         Ok(())
     }
 }

@@ -7,7 +7,7 @@ use crate::graph::Graph;
 use crate::ops::{RepeatFn, RepeatSlot};
 use std::sync::Mutex;
 use crate::memory::DeviceMemory;
-use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{HostBytes, HostFn, Pattern, StatusFn, StreamOps};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
 use std::sync::Arc;
@@ -30,8 +30,15 @@ pub struct Stream {
     kind: StreamKind,
     nonblocking: bool,
     priority: i32,
-    /// Set while a capture begun on this stream runs: the host functions it captured.
-    capture: Mutex<Option<Vec<Arc<RepeatSlot>>>>,
+    /// Set while a capture begun on this stream runs.
+    capture: Mutex<Option<Captured>>,
+}
+
+/// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
+#[derive(Default)]
+pub(crate) struct Captured {
+    pub host_fns: Vec<Arc<RepeatSlot>>,
+    pub keep: Vec<Arc<dyn HostBytes>>,
 }
 
 impl Stream {
@@ -128,7 +135,7 @@ impl Stream {
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
         self.ops.begin_capture(mode)?;
         capture::began(self.device, !self.nonblocking);
-        *cap = Some(Vec::new());
+        *cap = Some(Captured::default());
         Ok(())
     }
 
@@ -137,11 +144,11 @@ impl Stream {
     pub fn end_capture(&self) -> Result<Graph> {
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
         let ended = self.ops.end_capture();
-        let host_fns = cap.take();
-        if host_fns.is_some() {
+        let kept = cap.take();
+        if kept.is_some() {
             capture::ended(self.device, !self.nonblocking);
         }
-        Ok(Graph::new(ended?, self.device, host_fns.unwrap_or_default()))
+        Ok(Graph::new(ended?, self.device, kept.unwrap_or_default()))
     }
 
     /// A blocking call on a capturing stream would invalidate the capture (C6): refuse it here,
@@ -191,7 +198,12 @@ impl Stream {
         self.ops.wait_event(event.ops())
     }
 
+    /// A host function that runs once. Refused during a capture, where a graph would run it at
+    /// every launch: use [`Stream::launch_repeat_fn`] there.
     pub fn launch_host_fn(&self, f: HostFn) -> Result<()> {
+        if self.is_capturing()? {
+            return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "a run-once host function cannot be captured"));
+        }
         self.legacy_ok("launchHostFunc()")?;
         self.ops.launch_host_fn(f)
     }
@@ -205,7 +217,7 @@ impl Stream {
             Some(kept) => {
                 let slot: Arc<RepeatSlot> = Arc::new(Box::new(f));
                 self.ops.launch_repeat_fn(&slot)?;
-                kept.push(slot);
+                kept.host_fns.push(slot);
                 Ok(())
             }
             None if self.is_capturing()? => Err(Error::cuda(
@@ -288,7 +300,8 @@ impl Stream {
         dst.check_range(offset, len, "copy")?;
         src.check_range(src_offset, len, "copy")?;
         self.legacy_ok("copy")?;
-        self.ops.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len)
+        let hold = self.keep_in_capture(src)?;
+        self.ops.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len, hold)
     }
 
     /// Device to pinned host memory, returning before the copy completes.
@@ -300,7 +313,8 @@ impl Stream {
         src.check_range(offset, len, "copy")?;
         dst.check_range(dst_offset, len, "copy")?;
         self.legacy_ok("copy")?;
-        self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len)
+        let hold = self.keep_in_capture(dst)?;
+        self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len, hold)
     }
 
     pub fn copy_dtod(&self, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {
@@ -326,6 +340,23 @@ impl Stream {
         self.legacy_ok("an AsyncMemoryPool allocation")?;
         let capturing = self.is_capturing()?;
         Ok(DeviceMemory::from_ops(self.ops.alloc_async(size)?, device, size).made_in_capture(capturing))
+    }
+
+    /// During a capture begun here, the graph keeps `host` alive (returns false); otherwise the
+    /// copy holds it until it has run (returns true).
+    fn keep_in_capture(&self, host: &Arc<PinnedBlock>) -> Result<bool> {
+        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        match cap.as_mut() {
+            Some(kept) => {
+                kept.keep.push(host.clone());
+                Ok(false)
+            }
+            None if self.is_capturing()? => Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "a pinned copy on a stream joined into another stream's capture is not supported: copy on the stream that began the capture",
+            )),
+            None => Ok(true),
+        }
     }
 
     /// Pageable memory cannot be captured: the graph would read or write the JS buffer at each

@@ -66,7 +66,8 @@ unsafe extern "C" fn callback_trampoline(_stream: sys::CUstream, status: sys::CU
 
 impl CudaStream {
     /// Holds `host` until the stream reaches this point. The release happens on the reaper
-    /// thread: it may free pinned memory, a CUDA call a host function must not make.
+    /// thread: it may free pinned memory, a CUDA call a host function must not make. Never
+    /// during a capture: this host function consumes its argument, so it may run only once.
     fn keep_until_done(&self, host: Arc<dyn HostBytes>) -> Result<()> {
         let f: HostFn = Box::new(move || crate::reaper::defer_drop(host));
         let user = Box::into_raw(Box::new(f)) as *mut c_void;
@@ -196,21 +197,27 @@ impl StreamOps for CudaStream {
         unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
     }
 
-    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64) -> Result<()> {
+    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64, hold: bool) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: `src` holds `src_offset + len` bytes (checked by the caller) and stays alive
         // until the host function below, enqueued after the copy, releases it.
         unsafe { sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw) }
             .check("cuMemcpyHtoDAsync")?;
-        self.keep_until_done(src)
+        if hold {
+            self.keep_until_done(src)?;
+        }
+        Ok(())
     }
 
-    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64) -> Result<()> {
+    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64, hold: bool) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: as above, for writes into `dst`.
         unsafe { sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw) }
             .check("cuMemcpyDtoHAsync")?;
-        self.keep_until_done(dst)
+        if hold {
+            self.keep_until_done(dst)?;
+        }
+        Ok(())
     }
 
     fn launch_repeat_fn(&self, slot: &RepeatSlot) -> Result<()> {

@@ -154,7 +154,7 @@ impl StreamOps for SimStream {
         Ok(())
     }
 
-    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64) -> Result<()> {
+    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64, _hold: bool) -> Result<()> {
         let buf = sim_alloc(dst).buffer.clone();
         self.run("memcpy", "HtoD", move || {
             let mut data = buf.lock();
@@ -165,7 +165,7 @@ impl StreamOps for SimStream {
         })
     }
 
-    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64) -> Result<()> {
+    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64, _hold: bool) -> Result<()> {
         let buf = sim_alloc(src).buffer.clone();
         self.run("memcpy", "DtoH", move || {
             let data = buf.lock();
