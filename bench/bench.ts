@@ -1,7 +1,7 @@
 // `npm run bench`: per-operation host time, median over batches, in one run.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, allocPinned, backend, Device, Event, getElapsedTime, MemoryPool, Stream } from '..'
+import { alloc, allocPinned, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, MemoryPool, Stream } from '..'
 
 interface Row {
   op: string
@@ -44,15 +44,63 @@ function bandwidth(op: string, bytes: number, s: Stream, copy: () => void, reps 
   rows.push({ op, value: gbs[gbs.length >> 1], unit: 'GB/s' })
 }
 
-function main(): void {
+/** Median µs of `batches` runs of an async `f`. */
+async function timeAsync(op: string, n: number, f: () => Promise<void>, batches = 15): Promise<void> {
+  for (let i = 0; i < 10; i++) await f()
+  const per: number[] = []
+  for (let b = 0; b < batches; b++) {
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < n; i++) await f()
+    per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
+  }
+  per.sort((a, b) => a - b)
+  rows.push({ op, value: per[per.length >> 1], unit: 'µs' })
+}
+
+async function main(): Promise<void> {
   const b = backend()
   const dev = new Device()
   const pool = new MemoryPool()
   const s = new Stream({ nonBlocking: true })
 
+  time('stream create+destroy', 500, () => new Stream().destroy())
+  const ev = new Event({ disableTiming: true })
+  time('event record+query', 5000, () => {
+    ev.record(s)
+    void ev.done
+  })
+  const [e1, e2] = [new Event(), new Event()]
+  time('event pair + synchronize + elapsed', 2000, () => {
+    e1.record(s)
+    e2.record(s)
+    e2.synchronize()
+    getElapsedTime(e1, e2)
+  })
+  time('idle stream synchronize', 5000, () => s.synchronize())
+  await timeAsync('synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
   s.run(() => {
     time('pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
+    const asyncPool = new AsyncMemoryPool()
+    time('pool alloc+free 1 MiB (AsyncMemoryPool)', 2000, () => asyncPool.malloc(1 << 20).free())
   })
+  time('empty kernel ×5000 then synchronize (per launch)', 1, () => {
+    for (let i = 0; i < 5000; i++) kernels.sleep(0, s)
+    s.synchronize()
+  }, 7)
+  rows[rows.length - 1].value /= 5000
+  time('100 eager launches then synchronize', 1, () => {
+    for (let i = 0; i < 100; i++) kernels.sleep(0, s)
+    s.synchronize()
+  }, 31)
+  const graph = s.capture(() => {
+    for (let i = 0; i < 100; i++) kernels.sleep(0)
+  })
+  graph.upload(s)
+  time('graph of 100 empty kernels, launched then synchronize', 1, () => {
+    graph.launch(s)
+    s.synchronize()
+  }, 31)
+  await timeAsync('host callback round trip into JS', 200, () => new Promise<void>((resolve) => s.launchHostFunc(() => resolve())))
 
   const n = 256 << 20
   const d = alloc(n)
@@ -77,4 +125,7 @@ function main(): void {
   writeFileSync(path.join(dir, `${stem}.md`), md.join('\n'))
 }
 
-main()
+main().catch((e) => {
+  console.error(e)
+  process.exitCode = 1
+})

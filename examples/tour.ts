@@ -43,6 +43,19 @@ async function main(): Promise<void> {
   await Promise.all([producer.synchronizeAsync(), consumer.synchronizeAsync()])
   console.log(`two 50 ms kernels on two streams: ${(performance.now() - t0).toFixed(1)} ms of wall time`)
 
+  // A graph: capture 100 kernels once, replay them with one launch.
+  const tiles = alloc(100 * 1024)
+  const graph = producer.capture(() => {
+    for (let i = 0; i < 100; i++) kernels.fill(tiles.offset(i * 1024), i, 256, 'float32')
+  })
+  const g0 = new Event().record(producer)
+  graph.launch(producer)
+  const g1 = new Event().record(producer)
+  await g1.synchronizeAsync()
+  const tile = new Float32Array(256)
+  tiles.offset(99 * 1024).copyToHost(tile)
+  console.log(`graph of 100 captured fills: one launch, ${getElapsedTime(g0, g1).toFixed(3)} ms; tile 99 holds ${tile[0]}`)
+
   // A host callback runs on the JS thread once the stream reaches it.
   await new Promise<void>((resolve) => {
     kernels.sleep(10e6, producer)
