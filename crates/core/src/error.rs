@@ -12,6 +12,8 @@ pub use cudarc::driver::sys::CUresult as Code;
 pub enum Error {
     /// A CUDA failure (real or simulated): `code` is the driver's result.
     Cuda { code: Code, message: String },
+    /// A failure of another CUDA library with its own names (NVRTC's `NVRTC_ERROR_COMPILATION`, ...).
+    Named { code: &'static str, message: String },
     /// An argument of the wrong kind (JS `TypeError`).
     Type(String),
     /// An argument of the right kind but outside what is allowed (JS `RangeError`).
@@ -23,6 +25,10 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     pub fn cuda(code: Code, message: impl Into<String>) -> Self {
         Error::Cuda { code, message: message.into() }
+    }
+
+    pub fn named(code: &'static str, message: impl Into<String>) -> Self {
+        Error::Named { code, message: message.into() }
     }
 
     pub fn type_error(message: impl Into<String>) -> Self {
@@ -43,13 +49,14 @@ impl Error {
     pub fn code_name(&self) -> Option<String> {
         match self {
             Error::Cuda { code, .. } => Some(code_name(*code)),
+            Error::Named { code, .. } => Some(code.to_string()),
             _ => None,
         }
     }
 
     pub fn message(&self) -> &str {
         match self {
-            Error::Cuda { message, .. } | Error::Type(message) | Error::Range(message) => message,
+            Error::Cuda { message, .. } | Error::Named { message, .. } | Error::Type(message) | Error::Range(message) => message,
         }
     }
 
@@ -67,6 +74,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Cuda { code, message } => write!(f, "{} ({})", message, code_name(*code)),
+            Error::Named { code, message } => write!(f, "{message} ({code})"),
             Error::Type(m) => write!(f, "TypeError: {m}"),
             Error::Range(m) => write!(f, "RangeError: {m}"),
         }

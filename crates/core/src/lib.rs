@@ -12,6 +12,8 @@ pub mod error;
 pub mod event;
 pub mod graph;
 pub mod memory;
+pub mod module;
+pub mod nvrtc;
 pub mod ops;
 pub mod pinned;
 pub mod pool;

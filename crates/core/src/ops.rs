@@ -86,7 +86,43 @@ pub trait StreamOps: Send + Sync + 'static {
     fn end_capture(&self) -> Result<Box<dyn GraphOps>>;
     fn capture_status(&self) -> Result<CaptureStatus>;
     fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()>;
+    fn launch_kernel(&self, f: &dyn FunctionOps, launch: &Launch) -> Result<()>;
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()>;
+}
+
+/// A loaded module (`CUmodule`), unloaded when dropped.
+pub trait ModuleOps: Send + Sync + 'static {
+    fn function(&self, name: &str) -> Result<Box<dyn FunctionOps>>;
+}
+
+/// A kernel of a module (`CUfunction`). It keeps its module loaded.
+pub trait FunctionOps: Send + Sync + 'static {
+    fn attribute(&self, attr: FuncAttr) -> Result<i32>;
+    fn set_max_dynamic_shared(&self, bytes: i32) -> Result<()>;
+    /// Each parameter's size in bytes, where the driver can tell (`cuFuncGetParamInfo`, 12.4+).
+    fn param_sizes(&self) -> Option<Vec<usize>>;
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// The function attributes a `RawKernel` reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FuncAttr {
+    MaxThreadsPerBlock,
+    SharedSizeBytes,
+    ConstSizeBytes,
+    LocalSizeBytes,
+    NumRegs,
+    PtxVersion,
+    BinaryVersion,
+    MaxDynamicSharedSizeBytes,
+}
+
+/// A kernel launch: grid and block dimensions, dynamic shared memory, and each argument's bytes.
+pub struct Launch<'a> {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_mem: u32,
+    pub args: &'a [&'a [u8]],
 }
 
 /// An instantiated graph (`CUgraphExec`, with the `CUgraph` it came from).

@@ -329,6 +329,11 @@ impl Stream {
         self.ops.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
     }
 
+    pub(crate) fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
+        self.legacy_ok("a kernel launch")?;
+        self.ops.launch_kernel(f, launch)
+    }
+
     /// A stream-ordered allocation on this stream (`cuMemAllocAsync`).
     pub(crate) fn alloc_async(&self, device: usize, size: u64) -> Result<DeviceMemory> {
         if device != self.device {

@@ -26,7 +26,7 @@ pub fn register_error_factory(factory: Function<FnArgs<(String, Option<String>, 
 /// Builds the JS error for a core error.
 pub fn to_js(env: &Env, err: Error) -> napi::Error {
     let (kind, code) = match &err {
-        Error::Cuda { code, .. } => ("cuda", Some(cuda_node_core::error::code_name(*code))),
+        Error::Cuda { .. } | Error::Named { .. } => ("cuda", err.code_name()),
         Error::Type(_) => ("type", None),
         Error::Range(_) => ("range", None),
     };

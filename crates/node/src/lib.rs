@@ -8,6 +8,7 @@ mod errors;
 mod event;
 mod graph;
 mod memory;
+mod module;
 mod pinned;
 mod ptrs;
 mod stream;

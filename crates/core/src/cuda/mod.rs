@@ -3,6 +3,7 @@
 
 mod graph;
 mod kernels;
+mod module;
 mod stream;
 
 use crate::backend::Backend;
@@ -279,6 +280,10 @@ impl Backend for CudaBackend {
         // SAFETY: `ptr` is a valid out-pointer; size > 0; a context is current.
         unsafe { sys::cuMemHostAlloc(&mut ptr, size as usize, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc")?;
         Ok(Box::new(stream::CudaPinned { dev: self.devices[0].clone(), ptr }))
+    }
+
+    fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn crate::ops::ModuleOps>> {
+        Ok(Box::new(module::CudaModule::load(self.devices[ordinal].clone(), image)?))
     }
 
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {

@@ -272,6 +272,30 @@ impl StreamOps for CudaStream {
         unsafe { sys::cuGraphLaunch(g.exec, self.raw) }.check("cuGraphLaunch")
     }
 
+    fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
+        self.dev.bind()?;
+        let f = f.as_any().downcast_ref::<super::module::CudaFunction>().expect("the cuda backend is given its own kernels");
+        // Each argument's bytes, 8-byte aligned; the driver copies them at the call (kernelParams).
+        let mut store: Vec<Vec<u64>> = launch
+            .args
+            .iter()
+            .map(|a| {
+                let mut words = vec![0u64; a.len().div_ceil(8).max(1)];
+                // SAFETY: `words` holds at least `a.len()` bytes; the regions do not overlap.
+                unsafe { std::ptr::copy_nonoverlapping(a.as_ptr(), words.as_mut_ptr() as *mut u8, a.len()) };
+                words
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> = store.iter_mut().map(|w| w.as_mut_ptr() as *mut c_void).collect();
+        let [gx, gy, gz] = launch.grid;
+        let [bx, by, bz] = launch.block;
+        // SAFETY: the function belongs to the bound context (checked by the caller); `params`
+        // points at one value per parameter, sized as the driver reported (checked by the caller
+        // where the driver can tell), alive for the duration of the call.
+        unsafe { sys::cuLaunchKernel(f.raw, gx, gy, gz, bx, by, bz, launch.shared_mem, self.raw, params.as_mut_ptr(), std::ptr::null_mut()) }
+            .check("cuLaunchKernel")
+    }
+
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
         self.dev.bind()?;
         let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");

@@ -221,6 +221,10 @@ impl Backend for SimBackend {
         Ok(())
     }
 
+    fn module_load(&self, _ordinal: usize, _image: &[u8]) -> Result<Box<dyn crate::ops::ModuleOps>> {
+        Err(stream::no_kernels())
+    }
+
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
         Ok(Box::new(alloc_on(&self.devices[ordinal], size, false)?))
     }

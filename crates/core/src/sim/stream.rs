@@ -218,6 +218,10 @@ impl StreamOps for SimStream {
         Ok(())
     }
 
+    fn launch_kernel(&self, _f: &dyn crate::ops::FunctionOps, _launch: &crate::ops::Launch) -> Result<()> {
+        Err(no_kernels())
+    }
+
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
         let g = sim_graph(graph);
         let mut last = lock(&g.last_launch);
@@ -345,6 +349,13 @@ impl GraphOps for SimGraph {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+pub(super) fn no_kernels() -> Error {
+    Error::cuda(
+        Code::CUDA_ERROR_NOT_SUPPORTED,
+        "the simulator cannot run compiled kernels: give the kernel a host implementation, { simulate(args, grid, block) }",
+    )
 }
 
 pub(super) fn ipc_unsupported() -> Error {
