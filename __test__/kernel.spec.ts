@@ -94,18 +94,25 @@ test('on the simulator a kernel without a host implementation says so', (t) => {
   t.regex(r.message, /simulate\(args, grid, block\)/)
 })
 
-test('where NVRTC is missing, the error names the library it looked for', (t) => {
+const nvrtcPresent = (() => {
+  try {
+    return require('../lib/native').native.nvrtcVersion().length === 2
+  } catch {
+    return false
+  }
+})()
+const noNvrtcTest: typeof test = nvrtcPresent
+  ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs a machine without NVRTC)`, ...rest)) as any)
+  : test
+
+noNvrtcTest('where NVRTC is missing, the error names the library it looked for', (t) => {
   const r = runJson(
     `const k = new cuda.RawKernel('extern "C" __global__ void k(int* p) {}', 'k');
      try { k.attributes; cuda.RawModule; const m = new cuda.RawModule({ code: 'x' }); m.getLoweredName('x'); console.log('{}') }
      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }`,
     { CUDA_NODE_NVRTC_PATH: '/nonexistent/libnvrtc.so', PATH: process.env.PATH },
   )
-  if (r.code === undefined || r.code !== 'NVRTC_ERROR_NOT_FOUND') {
-    t.log(`NVRTC is present here (${JSON.stringify(r)}): the missing-library path is proven where it is absent (CI)`)
-    t.pass()
-    return
-  }
+  t.is(r.code, 'NVRTC_ERROR_NOT_FOUND')
   t.regex(r.message, /looked for \/nonexistent\/libnvrtc\.so, libnvrtc\.so\.13/)
   t.regex(r.message, /CUDA_NODE_NVRTC_PATH/)
 })

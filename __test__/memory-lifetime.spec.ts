@@ -87,22 +87,23 @@ test('a GC-freed pointer returns to its pool, reused elsewhere only after its st
   t.deepEqual(r, { freedByGc: true, reusedEarly: false, reusedLate: true })
 })
 
-test('pointers left to the GC are all freed, and device memory ends flat', (t) => {
+test('pointers left to the GC are all freed, and the pool gives its memory back', (t) => {
+  // Device-wide memInfo is shared with the suite's other processes; this process's own figures
+  // (live handles, pool bytes) are the oracle. Whole-device flatness is issue #9's serial soak.
   const r = runGc(`
-    const { alloc, mallocPlain, Device } = cuda;
-    const d = new Device();
+    const { alloc, mallocPlain, getDefaultMemoryPool } = cuda;
     const live0 = native.memLive();
-    const free0 = d.memInfo().free;
     for (let round = 0; round < 5; round++) {
       for (let i = 0; i < 2000; i++) { alloc(4096); mallocPlain(4096); }
       await tick();
       await collect();
     }
-    cuda.getDefaultMemoryPool().freeAllBlocks();
-    return { live: native.memLive() - live0, drift: free0 - d.memInfo().free };
+    const pool = getDefaultMemoryPool();
+    const used = pool.usedBytes();
+    pool.freeAllBlocks();
+    return { live: native.memLive() - live0, used, held: pool.totalBytes() };
   `)
-  t.is(r.live, 0)
-  t.true(Math.abs(r.drift) <= 2 << 20, `device memory drifted by ${r.drift} bytes`)
+  t.deepEqual(r, { live: 0, used: 0, held: 0 })
 })
 
 test('a freed pointer is not freed again by the GC, even once its slot is reused', (t) => {

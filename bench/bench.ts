@@ -1,12 +1,14 @@
 // `npm run bench`: per-operation host time, median over batches, in one run.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { alloc, allocPinned, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, MemoryPool, Stream } from '..'
 
 interface Row {
   op: string
   value: number
-  unit: 'µs' | 'GB/s'
+  unit: 'µs' | 'GB/s' | 'ms'
 }
 
 const rows: Row[] = []
@@ -111,17 +113,29 @@ async function main(): Promise<void> {
   bandwidth('256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
   bandwidth('256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
 
+  if (b.name === 'cuda') {
+    // A kernel's first use in a process: compiled by NVRTC, then (second process) from the disk cache.
+    const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-bench-cache-'))
+    const code = 'extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }'
+    const script = `const cuda = require(${JSON.stringify(path.join(__dirname, '..'))}); cuda.Device.count();
+      const t0 = process.hrtime.bigint(); new cuda.RawKernel(${JSON.stringify(code)}, 'saxpy').attributes;
+      console.log(Number(process.hrtime.bigint() - t0) / 1e6)`
+    const run = () => Number(spawnSync(process.execPath, ['-e', script], { env: { ...process.env, CUDA_NODE_CACHE_DIR: dir }, encoding: 'utf8' }).stdout.trim())
+    rows.push({ op: 'kernel first use: NVRTC compile + load', value: run(), unit: 'ms' })
+    rows.push({ op: 'kernel first use: disk cache + load (2nd process)', value: run(), unit: 'ms' })
+  }
+
   const when = new Date().toISOString()
   const title = `${b.name === 'sim' ? 'SIMULATOR figures (no GPU): ' : ''}${dev.name}, backend ${b.name}, ${when}`
   const width = Math.max(...rows.map((r) => r.op.length))
   console.log(title)
-  for (const r of rows) console.log(`${r.op.padEnd(width)}  ${r.value.toFixed(r.unit === 'µs' ? 3 : 2).padStart(10)} ${r.unit}`)
+  for (const r of rows) console.log(`${r.op.padEnd(width)}  ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3).padStart(10)} ${r.unit}`)
 
   const dir = path.join(__dirname, 'results')
   mkdirSync(dir, { recursive: true })
   const stem = `${b.name}-${when.slice(0, 10)}`
   writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ backend: b.name, device: dev.name, when, rows }, null, 2))
-  const md = [`**${title}**`, '', '| operation | value |', '| --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'µs' ? 3 : 2)} ${r.unit} |`), '']
+  const md = [`**${title}**`, '', '| operation | value |', '| --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3)} ${r.unit} |`), '']
   writeFileSync(path.join(dir, `${stem}.md`), md.join('\n'))
 }
 
