@@ -19,3 +19,6 @@ export {
   type KernelArg, type Dim3, type Simulate, type ModuleSource, type RawKernelOptions, type LaunchOptions, type ScalarType,
 } from './lib/kernel'
 export { pendingCallbacks, graphCallbacks } from './lib/callbacks'
+export { nvtx } from './lib/nvtx'
+export { profiler } from './lib/profiler'
+export type { TraceSlice, TraceResult } from './lib/trace'

@@ -1,5 +1,7 @@
 // The tour: `npm start`. What cuda-node does, on whatever backend this machine has.
-import { alloc, backend, Device, Event, getElapsedTime, kernels, Stream } from '..'
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { alloc, backend, Device, Event, getElapsedTime, kernels, nvtx, profiler, Stream } from '..'
 
 async function main(): Promise<void> {
   const b = backend()
@@ -15,46 +17,55 @@ async function main(): Promise<void> {
     )
   }
 
-  // Streams and events: a copy on one stream, a kernel, two events, a wait across streams.
-  const n = 1 << 20
-  const producer = new Stream({ nonBlocking: true })
-  const consumer = new Stream({ nonBlocking: true })
-  const data = alloc(n * 4)
-  const host = new Float32Array(n).fill(1)
+  // Everything from here to the callback runs under a trace: a timeline you can open.
+  const out = path.join(__dirname, 'out')
+  mkdirSync(out, { recursive: true })
+  const traceFile = path.join(out, 'tour-trace.json')
+  const { producer } = (await profiler.trace(async () => {
+    // Streams and events: a copy on one stream, a kernel, two events, a wait across streams.
+    const n = 1 << 20
+    const producer = new Stream({ nonBlocking: true })
+    const consumer = new Stream({ nonBlocking: true })
+    const data = alloc(n * 4)
+    const host = new Float32Array(n).fill(1)
 
-  const start = new Event()
-  const end = new Event()
-  start.record(producer)
-  data.copyFromHostAsync(host, undefined, producer) // host → device on the producer
-  kernels.sleep(20e6, producer) // a 20 ms kernel
-  kernels.fill(data, 42, n, 'float32', producer) // then overwrite every element
-  end.record(producer)
+    const start = new Event()
+    const end = new Event()
+    start.record(producer)
+    data.copyFromHostAsync(host, undefined, producer) // host → device on the producer
+    kernels.sleep(20e6, producer) // a 20 ms kernel
+    kernels.fill(data, 42, n, 'float32', producer) // then overwrite every element
+    end.record(producer)
 
-  consumer.waitEvent(end) // the consumer waits for the producer's work, not the host
-  const back = new Float32Array(n)
-  data.copyToHostAsync(back, undefined, consumer)
-  console.log(`consumer saw ${back[0]} … ${back[n - 1]} after waiting on the producer's event`)
-  console.log(`producer: copy + 20 ms kernel + fill took ${getElapsedTime(start, end).toFixed(2)} ms (events)`)
+    consumer.waitEvent(end) // the consumer waits for the producer's work, not the host
+    const back = new Float32Array(n)
+    data.copyToHostAsync(back, undefined, consumer)
+    console.log(`consumer saw ${back[0]} … ${back[n - 1]} after waiting on the producer's event`)
+    console.log(`producer: copy + 20 ms kernel + fill took ${getElapsedTime(start, end).toFixed(2)} ms (events)`)
 
-  // Two non-blocking streams overlap.
-  const t0 = performance.now()
-  kernels.sleep(50e6, producer)
-  kernels.sleep(50e6, consumer)
-  await Promise.all([producer.synchronizeAsync(), consumer.synchronizeAsync()])
-  console.log(`two 50 ms kernels on two streams: ${(performance.now() - t0).toFixed(1)} ms of wall time`)
+    // Two non-blocking streams overlap.
+    nvtx.mark('overlap')
+    const t0 = performance.now()
+    kernels.sleep(50e6, producer)
+    kernels.sleep(50e6, consumer)
+    await Promise.all([producer.synchronizeAsync(), consumer.synchronizeAsync()])
+    console.log(`two 50 ms kernels on two streams: ${(performance.now() - t0).toFixed(1)} ms of wall time`)
 
-  // A graph: capture 100 kernels once, replay them with one launch.
-  const tiles = alloc(100 * 1024)
-  const graph = producer.capture(() => {
-    for (let i = 0; i < 100; i++) kernels.fill(tiles.offset(i * 1024), i, 256, 'float32')
-  })
-  const g0 = new Event().record(producer)
-  graph.launch(producer)
-  const g1 = new Event().record(producer)
-  await g1.synchronizeAsync()
-  const tile = new Float32Array(256)
-  tiles.offset(99 * 1024).copyToHost(tile)
-  console.log(`graph of 100 captured fills: one launch, ${getElapsedTime(g0, g1).toFixed(3)} ms; tile 99 holds ${tile[0]}`)
+    // A graph: capture 100 kernels once, replay them with one launch.
+    const tiles = alloc(100 * 1024)
+    const graph = producer.capture(() => {
+      for (let i = 0; i < 100; i++) kernels.fill(tiles.offset(i * 1024), i, 256, 'float32')
+    })
+    const g0 = new Event().record(producer)
+    graph.launch(producer)
+    const g1 = new Event().record(producer)
+    await g1.synchronizeAsync()
+    const tile = new Float32Array(256)
+    tiles.offset(99 * 1024).copyToHost(tile)
+    console.log(`graph of 100 captured fills: one launch, ${getElapsedTime(g0, g1).toFixed(3)} ms; tile 99 holds ${tile[0]}`)
+    return { producer }
+  }, { path: traceFile })).result
+  console.log(`timeline: ${traceFile} (Perfetto or chrome://tracing) and ${traceFile.replace(/json$/, 'svg')}`)
 
   // A host callback runs on the JS thread once the stream reaches it.
   await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import type { NativeGraph } from '../native'
 import { expectRuns, releasePersistent, retainPersistent } from './callbacks'
 import { getCurrentStream, Stream } from './stream'
+import { traced } from './trace'
 
 // A graph left to the GC gives back the JS callbacks it held (the native graph frees itself).
 const collected = new FinalizationRegistry<number[]>((ids) => releasePersistent(ids))
@@ -28,7 +29,8 @@ export class Graph {
 
   /** Runs the graph on `stream` (the current stream by default), after earlier work there. */
   launch(stream?: Stream): void {
-    this.#native.launch(this.#stream(stream, 'launch')._native)
+    const s = this.#stream(stream, 'launch')
+    traced(s, 'graph launch', 'graph', () => this.#native.launch(s._native))
     expectRuns(this.#ids.length)
   }
 

@@ -10,6 +10,7 @@ import { CudaError } from './errors'
 import { MemoryPointer } from './memory'
 import { native } from './native'
 import { getCurrentStream, Stream } from './stream'
+import { traced } from './trace'
 import { describe, func } from './validate'
 
 /** C types a scalar kernel argument can have. */
@@ -404,7 +405,8 @@ export class RawKernel {
     const parts = args.map((a, i) => argBytes(a, i, this.name, params?.[i]))
     if (backend().name === 'sim') return this.#simulated(s, args, g, b)
     const bytes = Buffer.concat(parts)
-    this.#function(device).launch(s._native, g, b, sharedMem, bytes, parts.map((p) => p.length))
+    const f = this.#function(device)
+    traced(s, `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => f.launch(s._native, g, b, sharedMem, bytes, parts.map((p) => p.length)))
   }
 
   // The simulator has no compiler: the kernel's host implementation runs in its place, once the

@@ -2,6 +2,7 @@
 // without a compiler.
 import { getCurrentStream, Stream } from './stream'
 import { MemoryPointer } from './memory'
+import { traced } from './trace'
 import { describe } from './validate'
 
 /** The element types `fill` writes. */
@@ -51,7 +52,8 @@ export const kernels = {
   sleep(ns: number, stream?: Stream): void {
     if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
     if (!Number.isSafeInteger(ns) || ns < 0) throw new RangeError(`ns must be a non-negative integer, got ${ns}`)
-    streamOf(stream, getCurrentStream().deviceId)._native.sleep(ns)
+    const s = streamOf(stream, getCurrentStream().deviceId)
+    traced(s, `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => s._native.sleep(ns))
   },
 
   /** Writes `count` elements of `dtype` (default float32) equal to `value` at `ptr`, on `stream`. */
@@ -61,6 +63,7 @@ export const kernels = {
     if (typeof count !== 'number') throw new TypeError(`count must be a number, got ${describe(count)}`)
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`)
     const s = streamOf(stream, ptr.deviceId)
-    s._native.fill(ptr.mem._handle, ptr.byteOffset, widths[dtype], bits(value, dtype), count)
+    const b = bits(value, dtype)
+    traced(s, `kernels.fill ${count} × ${dtype}`, 'kernel', () => s._native.fill(ptr.mem._handle, ptr.byteOffset, widths[dtype], b, count))
   },
 }

@@ -5,6 +5,7 @@ import { Device } from './device'
 import { CudaError } from './errors'
 import { track } from './lifetime'
 import { getCurrentStream, Stream } from './stream'
+import { traced } from './trace'
 import { describe, func } from './validate'
 
 /** What host memory a copy accepts. */
@@ -162,10 +163,10 @@ export class MemoryPointer {
     const s = streamArg(stream, this.deviceId)
     if (src instanceof PinnedMemory) {
       const n = nbytes === undefined ? src.size : size('size', nbytes)
-      s._native.copyHtodPinned(this.mem._handle, this.byteOffset, src._native, 0, n)
+      traced(s, `copy H2D ${n} B (pinned)`, 'memcpy', () => s._native.copyHtodPinned(this.mem._handle, this.byteOffset, src._native, 0, n))
     } else {
       const view = bytes(src, nbytes === undefined ? undefined : size('size', nbytes), 'copyFromHost')
-      s._native.copyHtod(this.mem._handle, this.byteOffset, view)
+      traced(s, `copy H2D ${view.byteLength} B`, 'memcpy', () => s._native.copyHtod(this.mem._handle, this.byteOffset, view))
     }
     return s
   }
@@ -183,10 +184,10 @@ export class MemoryPointer {
     const s = streamArg(stream, this.deviceId)
     if (dst instanceof PinnedMemory) {
       const n = nbytes === undefined ? dst.size : size('size', nbytes)
-      s._native.copyDtohPinned(dst._native, 0, this.mem._handle, this.byteOffset, n)
+      traced(s, `copy D2H ${n} B (pinned)`, 'memcpy', () => s._native.copyDtohPinned(dst._native, 0, this.mem._handle, this.byteOffset, n))
     } else {
       const view = bytes(dst, nbytes === undefined ? undefined : size('size', nbytes), 'copyToHost')
-      s._native.copyDtoh(view, this.mem._handle, this.byteOffset)
+      traced(s, `copy D2H ${view.byteLength} B`, 'memcpy', () => s._native.copyDtoh(view, this.mem._handle, this.byteOffset))
     }
     return s
   }
@@ -200,7 +201,8 @@ export class MemoryPointer {
   copyFromDeviceAsync(src: MemoryPointer, nbytes: number, stream?: Stream): Stream {
     if (!(src instanceof MemoryPointer)) throw new TypeError(`src must be a MemoryPointer, got ${describe(src)}`)
     const s = streamArg(stream, this.deviceId)
-    s._native.copyDtod(this.mem._handle, this.byteOffset, src.mem._handle, src.byteOffset, size('size', nbytes))
+    const n = size('size', nbytes)
+    traced(s, `copy D2D ${n} B`, 'memcpy', () => s._native.copyDtod(this.mem._handle, this.byteOffset, src.mem._handle, src.byteOffset, n))
     return s
   }
 
@@ -225,7 +227,8 @@ export class MemoryPointer {
     if (typeof value !== 'number') throw new TypeError(`memset value must be a number, got ${describe(value)}`)
     if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`memset value must be a byte (0 to 255), got ${value}`)
     const s = streamArg(stream, this.deviceId)
-    s._native.memset(this.mem._handle, this.byteOffset, value, size('size', nbytes))
+    const n = size('size', nbytes)
+    traced(s, `memset ${n} B`, 'memset', () => s._native.memset(this.mem._handle, this.byteOffset, value, n))
     return s
   }
 

@@ -31,6 +31,8 @@ pub trait Backend: Send + Sync + 'static {
     fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)>;
     /// Releases the stream-ordered pool's unused memory (`cuMemPoolTrimTo(pool, 0)`).
     fn async_pool_trim(&self, ordinal: usize) -> Result<()>;
+    /// `cuProfilerStart` / `cuProfilerStop` (the simulator only records it).
+    fn profiler(&self, on: bool) -> Result<()>;
     /// Loads a cubin or PTX image into the device's context (`cuModuleLoadData`).
     fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn crate::ops::ModuleOps>>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.

@@ -9,6 +9,7 @@ mod event;
 mod graph;
 mod memory;
 mod module;
+mod nvtx;
 mod pinned;
 mod ptrs;
 mod stream;

@@ -282,6 +282,17 @@ impl Backend for CudaBackend {
         Ok(Box::new(stream::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
+    fn profiler(&self, on: bool) -> Result<()> {
+        self.bind(0)?;
+        if on {
+            // SAFETY: a context is current; the call has no other precondition.
+            unsafe { sys::cuProfilerStart() }.check("cuProfilerStart")
+        } else {
+            // SAFETY: as above.
+            unsafe { sys::cuProfilerStop() }.check("cuProfilerStop")
+        }
+    }
+
     fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn crate::ops::ModuleOps>> {
         Ok(Box::new(module::CudaModule::load(self.devices[ordinal].clone(), image)?))
     }

@@ -221,6 +221,10 @@ impl Backend for SimBackend {
         Ok(())
     }
 
+    fn profiler(&self, _on: bool) -> Result<()> {
+        Ok(())
+    }
+
     fn module_load(&self, _ordinal: usize, _image: &[u8]) -> Result<Box<dyn crate::ops::ModuleOps>> {
         Err(stream::no_kernels())
     }

@@ -1,0 +1,82 @@
+import test from 'ava'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { alloc, Event, getElapsedTime, kernels, nvtx, profiler, RawKernel, Stream } from '..'
+
+test.serial('start and stop bracket a profile, and profile() stops on errors too', async (t) => {
+  t.false(profiler.isActive())
+  profiler.start()
+  t.true(profiler.isActive())
+  profiler.stop()
+  t.false(profiler.isActive())
+  t.is(profiler.profile(() => 3), 3)
+  t.throws(() => profiler.profile(() => { throw new Error('e') }), { message: 'e' })
+  t.false(profiler.isActive())
+  await profiler.profile(async () => t.true(profiler.isActive()))
+  t.false(profiler.isActive())
+})
+
+test.serial('trace writes a Chrome trace and an SVG with a lane per stream and the host\'s NVTX ranges', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-trace-'))
+  const file = path.join(dir, 'run.json')
+  const s1 = new Stream({ nonBlocking: true })
+  const s2 = new Stream({ nonBlocking: true })
+  const p = alloc(1 << 20)
+  const host = new Uint8Array(1 << 20)
+  const { result, slices } = await profiler.trace(
+    async () => {
+      nvtx.rangePush('setup')
+      p.copyFromHostAsync(host, undefined, s1)
+      kernels.fill(p, 1, 1024, 'float32', s1)
+      nvtx.rangePop()
+      kernels.sleep(10e6, s2)
+      p.memsetAsync(0, 64, s2)
+      await nvtx.range('wait', () => Promise.all([s1.synchronizeAsync(), s2.synchronizeAsync()]))
+      return 'done'
+    },
+    { path: file },
+  )
+  t.is(result, 'done')
+  const trace = JSON.parse(readFileSync(file, 'utf8'))
+  const names = trace.traceEvents.filter((e: any) => e.ph === 'M' && e.name === 'thread_name').map((e: any) => e.args.name)
+  t.is(names.length, 3)
+  t.true(names.includes('host (NVTX)'))
+  const x = trace.traceEvents.filter((e: any) => e.ph === 'X').map((e: any) => e.name)
+  for (const n of ['copy H2D 1048576 B', 'kernels.fill 1024 × float32', 'kernels.sleep 10 ms', 'memset 64 B', 'setup', 'wait']) t.true(x.includes(n), n)
+  const sleep = slices.find((s) => s.name.startsWith('kernels.sleep'))!
+  t.true(sleep.duration >= 9 && sleep.duration < 30, `${sleep.duration} ms`)
+  const svg = readFileSync(path.join(dir, 'run.svg'), 'utf8')
+  t.regex(svg, /^<svg/)
+  t.regex(svg, /host \(NVTX\)/)
+  t.regex(svg, /kernels\.sleep/)
+})
+
+test.serial('a slice lasts what getElapsedTime measures around the same work, within 10%', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  let around = 0
+  const { slices } = await profiler.trace(
+    async () => {
+      const a = new Event().record(s)
+      kernels.sleep(30e6, s)
+      const b = new Event().record(s)
+      await b.synchronizeAsync()
+      around = getElapsedTime(a, b)
+    },
+    { path: path.join(mkdtempSync(path.join(tmpdir(), 'cuda-node-trace-')), 't.json') },
+  )
+  const sleep = slices.find((x) => x.name.startsWith('kernels.sleep'))!
+  t.true(Math.abs(sleep.duration - around) <= 0.1 * around, `slice ${sleep.duration} ms, events ${around} ms`)
+})
+
+test.serial('trace ends the trace when fn throws, and traces do not nest', async (t) => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'cuda-node-trace-')), 'x.json')
+  await t.throwsAsync(profiler.trace(() => { throw new Error('in trace') }, { path: file }), { message: 'in trace' })
+  await t.throwsAsync(
+    profiler.trace(() => profiler.trace(() => 1, { path: file }), { path: file }),
+    { message: /already under way/ },
+  )
+  await t.throwsAsync(profiler.trace(() => 1, {} as any), { instanceOf: TypeError })
+  const k = new RawKernel('extern "C" __global__ void k() {}', 'k', { simulate: () => {} })
+  t.truthy(k)
+})

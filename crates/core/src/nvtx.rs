@@ -1,0 +1,102 @@
+//! NVTX markers and ranges (CuPy's `cupy.cuda.nvtx`), through NVIDIA's NVTX3 headers compiled
+//! into `csrc/nvtx.c`. With no tool attached, each call costs a check of a function pointer.
+
+use crate::error::{Error, Result};
+use std::ffi::{c_char, c_int, CString};
+
+extern "C" {
+    fn cuda_node_nvtx_mark(message: *const c_char, argb: u32, has_color: c_int);
+    fn cuda_node_nvtx_range_push(message: *const c_char, argb: u32, has_color: c_int) -> c_int;
+    fn cuda_node_nvtx_range_pop() -> c_int;
+    fn cuda_node_nvtx_range_start(message: *const c_char, argb: u32, has_color: c_int) -> u64;
+    fn cuda_node_nvtx_range_end(id: u64);
+}
+
+/// CuPy's palette for `id_color` (`_colors` in cupy/cuda/nvtx.pyx): index `id % 10`, ARGB.
+pub const PALETTE: [u32; 10] =
+    [0xFF00FF00, 0xFF007FFF, 0xFF7F00FF, 0xFFFF0000, 0xFF7FFF00, 0xFF00FF7F, 0xFF0000FF, 0xFFFF007F, 0xFFFF7F00, 0xFF7F7F7F];
+
+/// The colour of a message: none, a palette entry, or ARGB given directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    None,
+    Argb(u32),
+}
+
+impl Color {
+    /// CuPy's `id_color`: negative for no colour, else a palette entry.
+    pub fn from_id(id: i64) -> Color {
+        if id < 0 {
+            Color::None
+        } else {
+            Color::Argb(PALETTE[(id % PALETTE.len() as i64) as usize])
+        }
+    }
+
+    fn split(self) -> (u32, c_int) {
+        match self {
+            Color::None => (0, 0),
+            Color::Argb(c) => (c, 1),
+        }
+    }
+}
+
+fn message(m: &str) -> Result<CString> {
+    CString::new(m).map_err(|e| Error::type_error(format!("an NVTX message cannot contain a NUL byte (found one at {})", e.nul_position())))
+}
+
+pub fn mark(m: &str, color: Color) -> Result<()> {
+    let m = message(m)?;
+    let (argb, has) = color.split();
+    // SAFETY: `m` is NUL-terminated and outlives the call; NVTX copies what it keeps.
+    unsafe { cuda_node_nvtx_mark(m.as_ptr(), argb, has) };
+    Ok(())
+}
+
+/// Pushes a range on this thread's stack; returns the depth NVTX reports (-1 with no tool).
+pub fn range_push(m: &str, color: Color) -> Result<i32> {
+    let m = message(m)?;
+    let (argb, has) = color.split();
+    // SAFETY: as for `mark`.
+    Ok(unsafe { cuda_node_nvtx_range_push(m.as_ptr(), argb, has) })
+}
+
+pub fn range_pop() -> i32 {
+    // SAFETY: NVTX tolerates a pop with nothing pushed (the tool reports it).
+    unsafe { cuda_node_nvtx_range_pop() }
+}
+
+/// Starts a range that any thread may end, by its id (0 with no tool attached).
+pub fn range_start(m: &str, color: Color) -> Result<u64> {
+    let m = message(m)?;
+    let (argb, has) = color.split();
+    // SAFETY: as for `mark`.
+    Ok(unsafe { cuda_node_nvtx_range_start(m.as_ptr(), argb, has) })
+}
+
+pub fn range_end(id: u64) {
+    // SAFETY: any id may be passed; NVTX hands it to the tool, if any.
+    unsafe { cuda_node_nvtx_range_end(id) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_without_a_tool_are_harmless() {
+        mark("m", Color::from_id(3)).unwrap();
+        assert!(range_push("r", Color::None).is_ok());
+        range_pop();
+        let id = range_start("s", Color::Argb(0xFF123456)).unwrap();
+        range_end(id);
+        assert!(matches!(mark("a\0b", Color::None), Err(Error::Type(_))));
+    }
+
+    #[test]
+    fn id_colors_follow_cupys_palette() {
+        assert_eq!(Color::from_id(-1), Color::None);
+        assert_eq!(Color::from_id(0), Color::Argb(0xFF00FF00));
+        assert_eq!(Color::from_id(13), Color::Argb(0xFFFF0000));
+    }
+}

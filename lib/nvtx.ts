@@ -1,0 +1,83 @@
+import { native } from './native'
+import { describe } from './validate'
+import { hostRange } from './trace'
+
+function msg(m: unknown): string {
+  if (typeof m !== 'string') throw new TypeError(`an NVTX message must be a string, got ${describe(m)}`)
+  return m
+}
+
+function idColor(c: unknown): number | undefined {
+  if (c === undefined || c === -1) return undefined
+  if (typeof c !== 'number' || !Number.isInteger(c)) throw new TypeError(`idColor must be an integer, got ${describe(c)}`)
+  return c < 0 ? undefined : c
+}
+
+function argb(c: unknown): number {
+  if (typeof c !== 'number' || !Number.isInteger(c) || c < 0 || c > 0xffffffff) {
+    throw new RangeError(`argb must be an integer 0 to 0xFFFFFFFF, got ${describe(c)}`)
+  }
+  return c
+}
+
+/**
+ * NVTX markers and ranges (CuPy's `cupy.cuda.nvtx`), for Nsight Systems and other tools. With
+ * no tool attached, each call is nearly free. `idColor` picks from CuPy's palette (-1: none);
+ * the `C` forms take an ARGB colour.
+ */
+export const nvtx = {
+  /** A point in time (CuPy's `Mark`). @throws {TypeError} for a message with a NUL byte. */
+  mark(message: string, id?: number): void {
+    native.nvtxMark(msg(message), idColor(id))
+  },
+  markC(message: string, color: number): void {
+    native.nvtxMark(msg(message), undefined, argb(color))
+  },
+  /** Opens a nested range on this thread (CuPy's `RangePush`); close it with `rangePop()`. */
+  rangePush(message: string, id?: number): void {
+    native.nvtxRangePush(msg(message), idColor(id))
+    hostRange.push(message)
+  },
+  rangePushC(message: string, color: number): void {
+    native.nvtxRangePush(msg(message), undefined, argb(color))
+    hostRange.push(message)
+  },
+  rangePop(): void {
+    native.nvtxRangePop()
+    hostRange.pop()
+  },
+  /** Starts a range that need not nest; end it with `rangeEnd(id)`. */
+  rangeStart(message: string, id?: number): bigint {
+    const r = native.nvtxRangeStart(msg(message), idColor(id))
+    hostRange.start(r, message)
+    return r
+  },
+  rangeStartC(message: string, color: number): bigint {
+    const r = native.nvtxRangeStart(msg(message), undefined, argb(color))
+    hostRange.start(r, message)
+    return r
+  },
+  rangeEnd(id: bigint): void {
+    if (typeof id !== 'bigint') throw new TypeError(`rangeEnd takes the id rangeStart returned, got ${describe(id)}`)
+    native.nvtxRangeEnd(id)
+    hostRange.end(id)
+  },
+  /**
+   * Runs `fn` inside a range, safe in async code: the range is ended by id when `fn` returns,
+   * throws, or its promise settles, so interleaved tasks never close each other's ranges.
+   */
+  range<T>(message: string, fn: () => T, id?: number): T {
+    if (typeof fn !== 'function') throw new TypeError('nvtx.range takes a function')
+    const r = nvtx.rangeStart(message, id)
+    let result: T
+    try {
+      result = fn()
+    } catch (e) {
+      nvtx.rangeEnd(r)
+      throw e
+    }
+    if (result instanceof Promise) return result.finally(() => nvtx.rangeEnd(r)) as T
+    nvtx.rangeEnd(r)
+    return result
+  },
+}

@@ -1,0 +1,213 @@
+// The timeline: while `profiler.trace(fn)` runs, each copy, memset, kernel and graph launch is
+// bracketed by two events on its own stream, so its slice is the GPU's own timing; NVTX ranges
+// are timed on the host lane. Written as a Chrome trace (Perfetto, chrome://tracing) and an SVG.
+// When not tracing, the hooks cost one check of `active`.
+import { writeFileSync } from 'node:fs'
+import { backend } from './backend'
+import { Device } from './device'
+import { Event, getElapsedTime } from './event'
+import { Stream } from './stream'
+
+interface GpuSlice {
+  lane: string
+  name: string
+  cat: string
+  start: Event
+  end: Event
+}
+
+interface HostSlice {
+  name: string
+  t0: number
+  t1?: number
+}
+
+class Tracer {
+  readonly device: number
+  readonly base: Event
+  readonly baseHost: number
+  readonly gpu: GpuSlice[] = []
+  readonly host: HostSlice[] = []
+  readonly stack: HostSlice[] = []
+  readonly open = new Map<bigint, HostSlice>()
+
+  constructor(device: number) {
+    this.device = device
+    new Device(device).synchronize()
+    this.base = new Event({ device }).record(Stream.null)
+    this.base.synchronize()
+    this.baseHost = performance.now()
+  }
+}
+
+let active: Tracer | undefined
+
+/** Runs `op` (which enqueues on `stream`), timing it when a trace is under way. */
+export function traced<T>(stream: Stream, name: string, cat: string, op: () => T): T {
+  const tr = active
+  if (tr === undefined || stream.deviceId !== tr.device || stream.isCapturing()) return op()
+  const start = new Event({ device: tr.device }).record(stream)
+  const r = op()
+  const end = new Event({ device: tr.device }).record(stream)
+  tr.gpu.push({ lane: laneName(stream), name, cat, start, end })
+  return r
+}
+
+function laneName(s: Stream): string {
+  if (s === Stream.null) return 'Stream.null'
+  if (s === Stream.ptds) return 'Stream.ptds'
+  return `stream 0x${s.handle.toString(16)}${s.isNonBlocking ? ' (non-blocking)' : ''}`
+}
+
+/** NVTX ranges on the host lane. */
+export const hostRange = {
+  push(name: string): void {
+    const tr = active
+    if (tr === undefined) return
+    const s = { name, t0: performance.now() }
+    tr.stack.push(s)
+    tr.host.push(s)
+  },
+  pop(): void {
+    const s = active?.stack.pop()
+    if (s) s.t1 = performance.now()
+  },
+  start(id: bigint, name: string): void {
+    const tr = active
+    if (tr === undefined) return
+    const s = { name, t0: performance.now() }
+    tr.open.set(id, s)
+    tr.host.push(s)
+  },
+  end(id: bigint): void {
+    const tr = active
+    const s = tr?.open.get(id)
+    if (s) {
+      s.t1 = performance.now()
+      tr!.open.delete(id)
+    }
+  },
+}
+
+/** One slice of the finished timeline, in ms from the start of the trace. */
+export interface TraceSlice {
+  lane: string
+  name: string
+  cat: string
+  start: number
+  duration: number
+}
+
+/** What `profiler.trace` wrote. */
+export interface TraceResult<T> {
+  result: T
+  slices: TraceSlice[]
+  json: string
+  svg: string
+}
+
+export function beginTrace(device: number): void {
+  if (active) throw new Error('a trace is already under way: traces do not nest')
+  active = new Tracer(device)
+}
+
+export async function endTrace(): Promise<TraceSlice[]> {
+  const tr = active
+  active = undefined
+  if (!tr) return []
+  await new Device(tr.device).synchronizeAsync()
+  const slices: TraceSlice[] = tr.gpu.map((g) => ({
+    lane: g.lane,
+    name: g.name,
+    cat: g.cat,
+    start: getElapsedTime(tr.base, g.start),
+    duration: getElapsedTime(g.start, g.end),
+  }))
+  const now = performance.now()
+  for (const h of tr.host) {
+    slices.push({ lane: 'host (NVTX)', name: h.name, cat: 'nvtx', start: h.t0 - tr.baseHost, duration: (h.t1 ?? now) - h.t0 })
+  }
+  return slices.sort((a, b) => a.start - b.start)
+}
+
+export function chromeTrace(slices: TraceSlice[]): string {
+  const lanes = [...new Set(slices.map((s) => s.lane))]
+  const meta = lanes.map((lane, tid) => ({ ph: 'M', name: 'thread_name', pid: 1, tid, args: { name: lane } }))
+  const events = slices.map((s) => ({
+    name: s.name,
+    cat: s.cat,
+    ph: 'X',
+    ts: +(s.start * 1000).toFixed(3),
+    dur: +(s.duration * 1000).toFixed(3),
+    pid: 1,
+    tid: lanes.indexOf(s.lane),
+  }))
+  const b = backend()
+  return JSON.stringify(
+    {
+      traceEvents: [{ ph: 'M', name: 'process_name', pid: 1, args: { name: `cuda-node (${b.name}, ${new Device().name})` } }, ...meta, ...events],
+      displayTimeUnit: 'ms',
+    },
+    null,
+    1,
+  )
+}
+
+const COLORS: Record<string, string> = { kernel: '#4e79a7', memcpy: '#59a14f', memset: '#f28e2b', graph: '#b07aa1', nvtx: '#9c9c9c' }
+
+function esc(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+}
+
+export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline'): string {
+  const lanes = [...new Set(slices.map((s) => s.lane))]
+  const end = Math.max(0.001, ...slices.map((s) => s.start + s.duration))
+  const left = 210
+  const width = 1100
+  const plot = width - left - 20
+  const row = 30
+  const top = 50
+  const height = top + lanes.length * row + 40
+  const x = (ms: number) => left + (Math.max(0, ms) / end) * plot
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="10" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
+  ]
+  lanes.forEach((lane, i) => {
+    const y = top + i * row
+    parts.push(`<rect x="0" y="${y}" width="${width}" height="${row}" fill="${i % 2 ? '#f6f6f6' : '#ffffff'}"/>`)
+    parts.push(`<text x="10" y="${y + 19}">${esc(lane)}</text>`)
+  })
+  const axis = top + lanes.length * row + 14
+  for (let i = 0; i <= 10; i++) {
+    const ms = (end * i) / 10
+    parts.push(`<line x1="${x(ms)}" y1="${top}" x2="${x(ms)}" y2="${axis - 10}" stroke="#ddd"/>`)
+    parts.push(`<text x="${x(ms)}" y="${axis + 4}" text-anchor="middle" font-size="10">${ms.toFixed(ms < 10 ? 2 : 1)} ms</text>`)
+  }
+  let lx = width - 20
+  for (const [cat, color] of Object.entries(COLORS).reverse()) {
+    lx -= 8 + cat.length * 7
+    parts.push(`<rect x="${lx}" y="12" width="10" height="10" fill="${color}"/><text x="${lx + 14}" y="21" font-size="11">${cat}</text>`)
+    lx -= 18
+  }
+  for (const s of slices) {
+    const y = top + lanes.indexOf(s.lane) * row + 5
+    const x0 = x(s.start)
+    const w = Math.max(1, x(s.start + s.duration) - x0)
+    parts.push(
+      `<rect x="${x0.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${row - 10}" rx="2" fill="${COLORS[s.cat] ?? '#e15759'}" fill-opacity="0.85"><title>${esc(s.name)}: ${s.duration.toFixed(3)} ms at ${s.start.toFixed(3)} ms</title></rect>`,
+    )
+    if (w > 60) parts.push(`<text x="${(x0 + 3).toFixed(1)}" y="${y + 14}" fill="white" font-size="10">${esc(s.name.slice(0, Math.floor(w / 6)))}</text>`)
+  }
+  parts.push('</svg>')
+  return parts.join('\n')
+}
+
+export function writeTrace(slices: TraceSlice[], jsonPath: string): { json: string; svg: string } {
+  const json = chromeTrace(slices)
+  const svg = svgTimeline(slices, `cuda-node timeline: ${backend().name}, ${new Device().name}`)
+  writeFileSync(jsonPath, json)
+  writeFileSync(jsonPath.replace(/\.json$/i, '') + '.svg', svg)
+  return { json, svg }
+}
