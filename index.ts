@@ -20,5 +20,6 @@ export {
 } from './lib/kernel'
 export { pendingCallbacks, graphCallbacks } from './lib/callbacks'
 export { nvtx } from './lib/nvtx'
+export { blas, type GemmOptions, type AxpyOptions } from './lib/blas'
 export { profiler } from './lib/profiler'
 export type { TraceSlice, TraceResult } from './lib/trace'

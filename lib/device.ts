@@ -1,6 +1,7 @@
 import { native } from './native'
 import { scope, runWith, enterWith } from './context'
 import { integer } from './validate'
+import { handlesCreated } from './blas'
 
 /** Free and total device memory in bytes (`cuMemGetInfo`). */
 export interface MemInfo {
@@ -78,6 +79,21 @@ export class Device {
   /** Device attributes by camelCase name (`multiProcessorCount`, `warpSize`, ...). */
   get attributes(): Readonly<Record<string, number>> {
     return props(this.id).attributes
+  }
+
+  /**
+   * The device's cuBLAS handle (CuPy's `Device.cublas_handle`): created on first use, the same for
+   * every Device of this id, destroyed at exit. A bigint, for other native code.
+   */
+  get cublasHandle(): bigint {
+    handlesCreated()
+    return native.deviceCublasHandle(this.id)
+  }
+
+  /** The device's cuSOLVER (dense) handle (CuPy's `Device.cusolver_handle`), as `cublasHandle`. */
+  get cusolverHandle(): bigint {
+    handlesCreated()
+    return native.deviceCusolverHandle(this.id)
   }
 
   /** Free and total memory now (`cudaMemGetInfo`). */

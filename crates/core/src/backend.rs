@@ -31,6 +31,10 @@ pub trait Backend: Send + Sync + 'static {
     fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)>;
     /// Releases the stream-ordered pool's unused memory (`cuMemPoolTrimTo(pool, 0)`).
     fn async_pool_trim(&self, ordinal: usize) -> Result<()>;
+    /// The device's cuBLAS or cuSOLVER handle, created on first use.
+    fn library_handle(&self, ordinal: usize, lib: crate::blas::Library) -> Result<u64>;
+    /// Destroys every device's cuBLAS and cuSOLVER handles (at exit).
+    fn release_library_handles(&self) {}
     /// `cuProfilerStart` / `cuProfilerStop` (the simulator only records it).
     fn profiler(&self, on: bool) -> Result<()>;
     /// Loads a cubin or PTX image into the device's context (`cuModuleLoadData`).

@@ -4,10 +4,12 @@
 
 pub mod async_pool;
 pub mod backend;
+pub mod blas;
 pub mod block;
 pub mod capture;
 pub mod cuda;
 pub mod device;
+pub mod dynlib;
 pub mod error;
 pub mod event;
 pub mod graph;

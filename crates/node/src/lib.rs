@@ -2,6 +2,7 @@
 //! No CUDA logic lives here.
 
 mod args;
+mod blas;
 mod callbacks;
 mod device;
 mod errors;

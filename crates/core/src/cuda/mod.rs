@@ -1,6 +1,7 @@
 //! The `cuda` backend: the real driver, loaded at run time through cudarc's `sys` layer.
 //! Raw driver calls live here and nowhere else; each `unsafe` block says why it holds.
 
+mod blas;
 mod graph;
 mod kernels;
 mod module;
@@ -36,6 +37,7 @@ pub(crate) struct CudaDevice {
     ctx: OnceLock<std::result::Result<usize, Error>>,
     props: OnceLock<DeviceProps>,
     kernels: OnceLock<Result<kernels::Kernels>>,
+    handles: blas::Handles,
 }
 
 impl CudaDevice {
@@ -98,7 +100,7 @@ impl CudaBackend {
             let mut dev: sys::CUdevice = 0;
             // SAFETY: ordinal is in [0, count); `dev` is a valid out-pointer.
             unsafe { sys::cuDeviceGet(&mut dev, ordinal) }.check("cuDeviceGet")?;
-            devices.push(Arc::new(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new(), kernels: OnceLock::new() }));
+            devices.push(Arc::new(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new(), kernels: OnceLock::new(), handles: Default::default() }));
         }
         let why = format!(
             "CUDA driver {}.{} loaded with {} device{}",
@@ -280,6 +282,16 @@ impl Backend for CudaBackend {
         // SAFETY: `ptr` is a valid out-pointer; size > 0; a context is current.
         unsafe { sys::cuMemHostAlloc(&mut ptr, size as usize, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc")?;
         Ok(Box::new(stream::CudaPinned { dev: self.devices[0].clone(), ptr }))
+    }
+
+    fn library_handle(&self, ordinal: usize, lib: crate::blas::Library) -> Result<u64> {
+        blas::handle(&self.devices[ordinal], lib)
+    }
+
+    fn release_library_handles(&self) {
+        for d in &self.devices {
+            blas::destroy(d);
+        }
     }
 
     fn profiler(&self, on: bool) -> Result<()> {

@@ -1,0 +1,168 @@
+//! cuBLAS and cuSOLVER handles per device (CuPy's `Device.cublas_handle` / `cusolver_handle`),
+//! and the few BLAS calls the `blas` module offers. Column-major, as BLAS is; the TS layer maps
+//! row-major calls onto it.
+
+use crate::error::{Error, Result};
+use crate::memory::DeviceMemory;
+use crate::stream::Stream;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Real {
+    F32,
+    F64,
+}
+
+impl Real {
+    pub fn size(self) -> u64 {
+        match self {
+            Real::F32 => 4,
+            Real::F64 => 8,
+        }
+    }
+}
+
+/// `C = alpha · op(A) · op(B) + beta · C`, column-major, with `op(A)` m×k and `op(B)` k×n.
+/// Offsets are in bytes into each allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct Gemm {
+    pub dtype: Real,
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub m: u64,
+    pub n: u64,
+    pub k: u64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub lda: u64,
+    pub ldb: u64,
+    pub ldc: u64,
+    pub a_off: u64,
+    pub b_off: u64,
+    pub c_off: u64,
+}
+
+/// `y = alpha · x + y` over `n` elements with strides.
+#[derive(Clone, Copy, Debug)]
+pub struct Axpy {
+    pub dtype: Real,
+    pub n: u64,
+    pub alpha: f64,
+    pub incx: u64,
+    pub incy: u64,
+    pub x_off: u64,
+    pub y_off: u64,
+}
+
+/// Elements a column-major `rows`×`cols` matrix with leading dimension `ld` spans.
+fn span(rows: u64, cols: u64, ld: u64, what: &str) -> Result<u64> {
+    if ld < rows.max(1) {
+        return Err(Error::range(format!("the leading dimension of {what} ({ld}) is less than its {rows} rows")));
+    }
+    if rows == 0 || cols == 0 {
+        return Ok(0);
+    }
+    ld.checked_mul(cols - 1).and_then(|x| x.checked_add(rows)).ok_or_else(|| Error::range(format!("{what} is too large")))
+}
+
+fn bytes(elems: u64, size: u64, what: &str) -> Result<u64> {
+    elems.checked_mul(size).ok_or_else(|| Error::range(format!("{what} is too large")))
+}
+
+impl Gemm {
+    /// The bytes A, B and C span from their offsets (checked: leading dimensions cover the rows).
+    pub fn extents(&self) -> Result<[u64; 3]> {
+        let (ar, ac) = if self.trans_a { (self.k, self.m) } else { (self.m, self.k) };
+        let (br, bc) = if self.trans_b { (self.n, self.k) } else { (self.k, self.n) };
+        let s = self.dtype.size();
+        Ok([
+            bytes(span(ar, ac, self.lda, "A")?, s, "matrix A")?,
+            bytes(span(br, bc, self.ldb, "B")?, s, "matrix B")?,
+            bytes(span(self.m, self.n, self.ldc, "C")?, s, "matrix C")?,
+        ])
+    }
+
+    pub fn check(&self, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
+        let [ea, eb, ec] = self.extents()?;
+        a.check_range(self.a_off, ea, "matrix A")?;
+        b.check_range(self.b_off, eb, "matrix B")?;
+        c.check_range(self.c_off, ec, "matrix C")?;
+        for (v, what) in [(self.m, "m"), (self.n, "n"), (self.k, "k"), (self.lda, "lda"), (self.ldb, "ldb"), (self.ldc, "ldc")] {
+            if v > i32::MAX as u64 {
+                return Err(Error::range(format!("{what} is {v}, more than cuBLAS's 32-bit sizes allow")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Axpy {
+    /// The bytes x and y span from their offsets.
+    pub fn extents(&self) -> Result<[u64; 2]> {
+        if self.incx == 0 || self.incy == 0 {
+            return Err(Error::range("strides must be at least 1"));
+        }
+        let need = |inc: u64| -> Result<u64> {
+            let elems = if self.n == 0 { 0 } else { (self.n - 1).checked_mul(inc).and_then(|v| v.checked_add(1)).ok_or_else(|| Error::range("the vector is too large"))? };
+            bytes(elems, self.dtype.size(), "the vector")
+        };
+        Ok([need(self.incx)?, need(self.incy)?])
+    }
+
+    pub fn check(&self, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
+        let [ex, ey] = self.extents()?;
+        x.check_range(self.x_off, ex, "vector x")?;
+        y.check_range(self.y_off, ey, "vector y")?;
+        if self.n > i32::MAX as u64 {
+            return Err(Error::range("n is more than cuBLAS's 32-bit sizes allow"));
+        }
+        Ok(())
+    }
+}
+
+/// The device's cuBLAS handle, created on first use (one per device, whatever asks).
+pub fn cublas_handle(device: usize) -> Result<u64> {
+    crate::runtime()?.backend.library_handle(device, Library::Cublas)
+}
+
+/// The device's cuSOLVER (dense) handle, created on first use.
+pub fn cusolver_handle(device: usize) -> Result<u64> {
+    crate::runtime()?.backend.library_handle(device, Library::Cusolver)
+}
+
+/// Destroys the handles (the TS layer calls this when the main thread exits).
+pub fn release_handles() {
+    if let Ok(rt) = crate::runtime() {
+        rt.backend.release_library_handles();
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Library {
+    Cublas,
+    Cusolver,
+}
+
+/// `C = alpha · op(A) · op(B) + beta · C` on `stream` (the device's cuBLAS handle, bound to it).
+pub fn gemm(stream: &Stream, g: &Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
+    stream.blas_gemm(g, a, b, c)
+}
+
+pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
+    stream.blas_axpy(op, x, y)
+}
+
+/// The host version of gemm, column-major, for the simulator (and as a reference).
+pub fn host_gemm<T: Copy + Into<f64>>(g: &Gemm, a: &[T], b: &[T], c: &mut [f64]) {
+    let at = |i: u64, l: u64| -> f64 { if g.trans_a { a[(l + i * g.lda) as usize].into() } else { a[(i + l * g.lda) as usize].into() } };
+    let bt = |l: u64, j: u64| -> f64 { if g.trans_b { b[(j + l * g.ldb) as usize].into() } else { b[(l + j * g.ldb) as usize].into() } };
+    for j in 0..g.n {
+        for i in 0..g.m {
+            let mut acc = 0.0;
+            for l in 0..g.k {
+                acc += at(i, l) * bt(l, j);
+            }
+            let ci = (i + j * g.ldc) as usize;
+            c[ci] = g.alpha * acc + if g.beta == 0.0 { 0.0 } else { g.beta * c[ci] };
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Loading CUDA's libraries (NVRTC, cuBLAS, cuSOLVER) at run time, by the names CUDA 11 to 13
+//! give them, an override variable, and the toolkit's usual folders.
+
+use libloading::Library;
+
+/// Where `stem` (e.g. `cublas`) is looked for, in order: `override_var`, then sonames, then folders.
+pub fn candidates(stem: &str, override_var: &str, versions: &[&str]) -> Vec<String> {
+    let mut c = Vec::new();
+    if let Ok(p) = std::env::var(override_var) {
+        c.push(p);
+    }
+    let names: Vec<String> = if cfg!(windows) {
+        versions.iter().map(|v| format!("{stem}64_{v}.dll")).collect()
+    } else if cfg!(target_os = "macos") {
+        vec![format!("lib{stem}.dylib")]
+    } else {
+        let mut n: Vec<String> = versions.iter().map(|v| format!("lib{stem}.so.{v}")).collect();
+        n.push(format!("lib{stem}.so"));
+        n
+    };
+    c.extend(names.iter().cloned());
+    let mut dirs: Vec<String> = ["CUDA_PATH", "CUDA_HOME"].iter().filter_map(|v| std::env::var(v).ok()).map(|d| format!("{d}/lib64")).collect();
+    dirs.push("/usr/local/cuda/lib64".into());
+    for d in dirs {
+        c.extend(names.iter().map(|n| format!("{d}/{n}")));
+    }
+    c
+}
+
+/// The first candidate that loads, or the list of what was tried.
+pub fn open(candidates: &[String]) -> Result<Library, String> {
+    for name in candidates {
+        // SAFETY: loading a CUDA library runs its initialisers, which have no preconditions.
+        if let Ok(lib) = unsafe { Library::new(name) } {
+            return Ok(lib);
+        }
+    }
+    Err(candidates.join(", "))
+}

@@ -1,0 +1,137 @@
+import { isMainThread } from 'node:worker_threads'
+import { native } from './native'
+import { MemoryPointer } from './memory'
+import { getCurrentStream, Stream } from './stream'
+import { describe } from './validate'
+
+let exitHook = false
+
+/** Makes sure the handles are destroyed when the main thread exits (CuPy does this at exit). */
+export function handlesCreated(): void {
+  if (!exitHook && isMainThread) {
+    exitHook = true
+    process.once('exit', () => native.releaseLibraryHandles())
+  }
+}
+
+/** Options of a matrix product `C = alpha · op(A) · op(B) + beta · C`. */
+export interface GemmOptions {
+  /** Rows of op(A) and C. */
+  m: number
+  /** Columns of op(B) and C. */
+  n: number
+  /** Columns of op(A), rows of op(B). */
+  k: number
+  A: MemoryPointer
+  B: MemoryPointer
+  C: MemoryPointer
+  alpha?: number
+  beta?: number
+  transA?: boolean
+  transB?: boolean
+  /**
+   * How the matrices are laid out: `'row'` (the default: C, JS and NumPy order, element (i, j)
+   * at i · ld + j) or `'column'` (BLAS and Fortran order, at i + j · ld).
+   */
+  order?: 'row' | 'column'
+  /** Leading dimensions, in elements; by default the stored matrix's row length (row order) or column height (column order). */
+  lda?: number
+  ldb?: number
+  ldc?: number
+  stream?: Stream
+}
+
+/** Options of `y = alpha · x + y`. */
+export interface AxpyOptions {
+  incx?: number
+  incy?: number
+  stream?: Stream
+}
+
+function dim(name: string, v: unknown): number {
+  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${describe(v)}`)
+  if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${v}`)
+  return v
+}
+
+function ptr(name: string, v: unknown): MemoryPointer {
+  if (!(v instanceof MemoryPointer)) throw new TypeError(`${name} must be a MemoryPointer, got ${describe(v)}`)
+  return v
+}
+
+function scalar(name: string, v: unknown): number {
+  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${describe(v)}`)
+  return v
+}
+
+function streamOf(s: unknown, device: number): Stream {
+  if (s === undefined) return getCurrentStream(device)
+  if (!(s instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(s)}`)
+  return s
+}
+
+function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
+  if (typeof o !== 'object' || o === null) throw new TypeError('gemm takes an options object')
+  const [m, n, k] = [dim('m', o.m), dim('n', o.n), dim('k', o.k)]
+  const [A, B, C] = [ptr('A', o.A), ptr('B', o.B), ptr('C', o.C)]
+  const transA = o.transA ?? false
+  const transB = o.transB ?? false
+  const order = o.order ?? 'row'
+  if (order !== 'row' && order !== 'column') throw new TypeError(`order must be 'row' or 'column', got ${describe(order)}`)
+  const alpha = scalar('alpha', o.alpha ?? 1)
+  const beta = scalar('beta', o.beta ?? 0)
+  const s = streamOf(o.stream, C.deviceId)
+  handlesCreated()
+  if (order === 'column') {
+    const lda = dim('lda', o.lda ?? (transA ? k : m))
+    const ldb = dim('ldb', o.ldb ?? (transB ? n : k))
+    const ldc = dim('ldc', o.ldc ?? m)
+    native.blasGemm(s._native, {
+      dtype, transA, transB, m, n, k, alpha, beta,
+      a: A.mem._handle, aOffset: A.byteOffset, lda, b: B.mem._handle, bOffset: B.byteOffset, ldb, c: C.mem._handle, cOffset: C.byteOffset, ldc,
+    })
+  } else {
+    // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: the same bytes, operands swapped.
+    const lda = dim('lda', o.lda ?? (transA ? m : k))
+    const ldb = dim('ldb', o.ldb ?? (transB ? k : n))
+    const ldc = dim('ldc', o.ldc ?? n)
+    native.blasGemm(s._native, {
+      dtype, transA: transB, transB: transA, m: n, n: m, k, alpha, beta,
+      a: B.mem._handle, aOffset: B.byteOffset, lda: ldb, b: A.mem._handle, bOffset: A.byteOffset, ldb: lda, c: C.mem._handle, cOffset: C.byteOffset, ldc,
+    })
+  }
+}
+
+function axpy(dtype: 'float32' | 'float64', n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, o: AxpyOptions = {}): void {
+  const X = ptr('x', x)
+  const Y = ptr('y', y)
+  const s = streamOf(o.stream, Y.deviceId)
+  handlesCreated()
+  native.blasAxpy(s._native, {
+    dtype, n: dim('n', n), alpha: scalar('alpha', alpha),
+    x: X.mem._handle, xOffset: X.byteOffset, incx: dim('incx', o.incx ?? 1), y: Y.mem._handle, yOffset: Y.byteOffset, incy: dim('incy', o.incy ?? 1),
+  })
+}
+
+/**
+ * A few BLAS calls on MemoryPointers, through the device's cuBLAS handle bound to the current
+ * stream (or the one given); on the simulator they run on the host, in stream order.
+ */
+export const blas = {
+  /** float32 `C = alpha · op(A) · op(B) + beta · C` (row-major unless `order: 'column'`). */
+  sgemm(options: GemmOptions): void {
+    gemm('float32', options)
+  },
+  /** float64 `C = alpha · op(A) · op(B) + beta · C` (row-major unless `order: 'column'`). */
+  dgemm(options: GemmOptions): void {
+    gemm('float64', options)
+  },
+  /** float32 `y = alpha · x + y` over `n` elements. */
+  saxpy(n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, options?: AxpyOptions): void {
+    axpy('float32', n, alpha, x, y, options)
+  },
+  /** float64 `y = alpha · x + y` over `n` elements. */
+  daxpy(n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, options?: AxpyOptions): void {
+    axpy('float64', n, alpha, x, y, options)
+  },
+}
