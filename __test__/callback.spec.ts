@@ -1,5 +1,5 @@
 import test from 'ava'
-import { kernels, pendingCallbacks, Stream } from '..'
+import { getCurrentStream, kernels, pendingCallbacks, Stream } from '..'
 import { runNode } from './helpers'
 
 test.serial('host functions run on the JS thread in stream order, after earlier work', async (t) => {
@@ -70,4 +70,12 @@ test.serial('a non-function callback is a TypeError', (t) => {
   t.throws(() => new Stream().launchHostFunc(42 as any), { instanceOf: TypeError })
   t.throws(() => new Stream().addCallback(null as any), { instanceOf: TypeError })
   t.is(pendingCallbacks(), 0)
+})
+
+test('a host callback runs in the async context it was registered in', async (t) => {
+  const s = new Stream()
+  const inside = await s.run(
+    () => new Promise<boolean>((resolve) => s.launchHostFunc(() => resolve(getCurrentStream() === s))),
+  )
+  t.true(inside)
 })

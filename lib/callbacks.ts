@@ -1,11 +1,14 @@
 // Host callbacks: the native side queues a callback's id for this thread; this module holds the
 // callback until it runs, keeps the event loop alive meanwhile (as a timer does), and lets
 // nothing outlive the call.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { native } from './native'
 
 interface Pending {
   cb: (arg: unknown) => void
   arg: unknown
+  /** The async context the callback was registered in (current stream, device, allocator). */
+  ctx: <R>(fn: () => R) => R
 }
 
 const pending = new Map<number, Pending>()
@@ -32,7 +35,8 @@ function dispatch(id: number): void {
   }
   settle()
   try {
-    p.cb(p.arg)
+    const { cb, arg } = p
+    p.ctx(() => cb(arg))
   } catch (err) {
     // Surface it like any callback's exception (uncaughtException), never lost.
     process.nextTick(() => {
@@ -52,7 +56,7 @@ function newId(): number {
 /** Registers `cb(arg)` to run once on this thread; returns the id the native side will dispatch. */
 export function hold(cb: (arg: unknown) => void, arg: unknown): number {
   const id = newId()
-  pending.set(id, { cb, arg })
+  pending.set(id, { cb, arg, ctx: AsyncLocalStorage.snapshot() })
   keepAlive.ref()
   return id
 }
@@ -66,7 +70,7 @@ export function release(id: number): void {
 /** Registers `cb(arg)` for a graph: it runs at every launch, until released. */
 export function holdPersistent(cb: (arg: unknown) => void, arg: unknown): number {
   const id = newId()
-  persistent.set(id, { cb, arg, refs: 1 })
+  persistent.set(id, { cb, arg, ctx: AsyncLocalStorage.snapshot(), refs: 1 })
   return id
 }
 

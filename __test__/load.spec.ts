@@ -1,0 +1,104 @@
+import test from 'ava'
+import { onGpu, root, runNode } from './helpers'
+
+// Full sizes under CUDA_NODE_SOAK=full (`npm run test:soak`, on the GPU, alone); smaller ones
+// that fit CI's time on the simulator otherwise.
+const full = process.env.CUDA_NODE_SOAK === 'full'
+const N = {
+  poolOps: 1_000_000,
+  streams: full || onGpu ? 100_000 : 20_000,
+  events: 100_000,
+  gcPointers: 100_000,
+  gcStreams: full || onGpu ? 100_000 : 10_000,
+  gcEvents: 100_000,
+}
+
+function soak(script: string): any {
+  const r = runNode(
+    `const { native } = require(${JSON.stringify(root + '/lib/native.js')});
+     const collect = async () => { for (let i = 0; i < 6; i++) { global.gc(); await new Promise((r) => setTimeout(r, 10)); } };
+     const rss = () => process.memoryUsage().rss;
+     (async () => { ${script} })().then((o) => console.log(JSON.stringify(o)), (e) => { console.error(e); process.exit(1) });`,
+    {},
+    ['--expose-gc'],
+  )
+  if (r.status !== 0) throw new Error(`child failed (${r.status} ${r.signal}): ${r.stderr}`)
+  return JSON.parse(r.stdout.trim().split('\n').pop()!)
+}
+
+test.serial(`${N.poolOps} pool alloc+free, ${N.streams} streams and ${N.events} events created and destroyed leave nothing behind`, (t) => {
+  const r = soak(`
+    const { alloc, Stream, Event, Device, getDefaultMemoryPool } = cuda;
+    const d = new Device();
+    const live0 = native.memLive();
+    const round = async () => {
+      const t0 = Date.now();
+      for (let i = 0; i < ${N.poolOps}; i++) alloc(1 << 20).free();
+      const ms = Date.now() - t0;
+      for (let i = 0; i < ${N.streams}; i++) new Stream().destroy();
+      for (let i = 0; i < ${N.events}; i++) new Event().destroy();
+      await collect();
+      getDefaultMemoryPool().freeAllBlocks();
+      return ms;
+    };
+    // The first round grows what is allocated once (allocator arenas, V8's heap); a leak keeps
+    // growing, so the second round is the one measured.
+    const rssBefore = rss();
+    await round();
+    const rss1 = rss(), free1 = d.memInfo().free;
+    const poolMs = await round();
+    return { live: native.memLive() - live0, firstRound: rss1 - rssBefore, rssGrowth: rss() - rss1, deviceDrift: free1 - d.memInfo().free, poolMs, used: getDefaultMemoryPool().usedBytes() };
+  `)
+  t.log(`pool ${N.poolOps} ops in ${r.poolMs} ms; RSS: first round +${(r.firstRound / 2 ** 20).toFixed(1)} MiB, second round +${(r.rssGrowth / 2 ** 20).toFixed(1)} MiB; device drift ${(r.deviceDrift / 2 ** 20).toFixed(1)} MiB`)
+  t.is(r.live, 0)
+  t.is(r.used, 0)
+  t.true(r.rssGrowth < 16 * 2 ** 20, `RSS grew ${r.rssGrowth} bytes in the second round (tolerance 16 MiB)`)
+  if (full) t.true(Math.abs(r.deviceDrift) <= 8 * 2 ** 20, `device memory drifted ${r.deviceDrift} bytes (tolerance 8 MiB)`)
+})
+
+test.serial(`${N.gcPointers} pointers, ${N.gcStreams} streams and ${N.gcEvents} events left to the GC are all released`, (t) => {
+  const r = soak(`
+    const { alloc, mallocPlain, Stream, Event, Device, getDefaultMemoryPool } = cuda;
+    const d = new Device();
+    const live0 = native.memLive();
+    const round = async () => {
+      for (let step = 0; step < 10; step++) {
+        for (let i = 0; i < ${N.gcPointers} / 10; i++) { if (i % 2) alloc(4096); else mallocPlain(1024); }
+        for (let i = 0; i < ${N.gcStreams} / 10; i++) new Stream();
+        for (let i = 0; i < ${N.gcEvents} / 10; i++) new Event();
+        await new Promise((r) => setImmediate(r));
+        await collect();
+      }
+      await collect();
+      getDefaultMemoryPool().freeAllBlocks();
+    };
+    await round();
+    const rss1 = rss(), free1 = d.memInfo().free;
+    await round();
+    return { live: native.memLive() - live0, rssGrowth: rss() - rss1, deviceDrift: free1 - d.memInfo().free };
+  `)
+  t.log(`second round: RSS +${(r.rssGrowth / 2 ** 20).toFixed(1)} MiB; device drift ${(r.deviceDrift / 2 ** 20).toFixed(1)} MiB`)
+  t.is(r.live, 0)
+  t.true(r.rssGrowth < 16 * 2 ** 20, `RSS grew ${r.rssGrowth} bytes in the second round (tolerance 16 MiB)`)
+  if (full) t.true(Math.abs(r.deviceDrift) <= 8 * 2 ** 20, `device memory drifted ${r.deviceDrift} bytes (tolerance 8 MiB)`)
+})
+
+test.serial('10^4 host callbacks over 8 streams are each delivered once, in order per stream', (t) => {
+  const r = soak(`
+    const { Stream, kernels } = cuda;
+    const streams = Array.from({ length: 8 }, (_, i) => new Stream({ nonBlocking: i % 2 === 0 }));
+    const seen = streams.map(() => []);
+    let count = 0;
+    await new Promise((resolve) => {
+      for (let i = 0; i < 10000; i++) {
+        const s = i % 8;
+        if (i % 997 === 0) kernels.sleep(1e6, streams[s]);
+        streams[s].launchHostFunc((n) => { seen[s].push(n); if (++count === 10000) resolve(); }, i);
+      }
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const inOrder = seen.every((list, s) => list.every((n, j) => n === s + 8 * j));
+    return { total: seen.reduce((a, l) => a + l.length, 0), inOrder, pending: cuda.pendingCallbacks() };
+  `)
+  t.deepEqual(r, { total: 10000, inOrder: true, pending: 0 })
+})
