@@ -37,7 +37,7 @@ test('work with no explicit stream goes to the current stream', (t) => {
   const s = new Stream({ nonBlocking: true })
   const p = alloc(4 * 256)
   s.run(() => {
-    kernels.sleep(80e6)
+    kernels.sleep(300e6)
     kernels.fill(p, 5, 256)
     const e = new Event().record()
     t.false(e.done, 'the event was recorded behind the sleep on the current stream')

@@ -14,7 +14,7 @@ test('an event never recorded is done, and synchronizes at once', (t) => {
 test('an event completes in stream order', async (t) => {
   const s = new Stream()
   const e = new Event()
-  kernels.sleep(60 * MS, s)
+  kernels.sleep(300 * MS, s)
   e.record(s)
   t.false(e.done)
   await e.synchronizeAsync()
@@ -23,7 +23,7 @@ test('an event completes in stream order', async (t) => {
 
 test('record() defaults to the current stream, and Stream.record makes an event', (t) => {
   const s = new Stream()
-  kernels.sleep(40 * MS, s)
+  kernels.sleep(300 * MS, s)
   const e = s.run(() => new Event().record())
   t.false(e.done)
   const e2 = s.record()
@@ -55,7 +55,7 @@ test('elapsed time of an event never recorded is a typed error', (t) => {
 test('elapsed time of an event not complete yet is CUDA_ERROR_NOT_READY', (t) => {
   const s = new Stream()
   const a = new Event().record(s)
-  kernels.sleep(60 * MS, s)
+  kernels.sleep(300 * MS, s)
   const b = new Event().record(s)
   const e = t.throws(() => getElapsedTime(a, b), { instanceOf: CudaError })
   t.is(e!.code, 'CUDA_ERROR_NOT_READY')

@@ -52,7 +52,7 @@ test('a block freed on one stream is reused on another only once the first has p
   const s2 = new Stream({ nonBlocking: true })
   const a = s1.run(() => pool.malloc(1 << 20))
   const ptr = a.ptr
-  kernels.sleep(100e6, s1)
+  kernels.sleep(300e6, s1)
   a.free()
   const early = s2.run(() => pool.malloc(1 << 20))
   t.not(early.ptr, ptr, 's1 has not passed the free yet')
