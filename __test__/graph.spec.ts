@@ -271,3 +271,22 @@ test('a GC during a capture never breaks it: frees wait for the capture to end',
   t.is(r.status, 0, r.stderr)
   t.deepEqual(JSON.parse(r.stdout), { status: true, collected: true })
 })
+
+test('launches made before an update still run their callbacks, and the process is not kept alive after', (t) => {
+  const r = runNode(`
+    const { Stream, kernels } = cuda;
+    const s = new Stream({ nonBlocking: true });
+    let old = 0, fresh = 0;
+    const g = s.capture(() => { kernels.sleep(20e6); s.launchHostFunc(() => old++) });
+    g.launch(s); g.launch(s);
+    g.update(s.capture(() => { kernels.sleep(20e6); s.launchHostFunc(() => fresh++) }));
+    g.launch(s);
+    process.on('exit', () => console.log(JSON.stringify({ old, fresh, pending: cuda.pendingCallbacks(), held: cuda.graphCallbacks() })));
+  `)
+  t.is(r.status, 0, r.stderr)
+  t.true(r.ms < 15_000, `took ${r.ms} ms`)
+  const out = JSON.parse(r.stdout.trim())
+  t.is(out.old, 2)
+  t.is(out.fresh, 1)
+  t.is(out.pending, 0)
+})

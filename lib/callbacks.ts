@@ -12,8 +12,9 @@ interface Pending {
 }
 
 const pending = new Map<number, Pending>()
-// Callbacks captured into graphs: they run at every launch, and live while a graph refers to them.
-const persistent = new Map<number, Pending & { refs: number }>()
+// Callbacks captured into graphs: they run at every launch, and live while a graph refers to
+// them or a launched graph still owes a run of them.
+const persistent = new Map<number, Pending & { refs: number; inflight: number }>()
 // Runs of persistent callbacks that launched graphs still owe.
 let owed = 0
 let nextId = 1
@@ -29,9 +30,11 @@ function dispatch(id: number): void {
   let p: Pending | undefined = pending.get(id)
   if (p !== undefined) pending.delete(id)
   else {
-    p = persistent.get(id)
-    if (p === undefined) return
-    owed = Math.max(0, owed - 1)
+    const q = persistent.get(id)
+    if (q === undefined) return
+    p = q
+    owed--
+    if (--q.inflight === 0 && q.refs === 0) persistent.delete(id)
   }
   settle()
   try {
@@ -70,7 +73,7 @@ export function release(id: number): void {
 /** Registers `cb(arg)` for a graph: it runs at every launch, until released. */
 export function holdPersistent(cb: (arg: unknown) => void, arg: unknown): number {
   const id = newId()
-  persistent.set(id, { cb, arg, ctx: AsyncLocalStorage.snapshot(), refs: 1 })
+  persistent.set(id, { cb, arg, ctx: AsyncLocalStorage.snapshot(), refs: 1, inflight: 0 })
   return id
 }
 
@@ -86,14 +89,20 @@ export function retainPersistent(ids: readonly number[]): void {
 export function releasePersistent(ids: readonly number[]): void {
   for (const id of ids) {
     const p = persistent.get(id)
-    if (p !== undefined && --p.refs === 0) persistent.delete(id)
+    if (p !== undefined && --p.refs === 0 && p.inflight === 0) persistent.delete(id)
   }
 }
 
-/** A launched graph will run `n` persistent callbacks: keep the process alive until they have. */
-export function expectRuns(n: number): void {
-  if (n <= 0) return
-  owed += n
+/** A launched graph will run these callbacks once each: keep them, and the process, alive until then. */
+export function expectRuns(ids: readonly number[]): void {
+  if (ids.length === 0) return
+  for (const id of ids) {
+    const p = persistent.get(id)
+    if (p !== undefined) {
+      p.inflight++
+      owed++
+    }
+  }
   keepAlive.ref()
 }
 

@@ -31,7 +31,7 @@ export class Graph {
   launch(stream?: Stream): void {
     const s = this.#stream(stream, 'launch')
     traced(s, 'graph launch', 'graph', () => this.#native.launch(s._native))
-    expectRuns(this.#ids.length)
+    expectRuns(this.#ids)
   }
 
   /** Prepares the graph on `stream` without running it, so the first launch is faster. */

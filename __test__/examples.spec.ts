@@ -1,0 +1,25 @@
+import test from 'ava'
+import { spawnSync } from 'node:child_process'
+import path from 'node:path'
+
+const cases: [string, RegExp[]][] = [
+  ['current-stream.ts', [/a: current stream is its own: true; data 1/, /b: current stream is its own: true; data 2/, /outside: Stream\.null/]],
+  ['events-and-timing.ts', [/elapsed: 2\d\.\d ms/, /s2 waited for s1: true/]],
+  ['graphs.ts', [/after update the graph fills 7; host callback ran 3 times/]],
+  ['pools.ts', [/alloc\(1000\) gives 1024 bytes/, /freed and reused: 0 free blocks, 1024 bytes held/, /with a cudaMalloc allocator: 1000 bytes/, /past the limit: CUDA_ERROR_OUT_OF_MEMORY/]],
+  ['nvtx.ts', [/traced \d+ slices: .*prepare.*compute/, /trace written to/]],
+  ['kernels.ts', [/saxpy: 3 \* 2 \+ 1 = 7 \(all 65536: true\)/]],
+  ['tour.ts', [/backend: sim/, /consumer saw 42 … 42/, /graph of 100 captured fills/, /host callback: ran/]],
+]
+
+for (const [file, expect] of cases) {
+  test(`examples/${file} runs on the simulator`, (t) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'examples', file)], {
+      env: { ...process.env, CUDA_NODE_BACKEND: 'sim' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    t.is(r.status, 0, r.stderr)
+    for (const re of expect) t.regex(r.stdout, re)
+  })
+}

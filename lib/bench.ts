@@ -1,0 +1,150 @@
+// `npm run bench`, `npx cuda-node bench`: per-operation host time, median over batches, in one run.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { allocPinned, alloc, AsyncMemoryPool, MemoryPool } from './memory'
+import { backend } from './backend'
+import { Device } from './device'
+import { Event, getElapsedTime } from './event'
+import { kernels } from './kernels'
+import { Stream } from './stream'
+
+export interface Row {
+  op: string
+  value: number
+  unit: 'µs' | 'GB/s' | 'ms'
+}
+
+const rows: Row[] = []
+
+/** Median of `batches` batches of `n` calls of `f`, in µs per call. */
+function time(op: string, n: number, f: () => void, batches = 15): void {
+  for (let i = 0; i < Math.min(n, 1000); i++) f()
+  const per: number[] = []
+  for (let b = 0; b < batches; b++) {
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < n; i++) f()
+    per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
+  }
+  per.sort((a, b) => a - b)
+  rows.push({ op, value: per[per.length >> 1], unit: 'µs' })
+}
+
+/** Median bandwidth of a copy of `bytes`, timed by events on `s`. */
+function bandwidth(op: string, bytes: number, s: Stream, copy: () => void, reps = 7): void {
+  copy()
+  s.synchronize()
+  const gbs: number[] = []
+  for (let i = 0; i < reps; i++) {
+    const a = new Event().record(s)
+    const t0 = process.hrtime.bigint()
+    copy()
+    const b = new Event().record(s)
+    b.synchronize()
+    const wall = Number(process.hrtime.bigint() - t0) / 1e6
+    // Pageable copies are synchronous on the host: the wall time is the honest figure for them.
+    const ms = Math.max(getElapsedTime(a, b), wall)
+    gbs.push(bytes / (ms / 1e3) / 1e9)
+  }
+  gbs.sort((a, b) => a - b)
+  rows.push({ op, value: gbs[gbs.length >> 1], unit: 'GB/s' })
+}
+
+/** Median µs of `batches` runs of an async `f`. */
+async function timeAsync(op: string, n: number, f: () => Promise<void>, batches = 15): Promise<void> {
+  for (let i = 0; i < 10; i++) await f()
+  const per: number[] = []
+  for (let b = 0; b < batches; b++) {
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < n; i++) await f()
+    per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
+  }
+  per.sort((a, b) => a - b)
+  rows.push({ op, value: per[per.length >> 1], unit: 'µs' })
+}
+
+/** One row of the benchmark table. */
+export type BenchRow = Row
+
+/** Runs the benchmark, prints the table, and writes JSON and markdown to `resultsDir`. */
+export async function bench(resultsDir = path.resolve('bench-results')): Promise<BenchRow[]> {
+  const b = backend()
+  const dev = new Device()
+  const pool = new MemoryPool()
+  const s = new Stream({ nonBlocking: true })
+
+  time('stream create+destroy', 500, () => new Stream().destroy())
+  const ev = new Event({ disableTiming: true })
+  time('event record+query', 5000, () => {
+    ev.record(s)
+    void ev.done
+  })
+  const [e1, e2] = [new Event(), new Event()]
+  time('event pair + synchronize + elapsed', 2000, () => {
+    e1.record(s)
+    e2.record(s)
+    e2.synchronize()
+    getElapsedTime(e1, e2)
+  })
+  time('idle stream synchronize', 5000, () => s.synchronize())
+  await timeAsync('synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
+  s.run(() => {
+    time('pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
+    const asyncPool = new AsyncMemoryPool()
+    time('pool alloc+free 1 MiB (AsyncMemoryPool)', 2000, () => asyncPool.malloc(1 << 20).free())
+  })
+  time('empty kernel ×5000 then synchronize (per launch)', 1, () => {
+    for (let i = 0; i < 5000; i++) kernels.sleep(0, s)
+    s.synchronize()
+  }, 7)
+  rows[rows.length - 1].value /= 5000
+  time('100 eager launches then synchronize', 1, () => {
+    for (let i = 0; i < 100; i++) kernels.sleep(0, s)
+    s.synchronize()
+  }, 31)
+  const graph = s.capture(() => {
+    for (let i = 0; i < 100; i++) kernels.sleep(0)
+  })
+  graph.upload(s)
+  time('graph of 100 empty kernels, launched then synchronize', 1, () => {
+    graph.launch(s)
+    s.synchronize()
+  }, 31)
+  await timeAsync('host callback round trip into JS', 200, () => new Promise<void>((resolve) => s.launchHostFunc(() => resolve())))
+
+  const n = 256 << 20
+  const d = alloc(n)
+  const pinned = allocPinned(n)
+  const pageable = Buffer.alloc(n, 1)
+  bandwidth('256 MiB H2D pinned', n, s, () => d.copyFromHostAsync(pinned, n, s))
+  bandwidth('256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
+  bandwidth('256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
+  bandwidth('256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
+
+  if (b.name === 'cuda') {
+    // A kernel's first use in a process: compiled by NVRTC, then (second process) from the disk cache.
+    const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-bench-cache-'))
+    const code = 'extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }'
+    const script = `const cuda = require(${JSON.stringify(path.join(__dirname, '..', 'index.js'))}); cuda.Device.count();
+      const t0 = process.hrtime.bigint(); new cuda.RawKernel(${JSON.stringify(code)}, 'saxpy').attributes;
+      console.log(Number(process.hrtime.bigint() - t0) / 1e6)`
+    const run = () => Number(spawnSync(process.execPath, ['-e', script], { env: { ...process.env, CUDA_NODE_CACHE_DIR: dir }, encoding: 'utf8' }).stdout.trim())
+    rows.push({ op: 'kernel first use: NVRTC compile + load', value: run(), unit: 'ms' })
+    rows.push({ op: 'kernel first use: disk cache + load (2nd process)', value: run(), unit: 'ms' })
+  }
+
+  const when = new Date().toISOString()
+  const title = `${b.name === 'sim' ? 'SIMULATOR figures (no GPU): ' : ''}${dev.name}, backend ${b.name}, ${when}`
+  const width = Math.max(...rows.map((r) => r.op.length))
+  console.log(title)
+  for (const r of rows) console.log(`${r.op.padEnd(width)}  ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3).padStart(10)} ${r.unit}`)
+
+  const dir = resultsDir
+  mkdirSync(dir, { recursive: true })
+  const stem = `${b.name}-${when.slice(0, 10)}`
+  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ backend: b.name, device: dev.name, when, rows }, null, 2))
+  const md = [`**${title}**`, '', '| operation | value |', '| --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3)} ${r.unit} |`), '']
+  writeFileSync(path.join(dir, `${stem}.md`), md.join('\n'))
+  return rows
+}
