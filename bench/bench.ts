@@ -1,8 +1,81 @@
-// `npm run bench`: the benchmark table, with results in bench/results/.
+// `npm run bench`: our table, then — where the GPU machine's tools are here — the same operations
+// on the driver API from C++ (the floor) and in CuPy and PyTorch (the peers), in the same run,
+// with each operation's ratio to the floor and to the best peer. Results go to bench/results/.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { bench } from '../lib/bench'
+import { backend, Device } from '..'
+import { bench, type Row } from '../lib/bench'
 
-bench(path.join(__dirname, 'results')).catch((e) => {
+interface Peer {
+  peer?: string
+  key: string
+  value: number
+  unit: string
+  error?: string
+}
+
+/** The goals of issue #8 (µs: at most; GB/s: at least). */
+const GOALS: Record<string, number> = {
+  event_record_query: 0.6, idle_stream_sync: 0.3, pool_alloc_free: 0.5, empty_kernel_launch: 3.8,
+  graph_100: 80, eager_100: 380, h2d_pinned: 54, h2d_pageable: 15, host_callback: 20, nvtx_push_pop: 0.15,
+}
+
+function have(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
+}
+
+function floor(): Peer[] {
+  if (!have('nvcc')) return []
+  const exe = path.join(mkdtempSync(path.join(tmpdir(), 'cuda-node-floor-')), 'driver_bench')
+  execFileSync('nvcc', ['-O2', '-std=c++17', '-I', path.join(__dirname, '..', 'crates', 'core'), '-o', exe, path.join(__dirname, 'peers', 'driver.cpp'), '-lcuda'], { stdio: 'inherit' })
+  return lines(execFileSync(exe, { encoding: 'utf8', maxBuffer: 1 << 24 })).map((p) => ({ ...p, peer: 'floor' }))
+}
+
+function peers(): Peer[] {
+  if (!have('python3')) return []
+  const r = spawnSync('python3', [path.join(__dirname, 'peers', 'peers.py')], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 600_000 })
+  for (const p of lines(r.stdout)) if (p.error) console.log(`${p.peer}: not measured (${p.error})`)
+  return lines(r.stdout).filter((p) => !p.error)
+}
+
+function lines(out: string): Peer[] {
+  return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+}
+
+async function main(): Promise<void> {
+  const dir = path.join(__dirname, 'results')
+  const ours = await bench(dir)
+  if (backend().name !== 'cuda') return
+  const others = [...floor(), ...peers()]
+  const get = (peer: string, key: string) => others.find((p) => p.peer === peer && p.key === key)?.value
+  const better = (unit: string, a: number, b: number) => (unit === 'GB/s' ? a >= b : a <= b)
+  const fmt = (v: number | undefined, unit: string) => (v === undefined ? '—' : v.toFixed(unit === 'GB/s' ? 1 : v < 10 ? 3 : 1))
+  const table = ours
+    .filter((r: Row) => r.unit !== 'ms')
+    .map((r: Row) => {
+      const f = get('floor', r.key)
+      const peerValues = ['cupy', 'torch'].map((p) => get(p, r.key)).filter((v): v is number => v !== undefined)
+      const best = peerValues.length ? (r.unit === 'GB/s' ? Math.max(...peerValues) : Math.min(...peerValues)) : undefined
+      // Ratio > 1 means slower (or less bandwidth) than the reference.
+      const ratio = (ref: number | undefined) => (ref === undefined ? '—' : (r.unit === 'GB/s' ? ref / r.value : r.value / ref).toFixed(2))
+      const goal = GOALS[r.key]
+      const met = goal === undefined ? '' : better(r.unit, r.value, goal) ? 'met' : 'missed'
+      return { r, f, cupy: get('cupy', r.key), torch: get('torch', r.key), vsFloor: ratio(f), vsPeer: ratio(best), goal, met }
+    })
+  const head = ['operation', 'unit', 'cuda-node', 'C++ driver (floor)', 'CuPy', 'PyTorch', '× floor', '× best peer', 'goal']
+  const rowsMd = table.map((x) => [x.r.op, x.r.unit, fmt(x.r.value, x.r.unit), fmt(x.f, x.r.unit), fmt(x.cupy, x.r.unit), fmt(x.torch, x.r.unit), x.vsFloor, x.vsPeer, x.goal === undefined ? '' : `${x.r.unit === 'GB/s' ? '≥' : '≤'} ${x.goal} (${x.met})`])
+  const when = new Date().toISOString()
+  const title = `${new Device().name}, ${when.slice(0, 10)} — ratios above 1 are slower than the reference`
+  const md = [`**${title}**`, '', `| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rowsMd.map((r) => `| ${r.join(' | ')} |`), ''].join('\n')
+  console.log('\n' + md)
+  const stem = `compare-${when.slice(0, 10)}`
+  writeFileSync(path.join(dir, `${stem}.md`), md)
+  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ device: new Device().name, when, ours, others }, null, 2))
+}
+
+main().catch((e) => {
   console.error(e)
   process.exitCode = 1
 })

@@ -9,8 +9,11 @@ import { Device } from './device'
 import { Event, getElapsedTime } from './event'
 import { kernels } from './kernels'
 import { Stream } from './stream'
+import { nvtx } from './nvtx'
 
 export interface Row {
+  /** The operation's key, shared with the floor (C++) and the peers (CuPy, PyTorch). */
+  key: string
   op: string
   value: number
   unit: 'µs' | 'GB/s' | 'ms'
@@ -19,7 +22,7 @@ export interface Row {
 const rows: Row[] = []
 
 /** Median of `batches` batches of `n` calls of `f`, in µs per call. */
-function time(op: string, n: number, f: () => void, batches = 15): void {
+function time(key: string, op: string, n: number, f: () => void, batches = 15): void {
   for (let i = 0; i < Math.min(n, 1000); i++) f()
   const per: number[] = []
   for (let b = 0; b < batches; b++) {
@@ -28,11 +31,11 @@ function time(op: string, n: number, f: () => void, batches = 15): void {
     per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
   }
   per.sort((a, b) => a - b)
-  rows.push({ op, value: per[per.length >> 1], unit: 'µs' })
+  rows.push({ key, op, value: per[per.length >> 1], unit: 'µs' })
 }
 
 /** Median bandwidth of a copy of `bytes`, timed by events on `s`. */
-function bandwidth(op: string, bytes: number, s: Stream, copy: () => void, reps = 7): void {
+function bandwidth(key: string, op: string, bytes: number, s: Stream, copy: () => void, reps = 7): void {
   copy()
   s.synchronize()
   const gbs: number[] = []
@@ -48,11 +51,11 @@ function bandwidth(op: string, bytes: number, s: Stream, copy: () => void, reps 
     gbs.push(bytes / (ms / 1e3) / 1e9)
   }
   gbs.sort((a, b) => a - b)
-  rows.push({ op, value: gbs[gbs.length >> 1], unit: 'GB/s' })
+  rows.push({ key, op, value: gbs[gbs.length >> 1], unit: 'GB/s' })
 }
 
 /** Median µs of `batches` runs of an async `f`. */
-async function timeAsync(op: string, n: number, f: () => Promise<void>, batches = 15): Promise<void> {
+async function timeAsync(key: string, op: string, n: number, f: () => Promise<void>, batches = 15): Promise<void> {
   for (let i = 0; i < 10; i++) await f()
   const per: number[] = []
   for (let b = 0; b < batches; b++) {
@@ -61,7 +64,7 @@ async function timeAsync(op: string, n: number, f: () => Promise<void>, batches 
     per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
   }
   per.sort((a, b) => a - b)
-  rows.push({ op, value: per[per.length >> 1], unit: 'µs' })
+  rows.push({ key, op, value: per[per.length >> 1], unit: 'µs' })
 }
 
 /** One row of the benchmark table. */
@@ -74,32 +77,32 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
   const pool = new MemoryPool()
   const s = new Stream({ nonBlocking: true })
 
-  time('stream create+destroy', 500, () => new Stream().destroy())
+  time('stream_create_destroy', 'stream create+destroy', 500, () => new Stream().destroy())
   const ev = new Event({ disableTiming: true })
-  time('event record+query', 5000, () => {
+  time('event_record_query', 'event record+query', 5000, () => {
     ev.record(s)
     void ev.done
   })
   const [e1, e2] = [new Event(), new Event()]
-  time('event pair + synchronize + elapsed', 2000, () => {
+  time('event_pair_sync_elapsed', 'event pair + synchronize + elapsed', 2000, () => {
     e1.record(s)
     e2.record(s)
     e2.synchronize()
     getElapsedTime(e1, e2)
   })
-  time('idle stream synchronize', 5000, () => s.synchronize())
-  await timeAsync('synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
+  time('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize())
+  await timeAsync('sync_async_idle', 'synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
   s.run(() => {
-    time('pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
+    time('pool_alloc_free', 'pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
     const asyncPool = new AsyncMemoryPool()
-    time('pool alloc+free 1 MiB (AsyncMemoryPool)', 2000, () => asyncPool.malloc(1 << 20).free())
+    time('pool_async_alloc_free', 'pool alloc+free 1 MiB (AsyncMemoryPool)', 2000, () => asyncPool.malloc(1 << 20).free())
   })
-  time('empty kernel ×5000 then synchronize (per launch)', 1, () => {
+  time('empty_kernel_launch', 'empty kernel ×5000 then synchronize (per launch)', 1, () => {
     for (let i = 0; i < 5000; i++) kernels.sleep(0, s)
     s.synchronize()
   }, 7)
   rows[rows.length - 1].value /= 5000
-  time('100 eager launches then synchronize', 1, () => {
+  time('eager_100', '100 eager launches then synchronize', 1, () => {
     for (let i = 0; i < 100; i++) kernels.sleep(0, s)
     s.synchronize()
   }, 31)
@@ -107,20 +110,24 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
     for (let i = 0; i < 100; i++) kernels.sleep(0)
   })
   graph.upload(s)
-  time('graph of 100 empty kernels, launched then synchronize', 1, () => {
+  time('graph_100', 'graph of 100 empty kernels, launched then synchronize', 1, () => {
     graph.launch(s)
     s.synchronize()
   }, 31)
-  await timeAsync('host callback round trip into JS', 200, () => new Promise<void>((resolve) => s.launchHostFunc(() => resolve())))
+  time('nvtx_push_pop', 'NVTX push+pop', 100_000, () => {
+    nvtx.rangePush('r')
+    nvtx.rangePop()
+  })
+  await timeAsync('host_callback', 'host callback round trip into JS', 200, () => new Promise<void>((resolve) => s.launchHostFunc(() => resolve())))
 
   const n = 256 << 20
   const d = alloc(n)
   const pinned = allocPinned(n)
   const pageable = Buffer.alloc(n, 1)
-  bandwidth('256 MiB H2D pinned', n, s, () => d.copyFromHostAsync(pinned, n, s))
-  bandwidth('256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
-  bandwidth('256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
-  bandwidth('256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
+  bandwidth('h2d_pinned', '256 MiB H2D pinned', n, s, () => d.copyFromHostAsync(pinned, n, s))
+  bandwidth('d2h_pinned', '256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
+  bandwidth('h2d_pageable', '256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
+  bandwidth('d2h_pageable', '256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
 
   if (b.name === 'cuda') {
     // A kernel's first use in a process: compiled by NVRTC, then (second process) from the disk cache.
@@ -130,8 +137,8 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
       const t0 = process.hrtime.bigint(); new cuda.RawKernel(${JSON.stringify(code)}, 'saxpy').attributes;
       console.log(Number(process.hrtime.bigint() - t0) / 1e6)`
     const run = () => Number(spawnSync(process.execPath, ['-e', script], { env: { ...process.env, CUDA_NODE_CACHE_DIR: dir }, encoding: 'utf8' }).stdout.trim())
-    rows.push({ op: 'kernel first use: NVRTC compile + load', value: run(), unit: 'ms' })
-    rows.push({ op: 'kernel first use: disk cache + load (2nd process)', value: run(), unit: 'ms' })
+    rows.push({ key: 'kernel_first_use_compile', op: 'kernel first use: NVRTC compile + load', value: run(), unit: 'ms' })
+    rows.push({ key: 'kernel_first_use_cached', op: 'kernel first use: disk cache + load (2nd process)', value: run(), unit: 'ms' })
   }
 
   const when = new Date().toISOString()
