@@ -17,6 +17,7 @@ export { kernels, type DType } from './lib/kernels'
 export {
   RawKernel, RawModule, Scalar, f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, cacheDir, kernelCacheStats,
   type KernelArg, type Dim3, type Simulate, type ModuleSource, type RawKernelOptions, type LaunchOptions, type ScalarType,
+  type FunctionAttributes, type KernelCacheStats,
 } from './lib/kernel'
 export { pendingCallbacks, graphCallbacks } from './lib/callbacks'
 export { nvtx } from './lib/nvtx'

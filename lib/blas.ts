@@ -22,12 +22,19 @@ export interface GemmOptions {
   n: number
   /** Columns of op(A), rows of op(B). */
   k: number
+  /** The matrix A, stored as `transA` and `order` say. */
   A: MemoryPointer
+  /** The matrix B, stored as `transB` and `order` say. */
   B: MemoryPointer
+  /** The matrix C: the output, whose old contents `beta` scales. */
   C: MemoryPointer
+  /** Scales op(A) · op(B); 1 by default. */
   alpha?: number
+  /** Scales C before the sum; 0 by default. */
   beta?: number
+  /** op(A) is A transposed (A is stored k × m); false by default. */
   transA?: boolean
+  /** op(B) is B transposed (B is stored n × k); false by default. */
   transB?: boolean
   /**
    * How the matrices are laid out: `'row'` (the default: C, JS and NumPy order, element (i, j)
@@ -36,15 +43,21 @@ export interface GemmOptions {
   order?: 'row' | 'column'
   /** Leading dimensions, in elements; by default the stored matrix's row length (row order) or column height (column order). */
   lda?: number
+  /** B's leading dimension, in elements (see `lda`). */
   ldb?: number
+  /** C's leading dimension, in elements (see `lda`). */
   ldc?: number
+  /** The stream to run on; the current stream of C's device by default. */
   stream?: Stream
 }
 
 /** Options of `y = alpha · x + y`. */
 export interface AxpyOptions {
+  /** Elements between consecutive elements of x; 1 by default. */
   incx?: number
+  /** Elements between consecutive elements of y; 1 by default. */
   incy?: number
+  /** The stream to run on; the current stream of y's device by default. */
   stream?: Stream
 }
 
@@ -118,19 +131,35 @@ function axpy(dtype: 'float32' | 'float64', n: number, alpha: number, x: MemoryP
  * stream (or the one given); on the simulator they run on the host, in stream order.
  */
 export const blas = {
-  /** float32 `C = alpha · op(A) · op(B) + beta · C` (row-major unless `order: 'column'`). */
+  /**
+   * float32 `C = alpha · op(A) · op(B) + beta · C` (row-major unless `order: 'column'`).
+   * @throws {TypeError} for a missing or wrong kind of option, {RangeError} for sizes or leading
+   *   dimensions that are negative, inconsistent, or reach past the memory given.
+   */
   sgemm(options: GemmOptions): void {
     gemm('float32', options)
   },
-  /** float64 `C = alpha · op(A) · op(B) + beta · C` (row-major unless `order: 'column'`). */
+  /**
+   * float64 `C = alpha · op(A) · op(B) + beta · C` (row-major unless `order: 'column'`).
+   * @throws {TypeError} for a missing or wrong kind of option, {RangeError} for sizes or leading
+   *   dimensions that are negative, inconsistent, or reach past the memory given.
+   */
   dgemm(options: GemmOptions): void {
     gemm('float64', options)
   },
-  /** float32 `y = alpha · x + y` over `n` elements. */
+  /**
+   * float32 `y = alpha · x + y` over `n` elements.
+   * @throws {TypeError} for a wrong kind of argument, {RangeError} for a bad `n` or stride, or
+   *   vectors that reach past the memory given.
+   */
   saxpy(n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, options?: AxpyOptions): void {
     axpy('float32', n, alpha, x, y, options)
   },
-  /** float64 `y = alpha · x + y` over `n` elements. */
+  /**
+   * float64 `y = alpha · x + y` over `n` elements.
+   * @throws {TypeError} for a wrong kind of argument, {RangeError} for a bad `n` or stride, or
+   *   vectors that reach past the memory given.
+   */
   daxpy(n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, options?: AxpyOptions): void {
     axpy('float64', n, alpha, x, y, options)
   },

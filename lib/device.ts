@@ -5,7 +5,9 @@ import { handlesCreated } from './blas'
 
 /** Free and total device memory in bytes (`cuMemGetInfo`). */
 export interface MemInfo {
+  /** Bytes free on the device now. */
   readonly free: number
+  /** Bytes of device memory in all. */
   readonly total: number
 }
 
@@ -125,6 +127,7 @@ export class Device {
     return native.deviceSynchronizeAsync(this.id)
   }
 
+  /** `'<CUDA Device 0>'`, as CuPy's `repr` writes it. */
   toString(): string {
     return `<CUDA Device ${this.id}>`
   }

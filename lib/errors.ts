@@ -12,6 +12,7 @@ export class CudaError extends Error {
     this.code = code
   }
 
+  /** Always `'CudaError'`, so stack traces and `util.inspect` name the class. */
   override get name(): string {
     return 'CudaError'
   }

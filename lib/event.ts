@@ -66,6 +66,7 @@ export class Event {
     return this.#native.handle
   }
 
+  /** The ordinal of the event's device. */
   get deviceId(): number {
     return this.#native.device
   }
@@ -98,6 +99,7 @@ export class Event {
     this.#native.destroy()
   }
 
+  /** Destroys the event, for `using`, as `destroy()` does. */
   [Symbol.dispose](): void {
     this.#native.destroy()
   }

@@ -67,6 +67,7 @@ export class Graph {
     this.#ids = []
   }
 
+  /** Destroys the graph, for `using`, as `destroy()` does. */
   [Symbol.dispose](): void {
     this.destroy()
   }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
-import type { CompileOutput, FunctionAttributes, NativeFunction, NativeModule } from '../native'
+import type { CompileOutput, NativeFunction, NativeModule } from '../native'
 import { backend } from './backend'
 import { scope } from './context'
 import { Device } from './device'
@@ -20,8 +20,11 @@ const SIZES: Record<ScalarType, number> = { int8: 1, uint8: 1, int16: 2, uint16:
 
 /** A scalar kernel argument with its C type stated (see `f32`, `i32`, ...). */
 export class Scalar {
+  /** @throws {TypeError} for an unknown type, or a value that is not a number (or bigint, for 64-bit integers). */
   constructor(
+    /** The argument's C type. */
     readonly type: ScalarType,
+    /** The value, checked against the type's range when the kernel is launched. */
     readonly value: number | bigint,
   ) {
     if (!(type in SIZES)) throw new TypeError(`unknown scalar type ${describe(type)}`)
@@ -31,11 +34,15 @@ export class Scalar {
     }
   }
 
+  /** Bytes the argument takes: 1, 2, 4 or 8. */
   get size(): number {
     return SIZES[this.type]
   }
 
-  /** The little-endian bytes the kernel receives. */
+  /**
+   * The little-endian bytes the kernel receives.
+   * @throws {RangeError} when an integer type's value is fractional or out of its range.
+   */
   bytes(): Uint8Array {
     const b = new Uint8Array(this.size)
     const v = new DataView(b.buffer)
@@ -59,15 +66,25 @@ export class Scalar {
   }
 }
 
+/** `x` as a `float` kernel argument: `new Scalar('float32', x)`. */
 export const f32 = (x: number) => new Scalar('float32', x)
+/** `x` as a `double` kernel argument: `new Scalar('float64', x)`. */
 export const f64 = (x: number) => new Scalar('float64', x)
+/** `x` as a `int8_t` (`signed char`) kernel argument: `new Scalar('int8', x)`. */
 export const i8 = (x: number) => new Scalar('int8', x)
+/** `x` as a `uint8_t` (`unsigned char`) kernel argument: `new Scalar('uint8', x)`. */
 export const u8 = (x: number) => new Scalar('uint8', x)
+/** `x` as a `int16_t` (`short`) kernel argument: `new Scalar('int16', x)`. */
 export const i16 = (x: number) => new Scalar('int16', x)
+/** `x` as a `uint16_t` (`unsigned short`) kernel argument: `new Scalar('uint16', x)`. */
 export const u16 = (x: number) => new Scalar('uint16', x)
+/** `x` as a `int32_t` (`int`) kernel argument: `new Scalar('int32', x)`. */
 export const i32 = (x: number) => new Scalar('int32', x)
+/** `x` as a `uint32_t` (`unsigned int`) kernel argument: `new Scalar('uint32', x)`. */
 export const u32 = (x: number) => new Scalar('uint32', x)
+/** `x` as a `int64_t` (`long long`) kernel argument: `new Scalar('int64', x)`. */
 export const i64 = (x: number | bigint) => new Scalar('int64', x)
+/** `x` as a `uint64_t` (`unsigned long long`) kernel argument: `new Scalar('uint64', x)`. */
 export const u64 = (x: number | bigint) => new Scalar('uint64', x)
 
 /** A kernel argument: a device pointer, a typed scalar, or a bigint (passed as 8 bytes). */
@@ -167,10 +184,20 @@ export function cacheDir(): string {
 }
 
 const memoryCache = new Map<string, CompileOutput>()
-const stats = { compiles: 0, memoryHits: 0, diskHits: 0 }
+/** Counts of how this process's kernels were obtained (see {@link kernelCacheStats}). */
+export interface KernelCacheStats {
+  /** Compiled by NVRTC, found in neither cache. */
+  compiles: number
+  /** Found in this process's in-memory cache. */
+  memoryHits: number
+  /** Found in the on-disk cache under {@link cacheDir}. */
+  diskHits: number
+}
 
-/** How this process's kernels were obtained: compiled by NVRTC, or found in the caches. */
-export function kernelCacheStats(): Readonly<typeof stats> {
+const stats: KernelCacheStats = { compiles: 0, memoryHits: 0, diskHits: 0 }
+
+/** How this process's kernels were obtained: compiled by NVRTC, or found in the caches. A copy. */
+export function kernelCacheStats(): Readonly<KernelCacheStats> {
   return { ...stats }
 }
 
@@ -244,9 +271,24 @@ function writeEntry(file: string, out: CompileOutput): void {
 
 /** What a {@link RawModule} is made from. */
 export type ModuleSource =
-  | { code: string; options?: readonly string[]; nameExpressions?: readonly string[]; fileName?: string }
-  | { ptx: string }
-  | { cubin: Uint8Array }
+  | {
+      /** CUDA C++ source, compiled with NVRTC on first use (CuPy's `code`). */
+      code: string
+      /** NVRTC options, e.g. `'-std=c++17'` (CuPy's `options`). */
+      options?: readonly string[]
+      /** C++ names, such as template instantiations, to look kernels up by (CuPy's `name_expressions`). */
+      nameExpressions?: readonly string[]
+      /** The name NVRTC gives the source in its messages; `'kernel.cu'` by default. */
+      fileName?: string
+    }
+  | {
+      /** PTX text, compiled by the driver when the module loads. */
+      ptx: string
+    }
+  | {
+      /** A compiled cubin image, loaded as it is. */
+      cubin: Uint8Array
+    }
 
 function strings(name: string, v: unknown): string[] {
   if (v === undefined) return []
@@ -317,15 +359,42 @@ export class RawModule {
 
 /** Options for a {@link RawKernel} made from source. */
 export interface RawKernelOptions {
+  /** NVRTC options, e.g. `'-std=c++17'` (CuPy's `options`). */
   options?: readonly string[]
+  /** C++ names, such as template instantiations, to compile and look the kernel up by (CuPy's `name_expressions`). */
   nameExpressions?: readonly string[]
   /** The host implementation the simulator runs; without one, launching on sim throws. */
   simulate?: Simulate
 }
 
+/**
+ * A kernel's attributes on a device (`cuFuncGetAttribute`; CuPy's `RawKernel.attributes`). On the
+ * simulator only the two limits are the device's; the rest are 0.
+ */
+export interface FunctionAttributes {
+  /** The most threads a block of this kernel can have. */
+  maxThreadsPerBlock: number
+  /** Bytes of static shared memory per block. */
+  sharedSizeBytes: number
+  /** Bytes of constant memory. */
+  constSizeBytes: number
+  /** Bytes of local memory per thread. */
+  localSizeBytes: number
+  /** Registers per thread. */
+  numRegs: number
+  /** The PTX virtual architecture it was compiled for, as major · 10 + minor. */
+  ptxVersion: number
+  /** The binary architecture it was compiled for, as major · 10 + minor. */
+  binaryVersion: number
+  /** The most dynamic shared memory a launch may ask for (see `setMaxDynamicSharedSize`). */
+  maxDynamicSharedSizeBytes: number
+}
+
 /** Options for one launch. */
 export interface LaunchOptions {
+  /** Bytes of dynamic shared memory per block; 0 by default (CuPy's `shared_mem`). */
   sharedMem?: number
+  /** The stream to launch on; the current stream by default (CuPy's `stream`). */
   stream?: Stream
 }
 
@@ -334,12 +403,18 @@ export interface LaunchOptions {
  * with typed arguments on the current stream or a given one.
  */
 export class RawKernel {
+  /** The kernel's name, or the name expression it was looked up by (CuPy's `RawKernel.name`). */
   readonly name: string
   readonly #module: RawModule
   readonly #simulate: Simulate | undefined
   readonly #functions = new Map<number, NativeFunction>()
   #params: Param[] | undefined | null = null
 
+  /**
+   * @param code CUDA C++ source (compiled on first use) or a module that holds the kernel.
+   * @param name the kernel's `extern "C"` name or one of its name expressions.
+   * @throws {TypeError} for an empty name or malformed options.
+   */
   constructor(code: string | RawModule, name: string, options: RawKernelOptions = {}) {
     if (typeof name !== 'string' || name === '') throw new TypeError('a RawKernel needs the kernel name')
     if (typeof options !== 'object' || options === null) throw new TypeError('RawKernel options must be an object')
@@ -375,7 +450,11 @@ export class RawKernel {
     return this.#function(scope().device).attributes()
   }
 
-  /** Raises (or lowers) the dynamic shared memory the kernel may use on the current device. */
+  /**
+   * Raises (or lowers) the dynamic shared memory the kernel may use on the current device (CuPy's
+   * `max_dynamic_shared_size_bytes`); does nothing on the simulator.
+   * @throws {RangeError} unless `bytes` is a non-negative integer; {CudaError} past the device's limit.
+   */
   setMaxDynamicSharedSize(bytes: number): void {
     if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bytes must be a non-negative integer, got ${describe(bytes)}`)
     if (backend().name === 'sim') return

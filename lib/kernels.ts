@@ -44,10 +44,15 @@ function bits(value: number | bigint, dtype: DType): bigint {
   return v.getBigUint64(0, true)
 }
 
+/**
+ * Built-in kernels that run on both backends, with no compiler: for showing stream order and
+ * overlap in tests and examples.
+ */
 export const kernels = {
   /**
    * Keeps `stream` (the current stream by default) busy for `ns` nanoseconds. GPU: a kernel
    * spinning on the global timer; sim: the stream's worker waits.
+   * @throws {TypeError} for a non-number or a non-Stream, {RangeError} for a negative or fractional `ns`.
    */
   sleep(ns: number, stream?: Stream): void {
     if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
@@ -56,7 +61,12 @@ export const kernels = {
     traced(s, `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => s._native.sleep(ns))
   },
 
-  /** Writes `count` elements of `dtype` (default float32) equal to `value` at `ptr`, on `stream`. */
+  /**
+   * Writes `count` elements of `dtype` (default float32) equal to `value` at `ptr`, on `stream`
+   * (the current stream by default).
+   * @throws {TypeError} for a wrong kind of argument or an unknown dtype, {RangeError} for a bad
+   *   count or a value that does not fit an integer dtype.
+   */
   fill(ptr: MemoryPointer, value: number | bigint, count: number, dtype: DType = 'float32', stream?: Stream): void {
     if (!(ptr instanceof MemoryPointer)) throw new TypeError(`fill needs a MemoryPointer, got ${describe(ptr)}`)
     if (!(dtype in widths)) throw new TypeError(`unknown dtype ${describe(dtype)}: one of ${Object.keys(widths).join(', ')}`)

@@ -97,10 +97,12 @@ export class Memory {
     return this.#size
   }
 
+  /** The ordinal of the device the memory is on (CuPy's `Memory.device_id`). */
   get deviceId(): number {
     return this.#device
   }
 
+  /** True once `free()` has been called on this allocation. */
   get freed(): boolean {
     return this.#freed
   }
@@ -140,6 +142,7 @@ export class MemoryPointer {
     return this.mem.size - this.byteOffset
   }
 
+  /** The ordinal of the device the memory is on (CuPy's `MemoryPointer.device_id`). */
   get deviceId(): number {
     return this.mem.deviceId
   }
@@ -237,6 +240,7 @@ export class MemoryPointer {
     this.mem.free()
   }
 
+  /** Frees the underlying allocation, for `using`, unless it was freed already. */
   [Symbol.dispose](): void {
     if (!this.mem.freed) this.mem.free()
   }
@@ -386,6 +390,7 @@ export class PinnedMemory {
     return this.#native
   }
 
+  /** Bytes asked for when it was allocated. */
   get size(): number {
     return this.#size
   }
@@ -425,6 +430,7 @@ export class PinnedMemory {
     this.#native.release()
   }
 
+  /** Frees the memory, for `using`, as `free()` does, unless it was freed already. */
   [Symbol.dispose](): void {
     if (!this.#freed) this.free()
   }
@@ -434,14 +440,21 @@ export class PinnedMemory {
 export class PinnedMemoryPool {
   readonly #native: NativePinnedPool = new native.NativePinnedPool()
 
+  /**
+   * `nbytes` of pinned host memory (CuPy's `PinnedMemoryPool.malloc`), a cached block when one fits.
+   * @throws {TypeError} for a non-number, {RangeError} for a negative or fractional size,
+   *   {CudaError} `CUDA_ERROR_OUT_OF_MEMORY` (after releasing cached blocks and retrying).
+   */
   malloc(nbytes: number): PinnedMemory {
     return new PinnedMemory(this.#native.malloc(size('size', nbytes)), nbytes)
   }
 
+  /** Cached free blocks (CuPy's `n_free_blocks`). */
   nFreeBlocks(): number {
     return this.#native.nFreeBlocks()
   }
 
+  /** Releases the cached free blocks to the driver (`cuMemFreeHost`; CuPy's `free_all_blocks`). */
   freeAllBlocks(): void {
     this.#native.freeAllBlocks()
   }

@@ -30,6 +30,7 @@ export const nvtx = {
   mark(message: string, id?: number): void {
     native.nvtxMark(msg(message), idColor(id))
   },
+  /** A point in time with an ARGB colour (CuPy's `MarkC`). @throws {RangeError} unless `color` is 0 to 0xFFFFFFFF. */
   markC(message: string, color: number): void {
     native.nvtxMark(msg(message), undefined, argb(color))
   },
@@ -38,10 +39,15 @@ export const nvtx = {
     native.nvtxRangePush(msg(message), idColor(id))
     hostRange.push(message)
   },
+  /**
+   * Opens a nested range with an ARGB colour (CuPy's `RangePushC`); close it with `rangePop()`.
+   * @throws {RangeError} unless `color` is 0 to 0xFFFFFFFF.
+   */
   rangePushC(message: string, color: number): void {
     native.nvtxRangePush(msg(message), undefined, argb(color))
     hostRange.push(message)
   },
+  /** Closes the range this thread opened last (CuPy's `RangePop`). */
   rangePop(): void {
     native.nvtxRangePop()
     hostRange.pop()
@@ -52,11 +58,16 @@ export const nvtx = {
     hostRange.start(r, message)
     return r
   },
+  /**
+   * Starts a range that need not nest, with an ARGB colour; end it with `rangeEnd(id)`.
+   * @throws {RangeError} unless `color` is 0 to 0xFFFFFFFF.
+   */
   rangeStartC(message: string, color: number): bigint {
     const r = native.nvtxRangeStart(msg(message), undefined, argb(color))
     hostRange.start(r, message)
     return r
   },
+  /** Ends the range `rangeStart` (or `rangeStartC`) returned `id` for. @throws {TypeError} unless `id` is a bigint. */
   rangeEnd(id: bigint): void {
     if (typeof id !== 'bigint') throw new TypeError(`rangeEnd takes the id rangeStart returned, got ${describe(id)}`)
     native.nvtxRangeEnd(id)

@@ -9,9 +9,11 @@ import { describe } from './validate'
  * timeline anyone can open.
  */
 export const profiler = {
+  /** Starts collection (CuPy's `profiler.start`, `cuProfilerStart`). */
   start(): void {
     native.profilerSet(true)
   },
+  /** Stops collection (CuPy's `profiler.stop`, `cuProfilerStop`). */
   stop(): void {
     native.profilerSet(false)
   },

@@ -73,7 +73,12 @@ export class Stream {
   }
 
   /** `{ least, greatest }` priorities of a device's streams; lower numbers are higher priorities. */
-  static priorityRange(device?: number | Device): { least: number; greatest: number } {
+  static priorityRange(device?: number | Device): {
+    /** The lowest priority (the default), the largest number. */
+    least: number
+    /** The highest priority, the smallest number. */
+    greatest: number
+  } {
     const [least, greatest] = native.streamPriorityRange(deviceId(device))
     return { least, greatest }
   }
@@ -96,14 +101,17 @@ export class Stream {
     return this._native.handle
   }
 
+  /** The ordinal of the stream's device (CuPy's `Stream.device_id`). */
   get deviceId(): number {
     return this._native.device
   }
 
+  /** The stream's priority; lower numbers are higher priorities (CuPy's `Stream.priority`). */
   get priority(): number {
     return this._native.priority
   }
 
+  /** True for a stream created with `nonBlocking` (`cudaStreamNonBlocking`). */
   get isNonBlocking(): boolean {
     return this._native.nonblocking
   }
@@ -271,10 +279,12 @@ export class Stream {
     this.#native.destroy()
   }
 
+  /** Destroys the stream, for `using`; does nothing for a default stream or one already destroyed. */
   [Symbol.dispose](): void {
     if (this.#native !== undefined && !this.#native.destroyed) this.#native.destroy()
   }
 
+  /** `'<Stream null>'`, `'<Stream ptds>'`, or `'<Stream 0x…>'` with the handle in hex. */
   toString(): string {
     return this.#kind === 'null' ? '<Stream null>' : this.#kind === 'ptds' ? '<Stream ptds>' : `<Stream 0x${this.handle.toString(16)}>`
   }
@@ -291,10 +301,12 @@ export class ExternalStream extends Stream {
     super(internal('external', native.NativeStream.external(deviceId(device), handle)))
   }
 
+  /** @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` always: the stream belongs to the code that created it. */
   override destroy(): void {
     throw new CudaError('an ExternalStream is owned by the code that created it and is not destroyed here', 'CUDA_ERROR_INVALID_HANDLE')
   }
 
+  /** Does nothing, for `using`: the stream belongs to the code that created it. */
   override [Symbol.dispose](): void {}
 }
 

@@ -91,18 +91,27 @@ export const hostRange = {
 
 /** One slice of the finished timeline, in ms from the start of the trace. */
 export interface TraceSlice {
+  /** The timeline row: `'Stream.null'`, `'Stream.ptds'`, `'stream 0x…'`, or `'host (NVTX)'`. */
   lane: string
+  /** What ran, e.g. `'copy H2D 4096 B'` or a kernel's name and launch shape. */
   name: string
+  /** The kind: `'kernel'`, `'memcpy'`, `'memset'`, `'graph'` or `'nvtx'`. */
   cat: string
+  /** Milliseconds from the start of the trace. */
   start: number
+  /** Milliseconds it took. */
   duration: number
 }
 
 /** What `profiler.trace` wrote. */
 export interface TraceResult<T> {
+  /** What `fn` returned (or its promise resolved to). */
   result: T
+  /** The timeline's slices, in order of start. */
   slices: TraceSlice[]
+  /** The Chrome trace written to `path`, as JSON text. */
   json: string
+  /** The SVG timeline written beside it, as text. */
   svg: string
 }
 
