@@ -127,11 +127,17 @@ test('without a tool, NVTX calls are harmless', (t) => {
 test('bad NVTX input is a typed error, never a crash', (t) => {
   t.throws(() => nvtx.mark('a\0b'), { instanceOf: TypeError, message: /NUL byte/ })
   t.throws(() => nvtx.mark(42 as any), { instanceOf: TypeError })
-  t.throws(() => nvtx.mark('m', 1.5), { instanceOf: TypeError })
+  t.throws(() => nvtx.mark('m', 1.5), { instanceOf: RangeError })
+  t.throws(() => nvtx.markC('m', 'red' as any), { instanceOf: TypeError })
   t.throws(() => nvtx.markC('m', -1), { instanceOf: RangeError })
   t.throws(() => nvtx.markC('m', 2 ** 32), { instanceOf: RangeError })
   t.throws(() => nvtx.rangeEnd(1 as any), { instanceOf: TypeError })
   t.throws(() => nvtx.range('r', 5 as any), { instanceOf: TypeError })
   nvtx.mark('x'.repeat(1 << 20))
   t.throws(() => nvtx.range('r', () => { throw new Error('inner') }), { message: 'inner' })
+})
+
+test('nvtx.range waits for any thenable, not only a Promise', async (t) => {
+  const thenable = { then: (resolve: (v: number) => void) => setTimeout(() => resolve(5), 5) }
+  t.is(await nvtx.range('r', () => thenable as unknown as Promise<number>), 5)
 })

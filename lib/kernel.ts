@@ -456,7 +456,8 @@ export class RawKernel {
    * @throws {RangeError} unless `bytes` is a non-negative integer; {CudaError} past the device's limit.
    */
   setMaxDynamicSharedSize(bytes: number): void {
-    if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bytes must be a non-negative integer, got ${describe(bytes)}`)
+    if (typeof bytes !== 'number') throw new TypeError(`bytes must be a number, got ${describe(bytes)}`)
+    if (!Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bytes must be a non-negative integer, got ${bytes}`)
     if (backend().name === 'sim') return
     this.#function(scope().device).setMaxDynamicSharedSize(bytes)
   }
@@ -485,7 +486,7 @@ export class RawKernel {
     if (backend().name === 'sim') return this.#simulated(s, args, g, b)
     const bytes = Buffer.concat(parts)
     const f = this.#function(device)
-    traced(s, `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => f.launch(s._native, g, b, sharedMem, bytes, parts.map((p) => p.length)))
+    traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => f.launch(s._native, g, b, sharedMem, bytes, parts.map((p) => p.length)))
   }
 
   // The simulator has no compiler: the kernel's host implementation runs in its place, once the

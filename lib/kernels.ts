@@ -57,8 +57,8 @@ export const kernels = {
   sleep(ns: number, stream?: Stream): void {
     if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
     if (!Number.isSafeInteger(ns) || ns < 0) throw new RangeError(`ns must be a non-negative integer, got ${ns}`)
-    const s = streamOf(stream, getCurrentStream().deviceId)
-    traced(s, `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => s._native.sleep(ns))
+    const s = stream === undefined ? getCurrentStream() : streamOf(stream, 0)
+    traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => s._native.sleep(ns))
   },
 
   /**
@@ -74,6 +74,6 @@ export const kernels = {
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`)
     const s = streamOf(stream, ptr.deviceId)
     const b = bits(value, dtype)
-    traced(s, `kernels.fill ${count} × ${dtype}`, 'kernel', () => s._native.fill(ptr.mem._handle, ptr.byteOffset, widths[dtype], b, count))
+    traced(s, () => `kernels.fill ${count} × ${dtype}`, 'kernel', () => s._native.fill(ptr.mem._handle, ptr.byteOffset, widths[dtype], b, count))
   },
 }

@@ -47,6 +47,13 @@ function streamArg(stream: unknown, device: number): Stream {
   return stream
 }
 
+function integerDevice(d: unknown): number {
+  if (d instanceof Device) return d.id
+  if (typeof d !== 'number') throw new TypeError(`device must be a number or a Device, got ${describe(d)}`)
+  if (!Number.isInteger(d)) throw new RangeError(`device id must be an integer, got ${d}`)
+  return d
+}
+
 function freedError(): CudaError {
   return new CudaError('this memory was freed: allocate a new one', 'CUDA_ERROR_INVALID_VALUE')
 }
@@ -63,12 +70,12 @@ export class Memory {
   #freed = false
 
   /** A plain allocation of `nbytes` on `device` (current by default). @throws {RangeError}, {CudaError} `CUDA_ERROR_OUT_OF_MEMORY`. */
-  constructor(nbytes: number, device?: number) {
+  constructor(nbytes: number, device?: number | Device) {
     const adopt = (nbytes as unknown as { [ADOPT]?: [number, number, number] })?.[ADOPT]
     if (adopt !== undefined) {
       ;[this.#handle, this.#size, this.#device] = adopt
     } else {
-      const dev = device ?? scope().device
+      const dev = device === undefined ? scope().device : integerDevice(device)
       this.#handle = native.memAlloc(dev, size('size', nbytes))
       this.#size = nbytes
       this.#device = dev
@@ -166,10 +173,10 @@ export class MemoryPointer {
     const s = streamArg(stream, this.deviceId)
     if (src instanceof PinnedMemory) {
       const n = nbytes === undefined ? src.size : size('size', nbytes)
-      traced(s, `copy H2D ${n} B (pinned)`, 'memcpy', () => s._native.copyHtodPinned(this.mem._handle, this.byteOffset, src._native, 0, n))
+      traced(s, () => `copy H2D ${n} B (pinned)`, 'memcpy', () => s._native.copyHtodPinned(this.mem._handle, this.byteOffset, src._native, 0, n))
     } else {
       const view = bytes(src, nbytes === undefined ? undefined : size('size', nbytes), 'copyFromHost')
-      traced(s, `copy H2D ${view.byteLength} B`, 'memcpy', () => s._native.copyHtod(this.mem._handle, this.byteOffset, view))
+      traced(s, () => `copy H2D ${view.byteLength} B`, 'memcpy', () => s._native.copyHtod(this.mem._handle, this.byteOffset, view))
     }
     return s
   }
@@ -187,10 +194,10 @@ export class MemoryPointer {
     const s = streamArg(stream, this.deviceId)
     if (dst instanceof PinnedMemory) {
       const n = nbytes === undefined ? dst.size : size('size', nbytes)
-      traced(s, `copy D2H ${n} B (pinned)`, 'memcpy', () => s._native.copyDtohPinned(dst._native, 0, this.mem._handle, this.byteOffset, n))
+      traced(s, () => `copy D2H ${n} B (pinned)`, 'memcpy', () => s._native.copyDtohPinned(dst._native, 0, this.mem._handle, this.byteOffset, n))
     } else {
       const view = bytes(dst, nbytes === undefined ? undefined : size('size', nbytes), 'copyToHost')
-      traced(s, `copy D2H ${view.byteLength} B`, 'memcpy', () => s._native.copyDtoh(view, this.mem._handle, this.byteOffset))
+      traced(s, () => `copy D2H ${view.byteLength} B`, 'memcpy', () => s._native.copyDtoh(view, this.mem._handle, this.byteOffset))
     }
     return s
   }
@@ -205,7 +212,7 @@ export class MemoryPointer {
     if (!(src instanceof MemoryPointer)) throw new TypeError(`src must be a MemoryPointer, got ${describe(src)}`)
     const s = streamArg(stream, this.deviceId)
     const n = size('size', nbytes)
-    traced(s, `copy D2D ${n} B`, 'memcpy', () => s._native.copyDtod(this.mem._handle, this.byteOffset, src.mem._handle, src.byteOffset, n))
+    traced(s, () => `copy D2D ${n} B`, 'memcpy', () => s._native.copyDtod(this.mem._handle, this.byteOffset, src.mem._handle, src.byteOffset, n))
     return s
   }
 
@@ -231,7 +238,7 @@ export class MemoryPointer {
     if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`memset value must be a byte (0 to 255), got ${value}`)
     const s = streamArg(stream, this.deviceId)
     const n = size('size', nbytes)
-    traced(s, `memset ${n} B`, 'memset', () => s._native.memset(this.mem._handle, this.byteOffset, value, n))
+    traced(s, () => `memset ${n} B`, 'memset', () => s._native.memset(this.mem._handle, this.byteOffset, value, n))
     return s
   }
 

@@ -9,14 +9,14 @@ function msg(m: unknown): string {
 
 function idColor(c: unknown): number | undefined {
   if (c === undefined || c === -1) return undefined
-  if (typeof c !== 'number' || !Number.isInteger(c)) throw new TypeError(`idColor must be an integer, got ${describe(c)}`)
+  if (typeof c !== 'number') throw new TypeError(`idColor must be a number, got ${describe(c)}`)
+  if (!Number.isInteger(c)) throw new RangeError(`idColor must be an integer, got ${c}`)
   return c < 0 ? undefined : c
 }
 
 function argb(c: unknown): number {
-  if (typeof c !== 'number' || !Number.isInteger(c) || c < 0 || c > 0xffffffff) {
-    throw new RangeError(`argb must be an integer 0 to 0xFFFFFFFF, got ${describe(c)}`)
-  }
+  if (typeof c !== 'number') throw new TypeError(`argb must be a number, got ${describe(c)}`)
+  if (!Number.isInteger(c) || c < 0 || c > 0xffffffff) throw new RangeError(`argb must be an integer 0 to 0xFFFFFFFF, got ${c}`)
   return c
 }
 
@@ -87,7 +87,7 @@ export const nvtx = {
       nvtx.rangeEnd(r)
       throw e
     }
-    if (result instanceof Promise) return result.finally(() => nvtx.rangeEnd(r)) as T
+    if (typeof (result as { then?: unknown } | null)?.then === 'function') return Promise.resolve(result).finally(() => nvtx.rangeEnd(r)) as T
     nvtx.rangeEnd(r)
     return result
   },

@@ -32,7 +32,7 @@ export const profiler = {
       profiler.stop()
       throw e
     }
-    if (r instanceof Promise) return r.finally(() => profiler.stop()) as T
+    if (typeof (r as { then?: unknown } | null)?.then === 'function') return Promise.resolve(r).finally(() => profiler.stop()) as T
     profiler.stop()
     return r
   },

@@ -43,9 +43,11 @@ class Tracer {
 let active: Tracer | undefined
 
 /** Runs `op` (which enqueues on `stream`), timing it when a trace is under way. */
-export function traced<T>(stream: Stream, name: string, cat: string, op: () => T): T {
+export function traced<T>(stream: Stream, name: string | (() => string), cat: string, op: () => T): T {
   const tr = active
-  if (tr === undefined || stream.deviceId !== tr.device || stream.isCapturing()) return op()
+  if (tr === undefined) return op()
+  if (typeof name === 'function') name = name()
+  if (stream.deviceId !== tr.device || stream.isCapturing()) return op()
   const start = new Event({ device: tr.device }).record(stream)
   const r = op()
   const end = new Event({ device: tr.device }).record(stream)
