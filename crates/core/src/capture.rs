@@ -4,7 +4,14 @@
 //! GC releases meanwhile is kept here and freed when the device's last capture ends.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// Captures under way per device, and how many on blocking streams: read on every enqueue, so
+/// atomics rather than the registry's lock. Devices past the array count through the lock only.
+const FAST: usize = 64;
+static ACTIVE: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
+static BLOCKING: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
 
 /// `cudaStreamCaptureMode`. CuPy's default, and ours, is `Relaxed`: pools may call the driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +47,10 @@ pub(crate) fn began(device: usize, blocking: bool) {
     let d = r.entry(device).or_default();
     d.active += 1;
     d.blocking += blocking as usize;
+    if device < FAST {
+        ACTIVE[device].fetch_add(1, Ordering::AcqRel);
+        BLOCKING[device].fetch_add(blocking as usize, Ordering::AcqRel);
+    }
 }
 
 /// Records the end of a capture; once none remains, the deferred frees happen (here, outside the lock).
@@ -49,6 +60,10 @@ pub(crate) fn ended(device: usize, blocking: bool) {
         let d = r.entry(device).or_default();
         d.active = d.active.saturating_sub(1);
         d.blocking = d.blocking.saturating_sub(blocking as usize);
+        if device < FAST {
+            ACTIVE[device].store(d.active, Ordering::Release);
+            BLOCKING[device].store(d.blocking, Ordering::Release);
+        }
         if d.active == 0 {
             std::mem::take(&mut d.deferred)
         } else {
@@ -60,11 +75,17 @@ pub(crate) fn ended(device: usize, blocking: bool) {
 
 /// True while any stream of `device` is capturing (through this library).
 pub fn active(device: usize) -> bool {
+    if device < FAST {
+        return ACTIVE[device].load(Ordering::Acquire) > 0;
+    }
     registry().get(&device).is_some_and(|d| d.active > 0)
 }
 
 /// True while a blocking stream of `device` is capturing.
 pub fn blocking_active(device: usize) -> bool {
+    if device < FAST {
+        return BLOCKING[device].load(Ordering::Acquire) > 0;
+    }
     registry().get(&device).is_some_and(|d| d.blocking > 0)
 }
 

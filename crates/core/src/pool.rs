@@ -194,13 +194,9 @@ pub struct MemoryPool {
     me: Weak<MemoryPool>,
 }
 
-struct Token(Weak<MemoryPool>);
-
-impl Release for Token {
+impl Release for MemoryPool {
     fn release(&self, chunk: u64) {
-        if let Some(pool) = self.0.upgrade() {
-            pool.lock().give_back(chunk as usize);
-        }
+        self.lock().give_back(chunk as usize);
     }
 }
 
@@ -238,7 +234,8 @@ impl MemoryPool {
         let c = st.chunk(id);
         let (mem, offset) = (c.mem.clone(), c.offset);
         drop(st);
-        let home: Arc<dyn Release> = Arc::new(Token(self.me.clone()));
+        // The block holds its pool (a reference count, no allocation) and returns to it on drop.
+        let home: Arc<dyn Release> = self.me.upgrade().expect("a pool allocating is alive");
         Ok(Block::pooled(mem, offset, size, home, id as u64))
     }
 

@@ -120,7 +120,12 @@ impl Stream {
         self.ops.capture_status()
     }
 
+    /// Whether the stream captures. Every capture goes through this library, so while none is
+    /// under way on the device the answer needs no driver call.
     pub fn is_capturing(&self) -> Result<bool> {
+        if !capture::active(self.device) {
+            return Ok(false);
+        }
         Ok(self.ops.capture_status()? != CaptureStatus::None)
     }
 
@@ -155,7 +160,7 @@ impl Stream {
     /// naming the call, before the driver sees it. Legacy-stream use while a blocking stream
     /// captures would too (C6c).
     fn not_capturing(&self, what: &str) -> Result<()> {
-        if self.ops.capture_status()? != CaptureStatus::None {
+        if self.is_capturing()? {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
                 format!("{what} cannot run on a stream that is capturing: it would wait for work that is being recorded, not run, and invalidate the capture"),
