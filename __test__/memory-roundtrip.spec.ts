@@ -2,7 +2,7 @@ import test from 'ava'
 import { randomBytes } from 'node:crypto'
 import { alloc, allocPinned, Stream } from '..'
 
-const sizes = [0, 1, 511, 512, 513, (1 << 20) + 3, 256 << 20]
+const sizes = [0, 1, 511, 512, 513, (1 << 20) + 3, (24 << 20) + 7, 256 << 20]
 
 for (const n of sizes) {
   test.serial(`${n} random bytes round-trip through every copy path`, (t) => {

@@ -5,6 +5,7 @@ mod blas;
 mod graph;
 mod kernels;
 mod module;
+mod staging;
 mod stream;
 
 use crate::backend::Backend;
@@ -38,6 +39,8 @@ pub(crate) struct CudaDevice {
     props: OnceLock<DeviceProps>,
     kernels: OnceLock<Result<kernels::Kernels>>,
     handles: blas::Handles,
+    /// Pinned buffers for pipelined copies from pageable memory, made on first use.
+    staging: std::sync::Mutex<Option<staging::Staging>>,
 }
 
 impl CudaDevice {
@@ -100,7 +103,7 @@ impl CudaBackend {
             let mut dev: sys::CUdevice = 0;
             // SAFETY: ordinal is in [0, count); `dev` is a valid out-pointer.
             unsafe { sys::cuDeviceGet(&mut dev, ordinal) }.check("cuDeviceGet")?;
-            devices.push(Arc::new(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new(), kernels: OnceLock::new(), handles: Default::default() }));
+            devices.push(Arc::new(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new(), kernels: OnceLock::new(), handles: Default::default(), staging: Default::default() }));
         }
         let why = format!(
             "CUDA driver {}.{} loaded with {} device{}",

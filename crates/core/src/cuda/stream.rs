@@ -181,6 +181,9 @@ impl StreamOps for CudaStream {
 
     fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()> {
         self.dev.bind()?;
+        if src.len() >= super::staging::MIN {
+            return super::staging::htod(&self.dev, self.raw, alloc_ptr(dst, offset), src);
+        }
         // SAFETY: `src` is valid for its length during the call; from pageable memory the driver
         // stages the bytes before returning (M5), so `src` may be reused once this returns.
         unsafe { sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.as_ptr() as *const c_void, src.len(), self.raw) }

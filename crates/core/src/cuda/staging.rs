@@ -1,0 +1,98 @@
+//! Host-to-device copies from pageable memory, pipelined through pinned staging buffers: while
+//! the copy engine moves one chunk, host threads fill the next. The driver's own pageable path
+//! copies through a single staging area in turn; overlapping the two, and filling with several
+//! threads, is what lets a plain Buffer approach pinned bandwidth.
+
+use super::CudaDevice;
+use crate::error::{Check, Result};
+use cudarc::driver::sys;
+use std::ffi::c_void;
+
+/// Copies of at least this many bytes are staged; smaller ones take the driver's path.
+pub const MIN: usize = 8 << 20;
+const CHUNK: usize = 8 << 20;
+const BUFFERS: usize = 3;
+const FILL_THREADS: usize = 4;
+
+struct Buffer {
+    host: *mut u8,
+    done: sys::CUevent,
+    in_flight: bool,
+}
+
+pub struct Staging {
+    bufs: Vec<Buffer>,
+}
+
+// SAFETY: the pinned buffers and events are used under the device's staging lock only.
+unsafe impl Send for Staging {}
+
+impl Staging {
+    fn new() -> Result<Staging> {
+        let mut bufs = Vec::with_capacity(BUFFERS);
+        for _ in 0..BUFFERS {
+            let mut host: *mut c_void = std::ptr::null_mut();
+            // SAFETY: `host` is a valid out-pointer; a context is current (the caller bound it).
+            unsafe { sys::cuMemHostAlloc(&mut host, CHUNK, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc (staging)")?;
+            let mut done: sys::CUevent = std::ptr::null_mut();
+            // SAFETY: `done` is a valid out-pointer.
+            unsafe { sys::cuEventCreate(&mut done, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }.check("cuEventCreate (staging)")?;
+            bufs.push(Buffer { host: host as *mut u8, done, in_flight: false });
+        }
+        Ok(Staging { bufs })
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        for b in &self.bufs {
+            // SAFETY: created in `new` and freed once; the process is shutting the device's
+            // staging down, after the last copy's event.
+            unsafe {
+                sys::cuEventSynchronize(b.done);
+                sys::cuEventDestroy_v2(b.done);
+                sys::cuMemFreeHost(b.host as *mut c_void);
+            }
+        }
+    }
+}
+
+/// Fills `to` from `from` with several threads.
+fn fill(to: *mut u8, from: &[u8]) {
+    let part = from.len().div_ceil(FILL_THREADS);
+    let to = to as usize;
+    std::thread::scope(|s| {
+        for (i, piece) in from.chunks(part).enumerate() {
+            s.spawn(move || {
+                // SAFETY: each thread writes a disjoint range of the CHUNK-byte staging buffer,
+                // which no DMA reads (its event completed before this fill began).
+                unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), (to as *mut u8).add(i * part), piece.len()) };
+            });
+        }
+    });
+}
+
+/// Copies `src` to device address `dst` on `stream`. Returns once `src` may be reused: every
+/// byte is in a staging buffer or already on the device.
+pub fn htod(dev: &CudaDevice, stream: sys::CUstream, dst: sys::CUdeviceptr, src: &[u8]) -> Result<()> {
+    let mut slot = dev.staging.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.is_none() {
+        *slot = Some(Staging::new()?);
+    }
+    let st = slot.as_mut().expect("staging was just made");
+    for (i, chunk) in src.chunks(CHUNK).enumerate() {
+        let b = &mut st.bufs[i % BUFFERS];
+        if b.in_flight {
+            // SAFETY: the event is live; this waits for the DMA that last read this buffer.
+            unsafe { sys::cuEventSynchronize(b.done) }.check("cuEventSynchronize (staging)")?;
+        }
+        fill(b.host, chunk);
+        // SAFETY: the staging buffer holds `chunk.len()` pinned bytes; the range of `dst` lies
+        // inside the destination allocation (checked by the caller).
+        unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, b.host as *const c_void, chunk.len(), stream) }.check("cuMemcpyHtoDAsync")?;
+        // SAFETY: event and stream are live.
+        unsafe { sys::cuEventRecord(b.done, stream) }.check("cuEventRecord (staging)")?;
+        b.in_flight = true;
+    }
+    Ok(())
+}
