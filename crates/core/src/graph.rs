@@ -69,9 +69,11 @@ impl Graph {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "a graph can only be updated from a graph of the same device"));
         }
         self.ops.update(&*other.ops)?;
-        // The updated nodes point at `other`'s host functions and pinned memory: share them.
-        self.host_fns = other.host_fns.clone();
-        self.keep = other.keep.clone();
+        // The updated nodes point at `other`'s host functions and pinned memory: share them. The
+        // old ones stay too: launches made before the update still run the old nodes, which
+        // point at them (on the GPU, dropping them here was a use-after-free).
+        self.host_fns.extend(other.host_fns.iter().cloned());
+        self.keep.extend(other.keep.iter().cloned());
         Ok(())
     }
 }
