@@ -2,6 +2,7 @@
 // without a compiler.
 import { getCurrentStream, Stream } from './stream'
 import { MemoryPointer } from './memory'
+import { Scalar } from './kernel'
 import { traced } from './trace'
 import { describe } from './validate'
 
@@ -18,36 +19,13 @@ function streamOf(stream: unknown, device: number): Stream {
   return stream
 }
 
-/** The bits of `value` as `dtype`, little-endian, as a bigint. */
+/** The bits of `value` as `dtype`, little-endian, as a bigint (the encoding kernel arguments use). */
 function bits(value: number | bigint, dtype: DType): bigint {
   const v = new DataView(new ArrayBuffer(8))
-  const big = dtype === 'int64' || dtype === 'uint64'
-  if (big ? typeof value !== 'bigint' && typeof value !== 'number' : typeof value !== 'number') {
-    throw new TypeError(`fill value for ${dtype} must be a number${big ? ' or bigint' : ''}, got ${describe(value)}`)
-  }
-  const n = Number(value)
-  const int = (lo: number, hi: number) => {
-    if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`fill value ${value} does not fit ${dtype}`)
-  }
-  switch (dtype) {
-    case 'int8': int(-128, 127); v.setInt8(0, n); break
-    case 'uint8': int(0, 255); v.setUint8(0, n); break
-    case 'int16': int(-32768, 32767); v.setInt16(0, n, true); break
-    case 'uint16': int(0, 65535); v.setUint16(0, n, true); break
-    case 'int32': int(-(2 ** 31), 2 ** 31 - 1); v.setInt32(0, n, true); break
-    case 'uint32': int(0, 2 ** 32 - 1); v.setUint32(0, n, true); break
-    case 'float32': v.setFloat32(0, n, true); break
-    case 'float64': v.setFloat64(0, n, true); break
-    case 'int64': v.setBigInt64(0, BigInt(value), true); break
-    case 'uint64': v.setBigUint64(0, BigInt(value), true); break
-  }
+  new Uint8Array(v.buffer).set(new Scalar(dtype, value).bytes())
   return v.getBigUint64(0, true)
 }
 
-/**
- * Built-in kernels that run on both backends, with no compiler: for showing stream order and
- * overlap in tests and examples.
- */
 export const kernels = {
   /**
    * Keeps `stream` (the current stream by default) busy for `ns` nanoseconds. GPU: a kernel

@@ -253,6 +253,25 @@ export class MemoryPointer {
   }
 }
 
+/** One native object per device, made on first use for that device. */
+class PerDevice<T> {
+  readonly #made = new Map<number, T>()
+  constructor(private readonly make: (device: number) => T) {}
+
+  get(device = scope().device): T {
+    let v = this.#made.get(device)
+    if (v === undefined) {
+      v = this.make(device)
+      this.#made.set(device, v)
+    }
+    return v
+  }
+
+  all(): IterableIterator<T> {
+    return this.#made.values()
+  }
+}
+
 function round512(n: number): number {
   return Math.ceil(n / 512) * 512
 }
@@ -263,15 +282,10 @@ function round512(n: number): number {
  * is reused on another only once the first has passed the free.
  */
 export class MemoryPool {
-  readonly #pools = new Map<number, NativePool>()
+  readonly #pools = new PerDevice((d) => new native.NativePool(d))
 
-  #pool(device = scope().device): NativePool {
-    let p = this.#pools.get(device)
-    if (p === undefined) {
-      p = new native.NativePool(device)
-      this.#pools.set(device, p)
-    }
-    return p
+  #pool(device?: number): NativePool {
+    return this.#pools.get(device)
   }
 
   /**
@@ -288,7 +302,7 @@ export class MemoryPool {
 
   /** Releases cached blocks to the driver: all, or those of `stream`. Split blocks wait to re-merge. */
   freeAllBlocks(stream?: Stream): void {
-    for (const p of this.#pools.values()) p.freeAllBlocks(stream?._native)
+    for (const p of this.#pools.all()) p.freeAllBlocks(stream?._native)
   }
 
   /** Cached free blocks on the current device. */
@@ -341,15 +355,10 @@ export class MemoryPool {
  * stream; a block is freed on that same stream, in stream order, when freed or collected.
  */
 export class AsyncMemoryPool {
-  readonly #pools = new Map<number, NativeAsyncPool>()
+  readonly #pools = new PerDevice((d) => new native.NativeAsyncPool(d))
 
-  #pool(device = scope().device): NativeAsyncPool {
-    let p = this.#pools.get(device)
-    if (p === undefined) {
-      p = new native.NativeAsyncPool(device)
-      this.#pools.set(device, p)
-    }
-    return p
+  #pool(device?: number): NativeAsyncPool {
+    return this.#pools.get(device)
   }
 
   /** `nbytes` on the current device, allocated in order on the current stream. */
@@ -372,7 +381,7 @@ export class AsyncMemoryPool {
 
   /** Waits for the device, then releases reserved memory no block uses. */
   freeAllBlocks(): void {
-    for (const p of this.#pools.values()) p.freeAllBlocks()
+    for (const p of this.#pools.all()) p.freeAllBlocks()
   }
 }
 
