@@ -26,6 +26,11 @@ function bits(value: number | bigint, dtype: DType): bigint {
   return v.getBigUint64(0, true)
 }
 
+/**
+ * Built-in kernels both backends run, so tests and the tour can show ordering and overlap
+ * without a compiler (the GPU runs hand-written PTX the driver compiles; the simulator runs them
+ * on its stream threads).
+ */
 export const kernels = {
   /**
    * Keeps `stream` (the current stream by default) busy for `ns` nanoseconds. GPU: a kernel
