@@ -1,7 +1,7 @@
 import { isMainThread } from 'node:worker_threads'
 import { native } from './native'
 import { MemoryPointer } from './memory'
-import { getCurrentStream, Stream } from './stream'
+import { currentStreamOf, Stream } from './stream'
 import { describe } from './validate'
 
 let exitHook = false
@@ -78,7 +78,7 @@ function scalar(name: string, v: unknown): number {
 }
 
 function streamOf(s: unknown, device: number): Stream {
-  if (s === undefined) return getCurrentStream(device)
+  if (s === undefined) return currentStreamOf(device)
   if (!(s instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(s)}`)
   return s
 }

@@ -2,7 +2,7 @@ import { native } from './native'
 import type { NativeEvent } from '../native'
 import { scope } from './context'
 import { Device } from './device'
-import { getCurrentStream, Stream } from './stream'
+import { currentStreamOf, Stream } from './stream'
 import { integer } from './validate'
 
 /** Options for {@link Event}. */
@@ -24,6 +24,8 @@ const OPENED = Symbol('cuda-node opened event')
  */
 export class Event {
   readonly #native: NativeEvent
+  /** The device, kept here: asking the native side costs a call per record(). */
+  readonly #device: number
 
   /** @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` for `interprocess` without `disableTiming`. */
   constructor(options: EventOptions = {}) {
@@ -31,6 +33,7 @@ export class Event {
     const opened = (options as { [OPENED]?: NativeEvent })[OPENED]
     if (opened !== undefined) {
       this.#native = opened
+      this.#device = opened.device
       return
     }
     const { block = false, disableTiming = false, interprocess = false, device } = options
@@ -39,6 +42,7 @@ export class Event {
     }
     const dev = device === undefined ? scope().device : device instanceof Device ? device.id : new Device(integer('device', device)).id
     this.#native = native.NativeEvent.create(dev, block, disableTiming, interprocess)
+    this.#device = dev
   }
 
   /**
@@ -78,7 +82,7 @@ export class Event {
 
   /** Records the event on `stream`, the current stream by default. */
   record(stream?: Stream): this {
-    const s = stream ?? getCurrentStream(this.deviceId)
+    const s = stream ?? currentStreamOf(this.#device)
     if (!(s instanceof Stream)) throw new TypeError('record() takes a Stream')
     s._native.record(this.#native)
     return this

@@ -1,6 +1,6 @@
 // Built-in kernels that both backends run, so tests and the tour can show order and overlap
 // without a compiler.
-import { getCurrentStream, Stream } from './stream'
+import { currentStreamOf, getCurrentStream, Stream } from './stream'
 import { MemoryPointer } from './memory'
 import { Scalar } from './kernel'
 import { traced } from './trace'
@@ -14,7 +14,7 @@ const widths: Record<DType, number> = {
 }
 
 function streamOf(stream: unknown, device: number): Stream {
-  if (stream === undefined) return getCurrentStream(device)
+  if (stream === undefined) return currentStreamOf(device)
   if (!(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
   return stream
 }

@@ -4,7 +4,7 @@ import { scope, runWith, enterWith } from './context'
 import { Device } from './device'
 import { CudaError } from './errors'
 import { track } from './lifetime'
-import { getCurrentStream, Stream } from './stream'
+import { currentStreamOf, Stream } from './stream'
 import { traced } from './trace'
 import { describe, func } from './validate'
 
@@ -42,7 +42,7 @@ function bytes(src: unknown, n: number | undefined, what: string): Uint8Array {
 }
 
 function streamArg(stream: unknown, device: number): Stream {
-  if (stream === undefined) return getCurrentStream(device)
+  if (stream === undefined) return currentStreamOf(device)
   if (!(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
   return stream
 }
@@ -296,7 +296,7 @@ export class MemoryPool {
   malloc(nbytes: number): MemoryPointer {
     size('size', nbytes)
     const device = scope().device
-    const handle = this.#pool(device).malloc(nbytes, getCurrentStream(device)._native)
+    const handle = this.#pool(device).malloc(nbytes, currentStreamOf(device)._native)
     return new MemoryPointer(Memory._adopt(handle, round512(nbytes), device), 0)
   }
 
@@ -365,7 +365,7 @@ export class AsyncMemoryPool {
   malloc(nbytes: number): MemoryPointer {
     size('size', nbytes)
     const device = scope().device
-    const handle = this.#pool(device).malloc(nbytes, getCurrentStream(device)._native)
+    const handle = this.#pool(device).malloc(nbytes, currentStreamOf(device)._native)
     return new MemoryPointer(Memory._adopt(handle, nbytes, device), 0)
   }
 

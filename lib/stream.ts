@@ -324,8 +324,15 @@ function withStream(s: Stream): ReadonlyMap<number, unknown> {
 
 /** The current stream of a device (the current device by default) in this async context. */
 export function getCurrentStream(device?: number | Device): Stream {
-  const d = device === undefined ? scope().device : deviceId(device)
-  return (scope().streams?.get(d) as Stream | undefined) ?? defaultStream()
+  return currentStreamOf(device === undefined ? scope().device : deviceId(device))
+}
+
+/**
+ * @internal The current stream of `device`, an ordinal the caller already holds valid (a pointer's
+ * or an event's): no validation, one async-context lookup. For hot paths.
+ */
+export function currentStreamOf(device: number): Stream {
+  return (scope().streams?.get(device) as Stream | undefined) ?? defaultStream()
 }
 
 function defaultStream(): Stream {
