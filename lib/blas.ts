@@ -1,8 +1,8 @@
 import { isMainThread } from 'node:worker_threads'
 import { native } from './native'
 import { MemoryPointer } from './memory'
-import { currentStreamOf, Stream } from './stream'
-import { describe } from './validate'
+import { Stream, streamOr } from './stream'
+import { count, describe } from './validate'
 
 let exitHook = false
 
@@ -61,12 +61,6 @@ export interface AxpyOptions {
   stream?: Stream
 }
 
-function dim(name: string, v: unknown): number {
-  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${describe(v)}`)
-  if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${v}`)
-  return v
-}
-
 function ptr(name: string, v: unknown): MemoryPointer {
   if (!(v instanceof MemoryPointer)) throw new TypeError(`${name} must be a MemoryPointer, got ${describe(v)}`)
   return v
@@ -77,15 +71,9 @@ function scalar(name: string, v: unknown): number {
   return v
 }
 
-function streamOf(s: unknown, device: number): Stream {
-  if (s === undefined) return currentStreamOf(device)
-  if (!(s instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(s)}`)
-  return s
-}
-
 function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
   if (typeof o !== 'object' || o === null) throw new TypeError('gemm takes an options object')
-  const [m, n, k] = [dim('m', o.m), dim('n', o.n), dim('k', o.k)]
+  const [m, n, k] = [count('m', o.m), count('n', o.n), count('k', o.k)]
   const [A, B, C] = [ptr('A', o.A), ptr('B', o.B), ptr('C', o.C)]
   const transA = o.transA ?? false
   const transB = o.transB ?? false
@@ -93,21 +81,21 @@ function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
   if (order !== 'row' && order !== 'column') throw new TypeError(`order must be 'row' or 'column', got ${describe(order)}`)
   const alpha = scalar('alpha', o.alpha ?? 1)
   const beta = scalar('beta', o.beta ?? 0)
-  const s = streamOf(o.stream, C.deviceId)
+  const s = streamOr(o.stream, C.deviceId)
   handlesCreated()
   if (order === 'column') {
-    const lda = dim('lda', o.lda ?? (transA ? k : m))
-    const ldb = dim('ldb', o.ldb ?? (transB ? n : k))
-    const ldc = dim('ldc', o.ldc ?? m)
+    const lda = count('lda', o.lda ?? (transA ? k : m))
+    const ldb = count('ldb', o.ldb ?? (transB ? n : k))
+    const ldc = count('ldc', o.ldc ?? m)
     native.blasGemm(s._native, {
       dtype, transA, transB, m, n, k, alpha, beta,
       a: A.mem._handle, aOffset: A.byteOffset, lda, b: B.mem._handle, bOffset: B.byteOffset, ldb, c: C.mem._handle, cOffset: C.byteOffset, ldc,
     })
   } else {
     // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: the same bytes, operands swapped.
-    const lda = dim('lda', o.lda ?? (transA ? m : k))
-    const ldb = dim('ldb', o.ldb ?? (transB ? k : n))
-    const ldc = dim('ldc', o.ldc ?? n)
+    const lda = count('lda', o.lda ?? (transA ? m : k))
+    const ldb = count('ldb', o.ldb ?? (transB ? k : n))
+    const ldc = count('ldc', o.ldc ?? n)
     native.blasGemm(s._native, {
       dtype, transA: transB, transB: transA, m: n, n: m, k, alpha, beta,
       a: B.mem._handle, aOffset: B.byteOffset, lda: ldb, b: A.mem._handle, bOffset: A.byteOffset, ldb: lda, c: C.mem._handle, cOffset: C.byteOffset, ldc,
@@ -118,11 +106,11 @@ function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
 function axpy(dtype: 'float32' | 'float64', n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, o: AxpyOptions = {}): void {
   const X = ptr('x', x)
   const Y = ptr('y', y)
-  const s = streamOf(o.stream, Y.deviceId)
+  const s = streamOr(o.stream, Y.deviceId)
   handlesCreated()
   native.blasAxpy(s._native, {
-    dtype, n: dim('n', n), alpha: scalar('alpha', alpha),
-    x: X.mem._handle, xOffset: X.byteOffset, incx: dim('incx', o.incx ?? 1), y: Y.mem._handle, yOffset: Y.byteOffset, incy: dim('incy', o.incy ?? 1),
+    dtype, n: count('n', n), alpha: scalar('alpha', alpha),
+    x: X.mem._handle, xOffset: X.byteOffset, incx: count('incx', o.incx ?? 1), y: Y.mem._handle, yOffset: Y.byteOffset, incy: count('incy', o.incy ?? 1),
   })
 }
 

@@ -31,6 +31,16 @@ function props(id: number): Props {
 }
 
 /**
+ * @internal The ordinal of a `device` option: the current device when omitted, a Device's id, or a
+ * number checked as `new Device(n)` checks it.
+ */
+export function deviceOrdinal(d: unknown): number {
+  if (d === undefined) return scope().device
+  if (d instanceof Device) return d.id
+  return new Device(integer('device', d) as number).id
+}
+
+/**
  * A CUDA device (CuPy's `cupy.cuda.Device`). Cheap to create: two `Device` objects with the same
  * id are the same device.
  */

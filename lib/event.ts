@@ -1,9 +1,7 @@
 import { native } from './native'
 import type { NativeEvent } from '../native'
-import { scope } from './context'
-import { Device } from './device'
+import { Device, deviceOrdinal } from './device'
 import { currentStreamOf, Stream } from './stream'
-import { integer } from './validate'
 
 /** Options for {@link Event}. */
 export interface EventOptions {
@@ -40,7 +38,7 @@ export class Event {
     for (const [k, v] of Object.entries({ block, disableTiming, interprocess })) {
       if (typeof v !== 'boolean') throw new TypeError(`${k} must be a boolean`)
     }
-    const dev = device === undefined ? scope().device : device instanceof Device ? device.id : new Device(integer('device', device)).id
+    const dev = deviceOrdinal(device)
     this.#native = native.NativeEvent.create(dev, block, disableTiming, interprocess)
     this.#device = dev
   }
@@ -51,7 +49,7 @@ export class Event {
    */
   static fromIpcHandle(handle: Uint8Array, device?: number | Device): Event {
     if (!(handle instanceof Uint8Array)) throw new TypeError('fromIpcHandle takes the 64-byte handle as a Buffer or Uint8Array')
-    const dev = device === undefined ? scope().device : device instanceof Device ? device.id : new Device(integer('device', device)).id
+    const dev = deviceOrdinal(device)
     return new Event({ [OPENED]: native.NativeEvent.fromIpc(dev, handle) } as EventOptions)
   }
 

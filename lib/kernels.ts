@@ -1,6 +1,6 @@
 // Built-in kernels that both backends run, so tests and the tour can show order and overlap
 // without a compiler.
-import { currentStreamOf, getCurrentStream, Stream } from './stream'
+import { getCurrentStream, Stream, streamOr } from './stream'
 import { MemoryPointer } from './memory'
 import { Scalar } from './kernel'
 import { traced } from './trace'
@@ -11,12 +11,6 @@ export type DType = 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' |
 
 const widths: Record<DType, number> = {
   int8: 1, uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, float64: 8, int64: 8, uint64: 8,
-}
-
-function streamOf(stream: unknown, device: number): Stream {
-  if (stream === undefined) return currentStreamOf(device)
-  if (!(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
-  return stream
 }
 
 /** The bits of `value` as `dtype`, little-endian, as a bigint (the encoding kernel arguments use). */
@@ -40,7 +34,7 @@ export const kernels = {
   sleep(ns: number, stream?: Stream): void {
     if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
     if (!Number.isSafeInteger(ns) || ns < 0) throw new RangeError(`ns must be a non-negative integer, got ${ns}`)
-    const s = stream === undefined ? getCurrentStream() : streamOf(stream, 0)
+    const s = stream === undefined ? getCurrentStream() : streamOr(stream, 0)
     traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => s._native.sleep(ns))
   },
 
@@ -55,7 +49,7 @@ export const kernels = {
     if (!(dtype in widths)) throw new TypeError(`unknown dtype ${describe(dtype)}: one of ${Object.keys(widths).join(', ')}`)
     if (typeof count !== 'number') throw new TypeError(`count must be a number, got ${describe(count)}`)
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`)
-    const s = streamOf(stream, ptr.deviceId)
+    const s = streamOr(stream, ptr.deviceId)
     const b = bits(value, dtype)
     traced(s, () => `kernels.fill ${count} × ${dtype}`, 'kernel', () => s._native.fill(ptr.mem._handle, ptr.byteOffset, widths[dtype], b, count))
   },

@@ -1,12 +1,12 @@
 import { native } from './native'
 import type { NativeAsyncPool, NativePool, NativePinned, NativePinnedPool } from '../native'
 import { scope, runWith, enterWith } from './context'
-import { Device } from './device'
+import { Device, deviceOrdinal } from './device'
 import { CudaError } from './errors'
 import { track } from './lifetime'
-import { currentStreamOf, Stream } from './stream'
+import { currentStreamOf, Stream, streamOr } from './stream'
 import { traced } from './trace'
-import { describe, func } from './validate'
+import { count, describe, func } from './validate'
 
 /** What host memory a copy accepts. */
 export type HostBuffer = ArrayBufferView | ArrayBuffer | PinnedMemory
@@ -15,12 +15,6 @@ export type HostBuffer = ArrayBufferView | ArrayBuffer | PinnedMemory
 export type Allocator = (nbytes: number) => MemoryPointer
 
 const ADOPT = Symbol('cuda-node adopt')
-
-function size(name: string, v: unknown): number {
-  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${describe(v)}`)
-  if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${v}`)
-  return v
-}
 
 function isDetached(b: ArrayBufferLike): boolean {
   return (b as ArrayBuffer & { detached?: boolean }).detached === true
@@ -39,19 +33,6 @@ function bytes(src: unknown, n: number | undefined, what: string): Uint8Array {
   if (n === undefined) return view
   if (n > view.byteLength) throw new RangeError(`${what}: ${n} bytes asked, but the host buffer holds ${view.byteLength}`)
   return n === view.byteLength ? view : view.subarray(0, n)
-}
-
-function streamArg(stream: unknown, device: number): Stream {
-  if (stream === undefined) return currentStreamOf(device)
-  if (!(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
-  return stream
-}
-
-function integerDevice(d: unknown): number {
-  if (d instanceof Device) return d.id
-  if (typeof d !== 'number') throw new TypeError(`device must be a number or a Device, got ${describe(d)}`)
-  if (!Number.isInteger(d)) throw new RangeError(`device id must be an integer, got ${d}`)
-  return d
 }
 
 function freedError(): CudaError {
@@ -75,8 +56,8 @@ export class Memory {
     if (adopt !== undefined) {
       ;[this.#handle, this.#size, this.#device] = adopt
     } else {
-      const dev = device === undefined ? scope().device : integerDevice(device)
-      this.#handle = native.memAlloc(dev, size('size', nbytes))
+      const dev = deviceOrdinal(device)
+      this.#handle = native.memAlloc(dev, count('size', nbytes))
       this.#size = nbytes
       this.#device = dev
     }
@@ -133,7 +114,7 @@ export class MemoryPointer {
 
   constructor(mem: Memory, byteOffset = 0) {
     if (!(mem instanceof Memory)) throw new TypeError(`MemoryPointer needs a Memory, got ${describe(mem)}`)
-    size('offset', byteOffset)
+    count('offset', byteOffset)
     if (byteOffset > mem.size) throw new RangeError(`offset ${byteOffset} is past the end of the ${mem.size}-byte allocation`)
     this.mem = mem
     this.byteOffset = byteOffset
@@ -156,7 +137,7 @@ export class MemoryPointer {
 
   /** A view `n` bytes further on. @throws {RangeError} past the end. */
   offset(n: number): MemoryPointer {
-    return new MemoryPointer(this.mem, this.byteOffset + size('offset', n))
+    return new MemoryPointer(this.mem, this.byteOffset + count('offset', n))
   }
 
   /** Copies host memory here and waits for the copy (on the current stream). */
@@ -170,12 +151,12 @@ export class MemoryPointer {
    * until it has; from other memory the bytes are staged before it returns.
    */
   copyFromHostAsync(src: HostBuffer, nbytes?: number, stream?: Stream): Stream {
-    const s = streamArg(stream, this.deviceId)
+    const s = streamOr(stream, this.deviceId)
     if (src instanceof PinnedMemory) {
-      const n = nbytes === undefined ? src.size : size('size', nbytes)
+      const n = nbytes === undefined ? src.size : count('size', nbytes)
       traced(s, () => `copy H2D ${n} B (pinned)`, 'memcpy', () => s._native.copyHtodPinned(this.mem._handle, this.byteOffset, src._native, 0, n))
     } else {
-      const view = bytes(src, nbytes === undefined ? undefined : size('size', nbytes), 'copyFromHost')
+      const view = bytes(src, nbytes === undefined ? undefined : count('size', nbytes), 'copyFromHost')
       traced(s, () => `copy H2D ${view.byteLength} B`, 'memcpy', () => s._native.copyHtod(this.mem._handle, this.byteOffset, view))
     }
     return s
@@ -191,12 +172,12 @@ export class MemoryPointer {
    * completes; into other memory (pageable) it is synchronous, as the driver makes it.
    */
   copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream): Stream {
-    const s = streamArg(stream, this.deviceId)
+    const s = streamOr(stream, this.deviceId)
     if (dst instanceof PinnedMemory) {
-      const n = nbytes === undefined ? dst.size : size('size', nbytes)
+      const n = nbytes === undefined ? dst.size : count('size', nbytes)
       traced(s, () => `copy D2H ${n} B (pinned)`, 'memcpy', () => s._native.copyDtohPinned(dst._native, 0, this.mem._handle, this.byteOffset, n))
     } else {
-      const view = bytes(dst, nbytes === undefined ? undefined : size('size', nbytes), 'copyToHost')
+      const view = bytes(dst, nbytes === undefined ? undefined : count('size', nbytes), 'copyToHost')
       traced(s, () => `copy D2H ${view.byteLength} B`, 'memcpy', () => s._native.copyDtoh(view, this.mem._handle, this.byteOffset))
     }
     return s
@@ -210,8 +191,8 @@ export class MemoryPointer {
   /** Enqueues a device-to-device copy on `stream` (the current stream by default). */
   copyFromDeviceAsync(src: MemoryPointer, nbytes: number, stream?: Stream): Stream {
     if (!(src instanceof MemoryPointer)) throw new TypeError(`src must be a MemoryPointer, got ${describe(src)}`)
-    const s = streamArg(stream, this.deviceId)
-    const n = size('size', nbytes)
+    const s = streamOr(stream, this.deviceId)
+    const n = count('size', nbytes)
     traced(s, () => `copy D2D ${n} B`, 'memcpy', () => s._native.copyDtod(this.mem._handle, this.byteOffset, src.mem._handle, src.byteOffset, n))
     return s
   }
@@ -236,8 +217,8 @@ export class MemoryPointer {
   memsetAsync(value: number, nbytes: number, stream?: Stream): Stream {
     if (typeof value !== 'number') throw new TypeError(`memset value must be a number, got ${describe(value)}`)
     if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`memset value must be a byte (0 to 255), got ${value}`)
-    const s = streamArg(stream, this.deviceId)
-    const n = size('size', nbytes)
+    const s = streamOr(stream, this.deviceId)
+    const n = count('size', nbytes)
     traced(s, () => `memset ${n} B`, 'memset', () => s._native.memset(this.mem._handle, this.byteOffset, value, n))
     return s
   }
@@ -294,7 +275,7 @@ export class MemoryPool {
    *   saying how much was asked, used and held.
    */
   malloc(nbytes: number): MemoryPointer {
-    size('size', nbytes)
+    count('size', nbytes)
     const device = scope().device
     const handle = this.#pool(device).malloc(nbytes, currentStreamOf(device)._native)
     return new MemoryPointer(Memory._adopt(handle, round512(nbytes), device), 0)
@@ -335,7 +316,7 @@ export class MemoryPool {
     const { size: bytes, fraction } = limit
     if (bytes !== undefined && fraction !== undefined) throw new TypeError('setLimit takes { size } or { fraction }, not both')
     let n = 0
-    if (bytes !== undefined) n = size('size', bytes)
+    if (bytes !== undefined) n = count('size', bytes)
     else if (fraction !== undefined) {
       if (typeof fraction !== 'number') throw new TypeError(`fraction must be a number, got ${describe(fraction)}`)
       if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must lie in [0, 1], got ${fraction}`)
@@ -363,7 +344,7 @@ export class AsyncMemoryPool {
 
   /** `nbytes` on the current device, allocated in order on the current stream. */
   malloc(nbytes: number): MemoryPointer {
-    size('size', nbytes)
+    count('size', nbytes)
     const device = scope().device
     const handle = this.#pool(device).malloc(nbytes, currentStreamOf(device)._native)
     return new MemoryPointer(Memory._adopt(handle, nbytes, device), 0)
@@ -427,12 +408,12 @@ export class PinnedMemory {
 
   /** Copies `src` into the pinned memory at `offset` (works where `buffer` is refused). */
   set(src: ArrayBufferView | ArrayBuffer, offset = 0): void {
-    this.#native.write(size('offset', offset), bytes(src, undefined, 'PinnedMemory.set'))
+    this.#native.write(count('offset', offset), bytes(src, undefined, 'PinnedMemory.set'))
   }
 
   /** Copies from the pinned memory at `offset` into `dst`. */
   get(dst: ArrayBufferView | ArrayBuffer, offset = 0): void {
-    this.#native.read(size('offset', offset), bytes(dst, undefined, 'PinnedMemory.get'))
+    this.#native.read(count('offset', offset), bytes(dst, undefined, 'PinnedMemory.get'))
   }
 
   /**
@@ -462,7 +443,7 @@ export class PinnedMemoryPool {
    *   {CudaError} `CUDA_ERROR_OUT_OF_MEMORY` (after releasing cached blocks and retrying).
    */
   malloc(nbytes: number): PinnedMemory {
-    return new PinnedMemory(this.#native.malloc(size('size', nbytes)), nbytes)
+    return new PinnedMemory(this.#native.malloc(count('size', nbytes)), nbytes)
   }
 
   /** Cached free blocks (CuPy's `n_free_blocks`). */

@@ -1,12 +1,12 @@
 import { native } from './native'
 import type { NativeStream } from '../native'
 import { scope, runWith, enterWith } from './context'
-import { Device } from './device'
+import { Device, deviceOrdinal } from './device'
 import { Event } from './event'
 import { CudaError } from './errors'
 import { hold, holdPersistent, release, releasePersistent } from './callbacks'
 import { Graph } from './graph'
-import { integer, func } from './validate'
+import { integer, func, describe } from './validate'
 
 /** Options for {@link Stream}. */
 export interface StreamOptions {
@@ -24,12 +24,6 @@ type Kind = 'null' | 'ptds' | 'created' | 'external'
 export type CaptureMode = 'global' | 'threadLocal' | 'relaxed'
 
 const defaults = { null: new Map<number, NativeStream>(), ptds: new Map<number, NativeStream>() }
-
-function deviceId(d: number | Device | undefined): number {
-  if (d === undefined) return scope().device
-  if (d instanceof Device) return d.id
-  return new Device(integer('device', d)).id
-}
 
 /**
  * A CUDA stream (CuPy's `cupy.cuda.Stream`): work on one stream runs in order; work on
@@ -56,7 +50,7 @@ export class Stream {
     if (typeof nonBlocking !== 'boolean') throw new TypeError('nonBlocking must be a boolean')
     if (priority !== undefined) integer('priority', priority)
     this.#kind = 'created'
-    this.#native = native.NativeStream.create(deviceId(device), nonBlocking, priority)
+    this.#native = native.NativeStream.create(deviceOrdinal(device), nonBlocking, priority)
   }
 
   static #null: Stream | undefined
@@ -79,7 +73,7 @@ export class Stream {
     /** The highest priority, the smallest number. */
     greatest: number
   } {
-    const [least, greatest] = native.streamPriorityRange(deviceId(device))
+    const [least, greatest] = native.streamPriorityRange(deviceOrdinal(device))
     return { least, greatest }
   }
 
@@ -298,7 +292,7 @@ export class ExternalStream extends Stream {
   /** @throws {TypeError} unless `handle` is a bigint; {CudaError} where the driver rejects it. */
   constructor(handle: bigint, device?: number | Device) {
     if (typeof handle !== 'bigint') throw new TypeError('ExternalStream takes the stream handle as a bigint')
-    super(internal('external', native.NativeStream.external(deviceId(device), handle)))
+    super(internal('external', native.NativeStream.external(deviceOrdinal(device), handle)))
   }
 
   /** @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` always: the stream belongs to the code that created it. */
@@ -324,7 +318,14 @@ function withStream(s: Stream): ReadonlyMap<number, unknown> {
 
 /** The current stream of a device (the current device by default) in this async context. */
 export function getCurrentStream(device?: number | Device): Stream {
-  return currentStreamOf(device === undefined ? scope().device : deviceId(device))
+  return currentStreamOf(device === undefined ? scope().device : deviceOrdinal(device))
+}
+
+/** @internal A `stream` option: the given Stream, or the current stream of `device` when omitted. */
+export function streamOr(stream: unknown, device: number): Stream {
+  if (stream === undefined) return currentStreamOf(device)
+  if (!(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
+  return stream
 }
 
 /**

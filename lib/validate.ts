@@ -12,6 +12,13 @@ export function integer(name: string, value: unknown): number {
   return value
 }
 
+/** A size, offset or count: a safe non-negative integer; TypeError for other kinds, RangeError otherwise. */
+export function count(name: string, value: unknown): number {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${describe(value)}`)
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`)
+  return value
+}
+
 export function func(name: string, value: unknown): (...args: any[]) => any {
   if (typeof value !== 'function') {
     throw new TypeError(`${name} must be a function, got ${describe(value)}`)

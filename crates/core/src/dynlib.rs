@@ -3,14 +3,16 @@
 
 use libloading::Library;
 
-/// Where `stem` (e.g. `cublas`) is looked for, in order: `override_var`, then sonames, then folders.
-pub fn candidates(stem: &str, override_var: &str, versions: &[&str]) -> Vec<String> {
+/// Where `stem` (e.g. `cublas`) is looked for, in order: `override_var`, then the library's names
+/// (`lib{stem}.so.{version}` for each of `versions`, then `lib{stem}.so`; `windows` on Windows),
+/// then the same names in the toolkit's folders.
+pub fn candidates(stem: &str, override_var: &str, versions: &[&str], windows: &[&str]) -> Vec<String> {
     let mut c = Vec::new();
     if let Ok(p) = std::env::var(override_var) {
         c.push(p);
     }
     let names: Vec<String> = if cfg!(windows) {
-        versions.iter().map(|v| format!("{stem}64_{v}.dll")).collect()
+        windows.iter().map(|n| n.to_string()).collect()
     } else if cfg!(target_os = "macos") {
         vec![format!("lib{stem}.dylib")]
     } else {

@@ -30,24 +30,7 @@ struct Api {
 
 /// Where NVRTC is looked for, in order.
 pub fn candidates() -> Vec<String> {
-    let mut c = Vec::new();
-    if let Ok(p) = std::env::var("CUDA_NODE_NVRTC_PATH") {
-        c.push(p);
-    }
-    let names: &[&str] = if cfg!(windows) {
-        &["nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll"]
-    } else if cfg!(target_os = "macos") {
-        &["libnvrtc.dylib"]
-    } else {
-        &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"]
-    };
-    c.extend(names.iter().map(|n| n.to_string()));
-    let mut dirs: Vec<String> = ["CUDA_PATH", "CUDA_HOME"].iter().filter_map(|v| std::env::var(v).ok()).map(|d| format!("{d}/lib64")).collect();
-    dirs.push("/usr/local/cuda/lib64".into());
-    for d in dirs {
-        c.extend(names.iter().map(|n| format!("{d}/{n}")));
-    }
-    c
+    crate::dynlib::candidates("nvrtc", "CUDA_NODE_NVRTC_PATH", &["13", "12", "11.2"], &["nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll"])
 }
 
 fn api() -> Result<&'static Api> {

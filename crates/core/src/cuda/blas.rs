@@ -49,7 +49,7 @@ fn missing(what: &str, var: &str, tried: &str) -> Error {
 fn cublas() -> Result<&'static Cublas> {
     static C: OnceLock<std::result::Result<Cublas, String>> = OnceLock::new();
     C.get_or_init(|| {
-        let lib = dynlib::open(&dynlib::candidates("cublas", "CUDA_NODE_CUBLAS_PATH", &["13", "12", "11"]))?;
+        let lib = dynlib::open(&dynlib::candidates("cublas", "CUDA_NODE_CUBLAS_PATH", &["13", "12", "11"], &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"]))?;
         macro_rules! sym {
             ($n:literal) => {
                 // SAFETY: cuBLAS's v2 entry points, with the signatures declared in `Cublas` (cublas_api.h).
@@ -74,7 +74,7 @@ fn cublas() -> Result<&'static Cublas> {
 fn cusolver() -> Result<&'static Cusolver> {
     static C: OnceLock<std::result::Result<Cusolver, String>> = OnceLock::new();
     C.get_or_init(|| {
-        let lib = dynlib::open(&dynlib::candidates("cusolver", "CUDA_NODE_CUSOLVER_PATH", &["12", "11"]))?;
+        let lib = dynlib::open(&dynlib::candidates("cusolver", "CUDA_NODE_CUSOLVER_PATH", &["12", "11"], &["cusolver64_12.dll", "cusolver64_11.dll"]))?;
         // SAFETY: cusolverDnCreate(cusolverDnHandle_t*), from cusolverDn.h.
         let create = *unsafe { lib.get(b"cusolverDnCreate\0") }.map_err(|e| format!("{e}"))?;
         // SAFETY: cusolverDnDestroy(cusolverDnHandle_t), from cusolverDn.h.

@@ -2,7 +2,7 @@
 
 use super::kernels::{self, Kernels};
 use super::CudaDevice;
-use crate::error::{Check, Code, Error, Result};
+use crate::error::{Check, Error, Result};
 use crate::capture::{CaptureMode, CaptureStatus};
 use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
 use cudarc::driver::sys;
@@ -480,8 +480,3 @@ pub(super) fn external_error(handle: u64, e: Error) -> Error {
 }
 
 pub(super) const CU_STREAM_PER_THREAD: sys::CUstream = 2 as sys::CUstream;
-
-#[allow(dead_code)]
-pub(super) fn not_supported(what: &str) -> Error {
-    Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, what.to_string())
-}
