@@ -24,6 +24,8 @@ export class Event {
   readonly #native: NativeEvent
   /** The device, kept here: asking the native side costs a call per record(). */
   readonly #device: number
+  /** The native event's handle, for the hot calls (`native.event*`). */
+  readonly #id: number
 
   /** @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` for `interprocess` without `disableTiming`. */
   constructor(options: EventOptions = {}) {
@@ -32,6 +34,7 @@ export class Event {
     if (opened !== undefined) {
       this.#native = opened
       this.#device = opened.device
+      this.#id = opened.id
       return
     }
     const { block = false, disableTiming = false, interprocess = false, device } = options
@@ -41,6 +44,7 @@ export class Event {
     const dev = deviceOrdinal(device)
     this.#native = native.NativeEvent.create(dev, block, disableTiming, interprocess)
     this.#device = dev
+    this.#id = this.#native.id
   }
 
   /**
@@ -63,6 +67,11 @@ export class Event {
     return this.#native
   }
 
+  /** @internal The native event's handle, for the hot calls that take one. */
+  get _id(): number {
+    return this.#id
+  }
+
   /** The raw `CUevent` as a bigint. */
   get handle(): bigint {
     return this.#native.handle
@@ -75,20 +84,20 @@ export class Event {
 
   /** True when the recorded work is complete, or when never recorded (`cudaEventQuery`). */
   get done(): boolean {
-    return this.#native.query()
+    return native.eventQuery(this.#id)
   }
 
   /** Records the event on `stream`, the current stream by default. */
   record(stream?: Stream): this {
     const s = stream ?? currentStreamOf(this.#device)
     if (!(s instanceof Stream)) throw new TypeError('record() takes a Stream')
-    s._native.record(this.#native)
+    native.streamRecord(s._id, this.#id)
     return this
   }
 
   /** Blocks until the recorded work is complete. */
   synchronize(): void {
-    this.#native.synchronize()
+    native.eventSynchronize(this.#id)
   }
 
   /** Resolves once the recorded work is complete, without blocking the event loop. */

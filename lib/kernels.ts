@@ -1,5 +1,6 @@
 // Built-in kernels that both backends run, so tests and the tour can show order and overlap
 // without a compiler.
+import { native } from './native'
 import { getCurrentStream, Stream, streamOr } from './stream'
 import { MemoryPointer } from './memory'
 import { Scalar } from './kernel'
@@ -35,7 +36,7 @@ export const kernels = {
     if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
     if (!Number.isSafeInteger(ns) || ns < 0) throw new RangeError(`ns must be a non-negative integer, got ${ns}`)
     const s = stream === undefined ? getCurrentStream() : streamOr(stream, 0)
-    traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => s._native.sleep(ns))
+    traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => native.streamSleep(s._id, ns))
   },
 
   /**

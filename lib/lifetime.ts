@@ -20,9 +20,15 @@ function flush(): void {
   for (const m of batch) if (!m.freed) registry.register(m, m._handle)
 }
 
+/** Past this many pending pointers, the freed ones are dropped from the list (and the rest registered). */
+const COMPACT_AT = 1024
+
 /** Frees `m`'s handle once `m` is collected, unless it was freed first. */
 export function track(m: Tracked): void {
   pending.push(m)
+  // A long synchronous loop never reaches the next macrotask: without this, every pointer it
+  // allocated and freed would stay reachable from the list until then, and old to the GC.
+  if (pending.length >= COMPACT_AT) flush()
   if (!scheduled) {
     scheduled = true
     setImmediate(flush).unref()

@@ -14,7 +14,10 @@ export type HostBuffer = ArrayBufferView | ArrayBuffer | PinnedMemory
 /** A function that allocates device memory (see {@link setAllocator}). */
 export type Allocator = (nbytes: number) => MemoryPointer
 
-const ADOPT = Symbol('cuda-node adopt')
+/** Set by `Memory._adopt` for the constructor it calls next: a handle the native side made. */
+let adopting: number | undefined
+let adoptSize = 0
+let adoptDevice = 0
 
 function isDetached(b: ArrayBufferLike): boolean {
   return (b as ArrayBuffer & { detached?: boolean }).detached === true
@@ -52,9 +55,12 @@ export class Memory {
 
   /** A plain allocation of `nbytes` on `device` (current by default). @throws {RangeError}, {CudaError} `CUDA_ERROR_OUT_OF_MEMORY`. */
   constructor(nbytes: number, device?: number | Device) {
-    const adopt = (nbytes as unknown as { [ADOPT]?: [number, number, number] })?.[ADOPT]
-    if (adopt !== undefined) {
-      ;[this.#handle, this.#size, this.#device] = adopt
+    if (adopting !== undefined) {
+      // From _adopt (no JS runs between its assignment and here): no object built to say so.
+      this.#handle = adopting
+      this.#size = adoptSize
+      this.#device = adoptDevice
+      adopting = undefined
     } else {
       const dev = deviceOrdinal(device)
       this.#handle = native.memAlloc(dev, count('size', nbytes))
@@ -66,7 +72,10 @@ export class Memory {
 
   /** @internal Wraps a native handle of known size and device. */
   static _adopt(handle: number, nbytes: number, device: number): Memory {
-    return new Memory({ [ADOPT]: [handle, nbytes, device] } as unknown as number)
+    adopting = handle
+    adoptSize = nbytes
+    adoptDevice = device
+    return new Memory(nbytes)
   }
 
   /** @internal */
@@ -263,10 +272,14 @@ function round512(n: number): number {
  * is reused on another only once the first has passed the free.
  */
 export class MemoryPool {
-  readonly #pools = new PerDevice((d) => new native.NativePool(d))
+  /** Per device: the native pool, and its handle for the hot `poolMalloc`. */
+  readonly #pools = new PerDevice((d) => {
+    const n = new native.NativePool(d)
+    return { n, id: n.id }
+  })
 
   #pool(device?: number): NativePool {
-    return this.#pools.get(device)
+    return this.#pools.get(device).n
   }
 
   /**
@@ -277,13 +290,13 @@ export class MemoryPool {
   malloc(nbytes: number): MemoryPointer {
     count('size', nbytes)
     const device = scope().device
-    const handle = this.#pool(device).malloc(nbytes, currentStreamOf(device)._native)
+    const handle = native.poolMalloc(this.#pools.get(device).id, nbytes, currentStreamOf(device)._id)
     return new MemoryPointer(Memory._adopt(handle, round512(nbytes), device), 0)
   }
 
   /** Releases cached blocks to the driver: all, or those of `stream`. Split blocks wait to re-merge. */
   freeAllBlocks(stream?: Stream): void {
-    for (const p of this.#pools.all()) p.freeAllBlocks(stream?._native)
+    for (const p of this.#pools.all()) p.n.freeAllBlocks(stream?._native)
   }
 
   /** Cached free blocks on the current device. */
@@ -336,17 +349,21 @@ export class MemoryPool {
  * stream; a block is freed on that same stream, in stream order, when freed or collected.
  */
 export class AsyncMemoryPool {
-  readonly #pools = new PerDevice((d) => new native.NativeAsyncPool(d))
+  /** Per device: the native pool, and its handle for the hot `asyncPoolMalloc`. */
+  readonly #pools = new PerDevice((d) => {
+    const n = new native.NativeAsyncPool(d)
+    return { n, id: n.id }
+  })
 
   #pool(device?: number): NativeAsyncPool {
-    return this.#pools.get(device)
+    return this.#pools.get(device).n
   }
 
   /** `nbytes` on the current device, allocated in order on the current stream. */
   malloc(nbytes: number): MemoryPointer {
     count('size', nbytes)
     const device = scope().device
-    const handle = this.#pool(device).malloc(nbytes, currentStreamOf(device)._native)
+    const handle = native.asyncPoolMalloc(this.#pools.get(device).id, nbytes, currentStreamOf(device)._id)
     return new MemoryPointer(Memory._adopt(handle, nbytes, device), 0)
   }
 
@@ -362,7 +379,7 @@ export class AsyncMemoryPool {
 
   /** Waits for the device, then releases reserved memory no block uses. */
   freeAllBlocks(): void {
-    for (const p of this.#pools.all()) p.freeAllBlocks()
+    for (const p of this.#pools.all()) p.n.freeAllBlocks()
   }
 }
 

@@ -36,7 +36,7 @@ export const nvtx = {
   },
   /** Opens a nested range on this thread (CuPy's `RangePush`); close it with `rangePop()`. */
   rangePush(message: string, id?: number): void {
-    native.nvtxRangePush(msg(message), idColor(id))
+    native.nvtxRangePush(msg(message), id === undefined ? undefined : idColor(id))
     hostRange.push(message)
   },
   /**

@@ -2,7 +2,7 @@
 //! into `csrc/nvtx.c`. With no tool attached, each call costs a check of a function pointer.
 
 use crate::error::{Error, Result};
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, CStr, CString};
 
 extern "C" {
     fn cuda_node_nvtx_mark(message: *const c_char, argb: u32, has_color: c_int);
@@ -41,8 +41,13 @@ impl Color {
     }
 }
 
+/// The error for a message with a NUL byte at `at`.
+pub fn nul_error(at: usize) -> Error {
+    Error::type_error(format!("an NVTX message cannot contain a NUL byte (found one at {at})"))
+}
+
 fn message(m: &str) -> Result<CString> {
-    CString::new(m).map_err(|e| Error::type_error(format!("an NVTX message cannot contain a NUL byte (found one at {})", e.nul_position())))
+    CString::new(m).map_err(|e| nul_error(e.nul_position()))
 }
 
 pub fn mark(m: &str, color: Color) -> Result<()> {
@@ -55,10 +60,14 @@ pub fn mark(m: &str, color: Color) -> Result<()> {
 
 /// Pushes a range on this thread's stack; returns the depth NVTX reports (-1 with no tool).
 pub fn range_push(m: &str, color: Color) -> Result<i32> {
-    let m = message(m)?;
+    Ok(range_push_c(&message(m)?, color))
+}
+
+/// [`range_push`] for a message already NUL-terminated (the hot path from JS: no allocation).
+pub fn range_push_c(m: &CStr, color: Color) -> i32 {
     let (argb, has) = color.split();
     // SAFETY: as for `mark`.
-    Ok(unsafe { cuda_node_nvtx_range_push(m.as_ptr(), argb, has) })
+    unsafe { cuda_node_nvtx_range_push(m.as_ptr(), argb, has) }
 }
 
 pub fn range_pop() -> i32 {

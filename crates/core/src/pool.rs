@@ -13,7 +13,8 @@ use crate::block::{Block, Release};
 use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
 use crate::stream::{Stream, StreamKind};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 pub const ALLOCATION_UNIT: u64 = 512;
@@ -33,10 +34,15 @@ fn arena_key(s: &Stream) -> ArenaKey {
 }
 
 fn thread_tag() -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    std::thread::current().id().hash(&mut h);
-    h.finish() | 1
+    thread_local! {
+        static TAG: u64 = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            std::thread::current().id().hash(&mut h);
+            h.finish() | 1
+        };
+    }
+    TAG.with(|t| *t)
 }
 
 struct Chunk {
@@ -59,7 +65,7 @@ struct Arena {
 struct State {
     chunks: Vec<Option<Chunk>>,
     vacant: Vec<usize>,
-    arenas: HashMap<ArenaKey, Arena>,
+    arenas: FxHashMap<ArenaKey, Arena>,
     used: u64,
     total: u64,
     /// 0: no limit.
@@ -226,23 +232,21 @@ impl MemoryPool {
         }
         let size = round_size(size);
         let key = arena_key(stream);
-        let id = match self.reuse(key, size, stream) {
-            Some(id) => id,
+        let (id, mem, offset) = match self.reuse(key, size, stream) {
+            Some(taken) => taken,
             None => self.grow(key, size, stream)?,
         };
-        let mut st = self.lock();
-        let c = st.chunk(id);
-        let (mem, offset) = (c.mem.clone(), c.offset);
-        drop(st);
         // The block holds its pool (a reference count, no allocation) and returns to it on drop.
         let home: Arc<dyn Release> = self.me.upgrade().expect("a pool allocating is alive");
         Ok(Block::pooled(mem, offset, size, home, id as u64))
     }
 
-    fn reuse(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Option<usize> {
+    /// A free chunk that fits, with its allocation and offset (taken under one lock).
+    fn reuse(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Option<(usize, Arc<DeviceMemory>, u64)> {
         let mut st = self.lock();
         if let Some(id) = st.take_fit(key, size) {
-            return Some(id);
+            let c = st.chunk(id);
+            return Some((id, c.mem.clone(), c.offset));
         }
         // Another stream's free block, once that stream has passed the free.
         let others: Vec<(ArenaKey, Arc<Stream>)> =
@@ -253,16 +257,18 @@ impl MemoryPool {
                 let mut st = self.lock();
                 if let Some(id) = st.take_fit(other, size) {
                     // Its neighbours stay in the other arena: chunks merge within one arena only.
-                    st.chunk(id).arena = key;
+                    let c = st.chunk(id);
+                    c.arena = key;
+                    let taken = (id, c.mem.clone(), c.offset);
                     st.arenas.entry(key).or_insert_with(|| Arena { stream: stream.clone(), free: BTreeSet::new() });
-                    return Some(id);
+                    return Some(taken);
                 }
             }
         }
         None
     }
 
-    fn grow(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Result<usize> {
+    fn grow(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Result<(usize, Arc<DeviceMemory>, u64)> {
         let mut retried = false;
         loop {
             let (limit, total, used) = {
@@ -277,7 +283,9 @@ impl MemoryPool {
                     st.total += size;
                     st.used += size;
                     st.arenas.entry(key).or_insert_with(|| Arena { stream: stream.clone(), free: BTreeSet::new() });
-                    return Ok(st.insert(Chunk { mem: Arc::new(mem), offset: 0, size, prev: None, next: None, arena: key, in_use: true }));
+                    let mem = Arc::new(mem);
+                    let id = st.insert(Chunk { mem: mem.clone(), offset: 0, size, prev: None, next: None, arena: key, in_use: true });
+                    return Ok((id, mem, 0));
                 }
                 Some(Err(e)) if !e.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY) => return Err(e),
                 _ if !retried => {

@@ -79,7 +79,7 @@ pub fn blas_gemm(env: Env, stream: &NativeStream, g: GemmArgs) -> Result<()> {
         let (bm, b_off) = b.range(count("offset", g.b_offset)?, eb, "matrix B")?;
         let (cm, c_off) = c.range(count("offset", g.c_offset)?, ec, "matrix C")?;
         (spec.a_off, spec.b_off, spec.c_off) = (a_off, b_off, c_off);
-        blas::gemm(stream.get()?, &spec, am, bm, cm)
+        blas::gemm(&*stream.get()?, &spec, am, bm, cm)
     })
 }
 
@@ -105,6 +105,6 @@ pub fn blas_axpy(env: Env, stream: &NativeStream, o: AxpyArgs) -> Result<()> {
         let (xm, x_off) = x.range(count("offset", o.x_offset)?, ex, "vector x")?;
         let (ym, y_off) = y.range(count("offset", o.y_offset)?, ey, "vector y")?;
         (op.x_off, op.y_off) = (x_off, y_off);
-        blas::axpy(stream.get()?, &op, xm, ym)
+        blas::axpy(&*stream.get()?, &op, xm, ym)
     })
 }

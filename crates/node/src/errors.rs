@@ -60,7 +60,7 @@ pub fn guard_off_thread<T>(f: impl FnOnce() -> cuda_node_core::Result<T>) -> cud
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_error(p)))
 }
 
-fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
+pub fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
     let what = panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

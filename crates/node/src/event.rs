@@ -3,18 +3,38 @@ use crate::task::Blocking;
 use cuda_node_core::{elapsed_time, runtime, Code, Error, Event, EventFlags};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use crate::handles::{self, Table};
+use std::cell::RefCell;
 use std::sync::Arc;
 
+thread_local! {
+    static EVENTS: RefCell<Table<Arc<Event>>> = RefCell::new(Table::default());
+}
+
+/// The live event behind a handle (`NativeEvent.id`), for the hot calls in `fast.rs`.
+pub(crate) fn by_id(id: f64) -> cuda_node_core::Result<Arc<Event>> {
+    handles::get(&EVENTS, id).ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one"))
+}
+
+/// An event as the TS layer's `Event` holds it: the object owns a handle in this thread's table.
 #[napi]
 pub struct NativeEvent {
-    inner: Option<Arc<Event>>,
+    id: f64,
 }
 
 impl NativeEvent {
-    pub(crate) fn get(&self) -> cuda_node_core::Result<&Arc<Event>> {
-        self.inner
-            .as_ref()
-            .ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one"))
+    pub(crate) fn get(&self) -> cuda_node_core::Result<Arc<Event>> {
+        by_id(self.id)
+    }
+
+    fn wrap(e: Event) -> NativeEvent {
+        NativeEvent { id: handles::insert(&EVENTS, Arc::new(e)) }
+    }
+}
+
+impl Drop for NativeEvent {
+    fn drop(&mut self) {
+        drop(handles::remove(&EVENTS, self.id));
     }
 }
 
@@ -24,13 +44,13 @@ impl NativeEvent {
     pub fn create(env: Env, device: f64, blocking: bool, disable_timing: bool, interprocess: bool) -> Result<NativeEvent> {
         guard(&env, || {
             let flags = EventFlags { blocking, disable_timing, interprocess };
-            Ok(NativeEvent { inner: Some(Arc::new(Event::create(runtime()?.ordinal(device)?, flags)?)) })
+            Ok(NativeEvent::wrap(Event::create(runtime()?.ordinal(device)?, flags)?))
         })
     }
 
     #[napi(factory)]
     pub fn from_ipc(env: Env, device: f64, handle: Uint8ArraySlice) -> Result<NativeEvent> {
-        guard(&env, || Ok(NativeEvent { inner: Some(Arc::new(Event::from_ipc(runtime()?.ordinal(device)?, handle.as_ref())?)) }))
+        guard(&env, || Ok(NativeEvent::wrap(Event::from_ipc(runtime()?.ordinal(device)?, handle.as_ref())?)))
     }
 
     #[napi]
@@ -50,7 +70,13 @@ impl NativeEvent {
 
     #[napi(getter)]
     pub fn destroyed(&self) -> bool {
-        self.inner.is_none()
+        self.get().is_err()
+    }
+
+    /// The handle the hot calls take (`fast.rs`).
+    #[napi(getter)]
+    pub fn id(&self) -> f64 {
+        self.id
     }
 
     #[napi]
@@ -70,13 +96,13 @@ impl NativeEvent {
     }
 
     #[napi]
-    pub fn destroy(&mut self) {
-        self.inner = None;
+    pub fn destroy(&self) {
+        drop(handles::remove(&EVENTS, self.id));
     }
 }
 
 /// Milliseconds between two events (`cudaEventElapsedTime`).
 #[napi]
 pub fn event_elapsed_time(env: Env, start: &NativeEvent, end: &NativeEvent) -> Result<f64> {
-    guard(&env, || Ok(elapsed_time(start.get()?, end.get()?)? as f64))
+    guard(&env, || Ok(elapsed_time(&*start.get()?, &*end.get()?)? as f64))
 }

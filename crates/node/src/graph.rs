@@ -24,12 +24,12 @@ impl NativeGraph {
 impl NativeGraph {
     #[napi]
     pub fn launch(&self, env: Env, stream: &NativeStream) -> Result<()> {
-        guard(&env, || self.get()?.launch(stream.get()?))
+        guard(&env, || self.get()?.launch(&*stream.get()?))
     }
 
     #[napi]
     pub fn upload(&self, env: Env, stream: &NativeStream) -> Result<()> {
-        guard(&env, || self.get()?.upload(stream.get()?))
+        guard(&env, || self.get()?.upload(&*stream.get()?))
     }
 
     #[napi]

@@ -5,6 +5,8 @@ use crate::stream::NativeStream;
 use cuda_node_core::{runtime, AsyncMemoryPool, Block, DeviceMemory, MemoryPool};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use crate::handles::{self, Table};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A plain device allocation (`cudaMalloc`); returns its handle.
@@ -14,12 +16,6 @@ pub fn mem_alloc(env: Env, device: f64, size: f64) -> Result<f64> {
         let mem = DeviceMemory::alloc(runtime()?.ordinal(device)?, count("size", size)?)?;
         Ok(ptrs::insert(Block::whole(mem)))
     })
-}
-
-/// Frees a handle; a stale one (freed already) is `CUDA_ERROR_INVALID_VALUE`.
-#[napi]
-pub fn mem_free(env: Env, handle: f64) -> Result<()> {
-    guard(&env, || ptrs::remove(handle))
 }
 
 /// For the GC: frees a handle if it is still live, silently otherwise.
@@ -49,30 +45,65 @@ pub fn mem_live() -> u32 {
     ptrs::live() as u32
 }
 
-/// One device's caching pool (the TS `MemoryPool` holds one per device).
+thread_local! {
+    static POOLS: RefCell<Table<Arc<MemoryPool>>> = RefCell::new(Table::default());
+    static ASYNC_POOLS: RefCell<Table<Arc<AsyncMemoryPool>>> = RefCell::new(Table::default());
+}
+
+fn gone() -> cuda_node_core::Error {
+    cuda_node_core::Error::cuda(cuda_node_core::Code::CUDA_ERROR_INVALID_HANDLE, "this pool is gone")
+}
+
+/// The pool behind a handle (`NativePool.id`), for `fast.rs`.
+pub(crate) fn pool_by_id(id: f64) -> cuda_node_core::Result<Arc<MemoryPool>> {
+    handles::get(&POOLS, id).ok_or_else(gone)
+}
+
+/// The stream-ordered pool behind a handle (`NativeAsyncPool.id`), for `fast.rs`.
+pub(crate) fn async_pool_by_id(id: f64) -> cuda_node_core::Result<Arc<AsyncMemoryPool>> {
+    handles::get(&ASYNC_POOLS, id).ok_or_else(gone)
+}
+
+/// One device's caching pool (the TS `MemoryPool` holds one per device). Its handle in this
+/// thread's table is what the hot `poolMalloc` takes.
 #[napi]
 pub struct NativePool {
     pool: Arc<MemoryPool>,
+    id: f64,
+}
+
+impl Drop for NativePool {
+    fn drop(&mut self) {
+        drop(handles::remove(&POOLS, self.id));
+    }
 }
 
 #[napi]
 impl NativePool {
     #[napi(constructor)]
     pub fn new(env: Env, device: f64) -> Result<NativePool> {
-        guard(&env, || Ok(NativePool { pool: MemoryPool::new(runtime()?.ordinal(device)?) }))
+        guard(&env, || {
+            let pool = MemoryPool::new(runtime()?.ordinal(device)?);
+            Ok(NativePool { id: handles::insert(&POOLS, pool.clone()), pool })
+        })
+    }
+
+    #[napi(getter)]
+    pub fn id(&self) -> f64 {
+        self.id
     }
 
     /// A block for work on `stream`; returns its handle.
     #[napi]
     pub fn malloc(&self, env: Env, size: f64, stream: &NativeStream) -> Result<f64> {
-        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, stream.get()?)?)))
+        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, &stream.get()?)?)))
     }
 
     #[napi]
     pub fn free_all_blocks(&self, env: Env, stream: Option<&NativeStream>) -> Result<()> {
         guard(&env, || {
             let s = stream.map(|s| s.get()).transpose()?;
-            self.pool.free_all_blocks(s.map(|s| &**s));
+            self.pool.free_all_blocks(s.as_deref());
             Ok(())
         })
     }
@@ -109,19 +140,34 @@ impl NativePool {
 /// One device's stream-ordered pool (the TS `AsyncMemoryPool` holds one per device).
 #[napi]
 pub struct NativeAsyncPool {
-    pool: AsyncMemoryPool,
+    pool: Arc<AsyncMemoryPool>,
+    id: f64,
+}
+
+impl Drop for NativeAsyncPool {
+    fn drop(&mut self) {
+        drop(handles::remove(&ASYNC_POOLS, self.id));
+    }
 }
 
 #[napi]
 impl NativeAsyncPool {
     #[napi(constructor)]
     pub fn new(env: Env, device: f64) -> Result<NativeAsyncPool> {
-        guard(&env, || Ok(NativeAsyncPool { pool: AsyncMemoryPool::new(runtime()?.ordinal(device)?) }))
+        guard(&env, || {
+            let pool = Arc::new(AsyncMemoryPool::new(runtime()?.ordinal(device)?));
+            Ok(NativeAsyncPool { id: handles::insert(&ASYNC_POOLS, pool.clone()), pool })
+        })
+    }
+
+    #[napi(getter)]
+    pub fn id(&self) -> f64 {
+        self.id
     }
 
     #[napi]
     pub fn malloc(&self, env: Env, size: f64, stream: &NativeStream) -> Result<f64> {
-        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, stream.get()?)?)))
+        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, &stream.get()?)?)))
     }
 
     #[napi]

@@ -124,7 +124,7 @@ impl NativeFunction {
                 at = end;
             }
             let launch = Launch { grid: dims("grid", &grid)?, block: dims("block", &block)?, shared_mem, args: &parts };
-            self.inner.launch(stream.get()?, &launch)
+            self.inner.launch(&*stream.get()?, &launch)
         })
     }
 }

@@ -6,27 +6,47 @@ use crate::pinned::NativePinned;
 use crate::ptrs;
 use crate::task::Blocking;
 use crate::graph::NativeGraph;
+use crate::handles::{self, Table};
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Pattern, Stream, StreamKind};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::cell::RefCell;
 use std::sync::Arc;
 
-/// A stream as the TS layer's `Stream` holds it. `destroy()` drops the core stream; any later
-/// call is `CUDA_ERROR_INVALID_HANDLE` rather than the driver's undefined behaviour (G-3).
+thread_local! {
+    static STREAMS: RefCell<Table<Arc<Stream>>> = RefCell::new(Table::default());
+}
+
+fn destroyed() -> Error {
+    Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one")
+}
+
+/// The live stream behind a handle (`NativeStream.id`), for the hot calls in `fast.rs`.
+pub(crate) fn by_id(id: f64) -> cuda_node_core::Result<Arc<Stream>> {
+    handles::get(&STREAMS, id).ok_or_else(destroyed)
+}
+
+/// A stream as the TS layer's `Stream` holds it: the object owns a handle in this thread's
+/// table. `destroy()` (or the GC) drops the core stream; any later call is
+/// `CUDA_ERROR_INVALID_HANDLE` rather than the driver's undefined behaviour (G-3).
 #[napi]
 pub struct NativeStream {
-    inner: Option<Arc<Stream>>,
+    id: f64,
 }
 
 impl NativeStream {
-    pub(crate) fn get(&self) -> cuda_node_core::Result<&Arc<Stream>> {
-        self.inner
-            .as_ref()
-            .ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one"))
+    pub(crate) fn get(&self) -> cuda_node_core::Result<Arc<Stream>> {
+        by_id(self.id)
     }
 
     fn wrap(s: Stream) -> NativeStream {
-        NativeStream { inner: Some(Arc::new(s)) }
+        NativeStream { id: handles::insert(&STREAMS, Arc::new(s)) }
+    }
+}
+
+impl Drop for NativeStream {
+    fn drop(&mut self) {
+        drop(handles::remove(&STREAMS, self.id));
     }
 }
 
@@ -87,7 +107,13 @@ impl NativeStream {
 
     #[napi(getter)]
     pub fn destroyed(&self) -> bool {
-        self.inner.is_none()
+        self.get().is_err()
+    }
+
+    /// The handle the hot calls take (`fast.rs`).
+    #[napi(getter)]
+    pub fn id(&self) -> f64 {
+        self.id
     }
 
     #[napi]
@@ -108,12 +134,12 @@ impl NativeStream {
 
     #[napi]
     pub fn record(&self, env: Env, event: &NativeEvent) -> Result<()> {
-        guard(&env, || self.get()?.record(event.get()?))
+        guard(&env, || self.get()?.record(&*event.get()?))
     }
 
     #[napi]
     pub fn wait_event(&self, env: Env, event: &NativeEvent) -> Result<()> {
-        guard(&env, || self.get()?.wait_event(event.get()?))
+        guard(&env, || self.get()?.wait_event(&*event.get()?))
     }
 
     /// Enqueues host callback `id` (held by the TS layer) in stream order; while this stream
@@ -249,14 +275,14 @@ impl NativeStream {
 
     /// Releases the stream; pending work still completes. The default streams cannot be destroyed.
     #[napi]
-    pub fn destroy(&mut self, env: Env) -> Result<()> {
+    pub fn destroy(&self, env: Env) -> Result<()> {
         guard(&env, || {
-            if let Some(s) = &self.inner {
+            if let Ok(s) = self.get() {
                 if matches!(s.kind(), StreamKind::Legacy | StreamKind::PerThread) {
                     return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));
                 }
             }
-            self.inner = None;
+            drop(handles::remove(&STREAMS, self.id));
             Ok(())
         })
     }

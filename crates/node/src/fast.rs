@@ -1,0 +1,193 @@
+//! The hot calls, as raw Node-API callbacks. napi-rs's generated wrappers are what the rest of
+//! the binding uses; on the paths the benchmark (#8) measures they were the cost: measured on
+//! Node 20, a class method costs ~410 ns a call before any work (receiver unwrap, type-tag check,
+//! borrow scopes), a free function with arguments ~130 ns, and a raw callback ~35 ns. These take
+//! numbers only (handles into this thread's tables: `handles.rs`) and a string for NVTX, check
+//! every argument, catch panics, and throw through the same error factory as the rest.
+
+use crate::args::count;
+use crate::errors::{panic_error, to_js};
+use crate::{event, memory, ptrs, stream};
+use cuda_node_core::nvtx::{self, Color};
+use cuda_node_core::{Error, Result};
+use napi::bindgen_prelude::*;
+use napi::sys;
+use std::ffi::CStr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+const MAX_ARGS: usize = 3;
+
+/// One call's arguments.
+struct Args {
+    env: sys::napi_env,
+    argc: usize,
+    argv: [sys::napi_value; MAX_ARGS],
+}
+
+enum Ret {
+    Undefined,
+    Bool(bool),
+    Number(f64),
+}
+
+impl Args {
+    /// Argument `i` as a number, or a TypeError naming it.
+    fn num(&self, i: usize, name: &str) -> Result<f64> {
+        let mut v = 0f64;
+        // SAFETY: `env` and `argv[i]` (i < argc) are this call's, valid for its duration.
+        if i < self.argc && unsafe { sys::napi_get_value_double(self.env, self.argv[i], &mut v) } == sys::Status::napi_ok {
+            return Ok(v);
+        }
+        Err(Error::type_error(format!("{name} must be a number")))
+    }
+
+    /// Argument `i` as a number, or `None` when it is absent, `undefined` or `null`.
+    fn opt_num(&self, i: usize, name: &str) -> Result<Option<f64>> {
+        if i >= self.argc {
+            return Ok(None);
+        }
+        let mut t = 0;
+        // SAFETY: as in `num`.
+        unsafe { sys::napi_typeof(self.env, self.argv[i], &mut t) };
+        match t {
+            sys::ValueType::napi_undefined | sys::ValueType::napi_null => Ok(None),
+            _ => self.num(i, name).map(Some),
+        }
+    }
+
+    /// Argument `i` as a string, NUL-terminated, in `small` when it fits (no allocation) or
+    /// in `big`. A NUL byte inside is `nul`'s error.
+    fn c_str<'a>(&self, i: usize, name: &str, small: &'a mut [u8; 256], big: &'a mut Vec<u8>, nul: fn(usize) -> Error) -> Result<&'a CStr> {
+        let not_string = || Error::type_error(format!("{name} must be a string"));
+        if i >= self.argc {
+            return Err(not_string());
+        }
+        let mut len = 0usize;
+        // SAFETY: `small` has room for 256 bytes; napi writes at most 255 and a NUL.
+        let status = unsafe { sys::napi_get_value_string_utf8(self.env, self.argv[i], small.as_mut_ptr().cast(), small.len(), &mut len) };
+        if status != sys::Status::napi_ok {
+            return Err(not_string());
+        }
+        let bytes: &'a mut [u8] = if len + 1 < small.len() {
+            &mut small[..=len]
+        } else {
+            // Possibly cut short: ask for the whole length, then the whole string.
+            // SAFETY: a null buffer asks napi for the length only.
+            unsafe { sys::napi_get_value_string_utf8(self.env, self.argv[i], ptr::null_mut(), 0, &mut len) };
+            big.resize(len + 1, 0);
+            // SAFETY: `big` has room for `len` bytes and the NUL.
+            unsafe { sys::napi_get_value_string_utf8(self.env, self.argv[i], big.as_mut_ptr().cast(), big.len(), &mut len) };
+            &mut big[..=len]
+        };
+        CStr::from_bytes_with_nul(bytes).map_err(|_| nul(bytes.iter().position(|&b| b == 0).unwrap_or(0)))
+    }
+}
+
+/// Runs `f` for one call: reads the arguments, catches any panic, throws any error as the
+/// rest of the binding does, and converts the result.
+unsafe fn call(env: sys::napi_env, info: sys::napi_callback_info, f: fn(&Args) -> Result<Ret>) -> sys::napi_value {
+    let mut args = Args { env, argc: MAX_ARGS, argv: [ptr::null_mut(); MAX_ARGS] };
+    // SAFETY: `argv` has room for `argc` values; napi lowers `argc` to the count it wrote...
+    // and reports the number passed, which may be larger: keep the smaller.
+    unsafe { sys::napi_get_cb_info(env, info, &mut args.argc, args.argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) };
+    args.argc = args.argc.min(MAX_ARGS);
+    let result = catch_unwind(AssertUnwindSafe(|| f(&args))).unwrap_or_else(|p| Err(panic_error(p)));
+    let mut out = ptr::null_mut();
+    match result {
+        // SAFETY: `env` is this call's; `out` is a valid out-pointer.
+        Ok(Ret::Undefined) => unsafe { sys::napi_get_undefined(env, &mut out) },
+        Ok(Ret::Bool(b)) => unsafe { sys::napi_get_boolean(env, b, &mut out) },
+        Ok(Ret::Number(n)) => unsafe { sys::napi_create_double(env, n, &mut out) },
+        Err(e) => {
+            // SAFETY: `env` is this call's and valid.
+            unsafe { JsError::from(to_js(&Env::from_raw(env), e)).throw_into(env) };
+            return ptr::null_mut();
+        }
+    };
+    out
+}
+
+macro_rules! fast {
+    ($($js:literal => $name:ident($a:ident) $body:block)*) => {
+        $(
+            unsafe extern "C" fn $name(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+                fn body($a: &Args) -> Result<Ret> $body
+                // SAFETY: napi calls this with its own `env` and `info`.
+                unsafe { call(env, info, body) }
+            }
+        )*
+        const FUNCTIONS: &[(&CStr, unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value)] = &[$(($js, $name)),*];
+    };
+}
+
+fast! {
+    c"streamSynchronize" => stream_synchronize(a) {
+        stream::by_id(a.num(0, "stream")?)?.synchronize()?;
+        Ok(Ret::Undefined)
+    }
+    c"streamQuery" => stream_query(a) {
+        Ok(Ret::Bool(stream::by_id(a.num(0, "stream")?)?.query()?))
+    }
+    c"streamRecord" => stream_record(a) {
+        let (s, e) = (stream::by_id(a.num(0, "stream")?)?, event::by_id(a.num(1, "event")?)?);
+        s.record(&e)?;
+        Ok(Ret::Undefined)
+    }
+    c"streamWaitEvent" => stream_wait_event(a) {
+        let (s, e) = (stream::by_id(a.num(0, "stream")?)?, event::by_id(a.num(1, "event")?)?);
+        s.wait_event(&e)?;
+        Ok(Ret::Undefined)
+    }
+    c"streamSleep" => stream_sleep(a) {
+        let s = stream::by_id(a.num(0, "stream")?)?;
+        s.sleep(count("ns", a.num(1, "ns")?)?)?;
+        Ok(Ret::Undefined)
+    }
+    c"eventQuery" => event_query(a) {
+        Ok(Ret::Bool(event::by_id(a.num(0, "event")?)?.query()?))
+    }
+    c"eventSynchronize" => event_synchronize(a) {
+        event::by_id(a.num(0, "event")?)?.synchronize()?;
+        Ok(Ret::Undefined)
+    }
+    c"poolMalloc" => pool_malloc(a) {
+        let pool = memory::pool_by_id(a.num(0, "pool")?)?;
+        let size = count("size", a.num(1, "size")?)?;
+        let s = stream::by_id(a.num(2, "stream")?)?;
+        Ok(Ret::Number(ptrs::insert(pool.malloc(size, &s)?)))
+    }
+    c"asyncPoolMalloc" => async_pool_malloc(a) {
+        let pool = memory::async_pool_by_id(a.num(0, "pool")?)?;
+        let size = count("size", a.num(1, "size")?)?;
+        let s = stream::by_id(a.num(2, "stream")?)?;
+        Ok(Ret::Number(ptrs::insert(pool.malloc(size, &s)?)))
+    }
+    c"memFree" => mem_free(a) {
+        ptrs::remove(a.num(0, "handle")?)?;
+        Ok(Ret::Undefined)
+    }
+    c"nvtxRangePush" => nvtx_range_push(a) {
+        let (mut small, mut big) = ([0u8; 256], Vec::new());
+        let m = a.c_str(0, "an NVTX message", &mut small, &mut big, nvtx::nul_error)?;
+        let color = match (a.opt_num(2, "argb")?, a.opt_num(1, "idColor")?) {
+            (Some(c), _) => Color::Argb(c as u32),
+            (None, Some(id)) => Color::from_id(id as i64),
+            (None, None) => Color::None,
+        };
+        Ok(Ret::Number(nvtx::range_push_c(m, color) as f64))
+    }
+}
+
+/// Adds the hot calls to the module's exports.
+#[napi_derive::napi(module_exports)]
+pub fn register(mut exports: Object, env: Env) -> napi::Result<()> {
+    for (name, f) in FUNCTIONS {
+        let mut value = ptr::null_mut();
+        // SAFETY: `name` is NUL-terminated; `f` has napi's callback signature.
+        check_status!(unsafe { sys::napi_create_function(env.raw(), name.as_ptr(), name.count_bytes() as isize, Some(*f), ptr::null_mut(), &mut value) })?;
+        // SAFETY: `value` is the function napi just created in this env.
+        exports.set_named_property(name.to_str().unwrap_or_default(), unsafe { Unknown::from_raw_unchecked(env.raw(), value) })?;
+    }
+    Ok(())
+}
