@@ -4,17 +4,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { native } from './native'
 
-interface Pending {
+interface Persistent {
   cb: (arg: unknown) => void
   arg: unknown
   /** The async context the callback was registered in (current stream, device, allocator). */
   ctx: <R>(fn: () => R) => R
 }
 
-const pending = new Map<number, Pending>()
+// Run-once callbacks: dispatching one resolves a promise made when it was registered, whose
+// reaction runs it, so it runs in the async context of its registration (the current stream,
+// and the application's own AsyncLocalStorage stores) as a timer's callback does. Measured:
+// AsyncLocalStorage.snapshot() costs 4-11 µs on Node 20-24, a promise and its reaction
+// 1.2 µs on Node 20 and 22 and 0.1 µs on Node 24.
+const pending = new Map<number, () => void>()
 // Callbacks captured into graphs: they run at every launch, and live while a graph refers to
 // them or a launched graph still owes a run of them.
-const persistent = new Map<number, Pending & { refs: number; inflight: number }>()
+const persistent = new Map<number, Persistent & { refs: number; inflight: number }>()
 // Runs of persistent callbacks that launched graphs still owe.
 let owed = 0
 let nextId = 1
@@ -27,19 +32,25 @@ function settle(): void {
 }
 
 function dispatch(id: number): void {
-  let p: Pending | undefined = pending.get(id)
-  if (p !== undefined) pending.delete(id)
-  else {
-    const q = persistent.get(id)
-    if (q === undefined) return
-    p = q
-    owed--
-    if (--q.inflight === 0 && q.refs === 0) persistent.delete(id)
+  const go = pending.get(id)
+  if (go !== undefined) {
+    pending.delete(id)
+    settle()
+    go()
+    return
   }
+  const q = persistent.get(id)
+  if (q === undefined) return
+  owed--
+  if (--q.inflight === 0 && q.refs === 0) persistent.delete(id)
   settle()
+  const { cb, arg } = q
+  q.ctx(() => run(cb, arg))
+}
+
+function run(cb: (arg: unknown) => void, arg: unknown): void {
   try {
-    const { cb, arg } = p
-    p.ctx(() => cb(arg))
+    cb(arg)
   } catch (err) {
     // Surface it like any callback's exception (uncaughtException), never lost.
     process.nextTick(() => {
@@ -59,7 +70,11 @@ function newId(): number {
 /** Registers `cb(arg)` to run once on this thread; returns the id the native side will dispatch. */
 export function hold(cb: (arg: unknown) => void, arg: unknown): number {
   const id = newId()
-  pending.set(id, { cb, arg, ctx: AsyncLocalStorage.snapshot() })
+  let go!: () => void
+  void new Promise<void>((resolve) => {
+    go = resolve
+  }).then(() => run(cb, arg))
+  pending.set(id, go)
   keepAlive.ref()
   return id
 }

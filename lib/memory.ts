@@ -289,8 +289,9 @@ export class MemoryPool {
    */
   malloc(nbytes: number): MemoryPointer {
     count('size', nbytes)
-    const device = scope().device
-    const handle = native.poolMalloc(this.#pools.get(device).id, nbytes, currentStreamOf(device)._id)
+    const sc = scope()
+    const device = sc.device
+    const handle = native.poolMalloc(this.#pools.get(device).id, nbytes, currentStreamOf(device, sc)._id)
     return new MemoryPointer(Memory._adopt(handle, round512(nbytes), device), 0)
   }
 
@@ -362,8 +363,9 @@ export class AsyncMemoryPool {
   /** `nbytes` on the current device, allocated in order on the current stream. */
   malloc(nbytes: number): MemoryPointer {
     count('size', nbytes)
-    const device = scope().device
-    const handle = native.asyncPoolMalloc(this.#pools.get(device).id, nbytes, currentStreamOf(device)._id)
+    const sc = scope()
+    const device = sc.device
+    const handle = native.asyncPoolMalloc(this.#pools.get(device).id, nbytes, currentStreamOf(device, sc)._id)
     return new MemoryPointer(Memory._adopt(handle, nbytes, device), 0)
   }
 

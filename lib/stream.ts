@@ -1,6 +1,6 @@
 import { native } from './native'
 import type { NativeStream } from '../native'
-import { scope, runWith, enterWith } from './context'
+import { scope, runWith, enterWith, type Scope } from './context'
 import { Device, deviceOrdinal } from './device'
 import { Event } from './event'
 import { CudaError } from './errors'
@@ -346,8 +346,8 @@ export function streamOr(stream: unknown, device: number): Stream {
  * @internal The current stream of `device`, an ordinal the caller already holds valid (a pointer's
  * or an event's): no validation, one async-context lookup. For hot paths.
  */
-export function currentStreamOf(device: number): Stream {
-  return (scope().streams?.get(device) as Stream | undefined) ?? defaultStream()
+export function currentStreamOf(device: number, sc: Scope = scope()): Stream {
+  return (sc.streams?.get(device) as Stream | undefined) ?? defaultStream()
 }
 
 /** Read once: `process.env` costs a getenv per access, and this is on every default-stream call. */

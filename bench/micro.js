@@ -1,0 +1,29 @@
+// Per-call costs of the hot paths, each piece alone (node bench/micro.js), to see where time goes.
+const cuda = require('..')
+const { native } = require('../lib/native.js')
+function t(name, n, f) {
+  for (let i = 0; i < Math.min(n, 10000); i++) f()
+  const res = []
+  for (let b = 0; b < 9; b++) { const t0 = process.hrtime.bigint(); for (let i = 0; i < n; i++) f(); res.push(Number(process.hrtime.bigint() - t0) / n) }
+  res.sort((a, b) => a - b); console.log(name.padEnd(44), res[4].toFixed(1).padStart(8), 'ns')
+}
+const n = 100000
+const s = new cuda.Stream({ nonBlocking: true })
+const ev = new cuda.Event({ disableTiming: true })
+const sid = s._id, eid = ev._id
+console.log('backend', cuda.backend().name)
+t('memLive (napi, no args)', n, () => native.memLive())
+t('streamQuery (raw)', n, () => native.streamQuery(sid))
+t('streamSynchronize (raw)', n, () => native.streamSynchronize(sid))
+t('s.synchronize()', n, () => s.synchronize())
+t('eventQuery (raw)', n, () => native.eventQuery(eid))
+t('streamRecord (raw)', n, () => native.streamRecord(sid, eid))
+t('ev.record(s); ev.done', n, () => { ev.record(s); ev.done })
+t('nvtx push+pop', n, () => { cuda.nvtx.rangePush('r'); cuda.nvtx.rangePop() })
+const np = new native.NativePool(0)
+const pid = np.id
+t("poolMalloc+memFree (raw)", n, () => native.memFree(native.poolMalloc(pid, 1 << 20, sid)))
+const pool = new cuda.MemoryPool()
+s.run(() => t('pool.malloc(1 MiB).free()', n, () => pool.malloc(1 << 20).free()))
+t('Memory._adopt + MemoryPointer', n, () => new cuda.MemoryPointer(cuda.Memory._adopt(1, 1 << 20, 0), 0))
+t('getCurrentStream()', n, () => cuda.getCurrentStream())
