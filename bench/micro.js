@@ -27,3 +27,12 @@ const pool = new cuda.MemoryPool()
 s.run(() => t('pool.malloc(1 MiB).free()', n, () => pool.malloc(1 << 20).free()))
 t('Memory._adopt + MemoryPointer', n, () => new cuda.MemoryPointer(cuda.Memory._adopt(1, 1 << 20, 0), 0))
 t('getCurrentStream()', n, () => cuda.getCurrentStream())
+if (cuda.backend().name === 'cuda') {
+  const k = new cuda.RawKernel('extern "C" __global__ void k(float* p, int n) { if (n < 0) p[0] = 1; }', 'k')
+  const p = cuda.alloc(1024)
+  const args = [p, cuda.i32(1)]
+  t('RawKernel.launch (ptr, i32)', 20000, () => k.launch([1, 1, 1], [32, 1, 1], args, { stream: s }))
+  s.synchronize()
+  t('kernels.sleep(0, s)', 20000, () => cuda.kernels.sleep(0, s))
+  s.synchronize()
+}

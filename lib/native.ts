@@ -13,6 +13,7 @@ export interface Fast {
   streamRecord(stream: number, event: number): void
   streamWaitEvent(stream: number, event: number): void
   streamSleep(stream: number, ns: number): void
+  streamLaunchHostFn(stream: number, callback: number): void
   eventQuery(event: number): boolean
   eventSynchronize(event: number): void
   poolMalloc(pool: number, size: number, stream: number): number

@@ -162,7 +162,7 @@ export class Stream {
     const captured = this.#captured
     const id = captured ? holdPersistent(cb as (a: unknown) => void, arg) : hold(cb as (a: unknown) => void, arg)
     try {
-      this._native.launchHostFn(id)
+      native.streamLaunchHostFn(this._id, id)
     } catch (e) {
       if (captured) releasePersistent([id])
       else release(id)

@@ -6,6 +6,7 @@
 //! every argument, catch panics, and throw through the same error factory as the rest.
 
 use crate::args::count;
+use crate::callbacks::host_fn;
 use crate::errors::{panic_error, to_js};
 use crate::{event, memory, ptrs, stream};
 use cuda_node_core::nvtx::{self, Color};
@@ -142,6 +143,16 @@ fast! {
     c"streamSleep" => stream_sleep(a) {
         let s = stream::by_id(a.num(0, "stream")?)?;
         s.sleep(count("ns", a.num(1, "ns")?)?)?;
+        Ok(Ret::Undefined)
+    }
+    c"streamLaunchHostFn" => stream_launch_host_fn(a) {
+        let s = stream::by_id(a.num(0, "stream")?)?;
+        let id = a.num(1, "callback id")?;
+        if !(0.0..=u32::MAX as f64).contains(&id) || id.fract() != 0.0 {
+            return Err(Error::range(format!("callback id must be a 32-bit unsigned integer, got {id}")));
+        }
+        let f = host_fn(id as u32).map_err(|e| Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_INITIALIZED, e.reason.clone()))?;
+        s.launch_repeat_fn(std::sync::Arc::new(f))?;
         Ok(Ret::Undefined)
     }
     c"eventQuery" => event_query(a) {

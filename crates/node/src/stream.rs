@@ -142,14 +142,6 @@ impl NativeStream {
         guard(&env, || self.get()?.wait_event(&*event.get()?))
     }
 
-    /// Enqueues host callback `id` (held by the TS layer) in stream order; while this stream
-    /// captures, it becomes part of the graph and runs at every launch.
-    #[napi]
-    pub fn launch_host_fn(&self, env: Env, id: u32) -> Result<()> {
-        let f = host_fn(id)?;
-        guard(&env, || self.get()?.launch_repeat_fn(Arc::new(f)))
-    }
-
     /// `'global' | 'threadLocal' | 'relaxed'`.
     #[napi]
     pub fn begin_capture(&self, env: Env, mode: String) -> Result<()> {
@@ -182,7 +174,7 @@ impl NativeStream {
         })
     }
 
-    /// Like `launch_host_fn`, through `cuStreamAddCallback` (not capturable).
+    /// Like `streamLaunchHostFn` (`fast.rs`), through `cuStreamAddCallback` (not capturable).
     #[napi]
     pub fn add_callback(&self, env: Env, id: u32) -> Result<()> {
         let f = host_fn(id)?;
