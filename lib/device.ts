@@ -20,7 +20,8 @@ interface Props {
 
 const propsCache = new Map<number, Props>()
 
-function props(id: number): Props {
+/** @internal A device's properties, read once per process. */
+export function props(id: number): Props {
   let p = propsCache.get(id)
   if (p === undefined) {
     const raw = native.deviceProps(id)

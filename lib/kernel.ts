@@ -5,7 +5,7 @@ import path from 'node:path'
 import type { CompileOutput, NativeFunction, NativeModule } from '../native'
 import { backend } from './backend'
 import { scope } from './context'
-import { Device } from './device'
+import { Device, props } from './device'
 import { CudaError } from './errors'
 import { MemoryPointer } from './memory'
 import { native } from './native'
@@ -45,24 +45,28 @@ export class Scalar {
    */
   bytes(): Uint8Array {
     const b = new Uint8Array(this.size)
-    const v = new DataView(b.buffer)
+    this._write(new DataView(b.buffer), 0)
+    return b
+  }
+
+  /** @internal Writes the bytes at `at` of `v` (the launch packs arguments with no allocation). */
+  _write(v: DataView, at: number): void {
     const n = Number(this.value)
     const int = (lo: number, hi: number) => {
       if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`${this.value} does not fit ${this.type}`)
     }
     switch (this.type) {
-      case 'int8': int(-128, 127); v.setInt8(0, n); break
-      case 'uint8': int(0, 255); v.setUint8(0, n); break
-      case 'int16': int(-32768, 32767); v.setInt16(0, n, true); break
-      case 'uint16': int(0, 65535); v.setUint16(0, n, true); break
-      case 'int32': int(-(2 ** 31), 2 ** 31 - 1); v.setInt32(0, n, true); break
-      case 'uint32': int(0, 2 ** 32 - 1); v.setUint32(0, n, true); break
-      case 'float32': v.setFloat32(0, n, true); break
-      case 'float64': v.setFloat64(0, n, true); break
-      case 'int64': v.setBigInt64(0, BigInt(this.value), true); break
-      case 'uint64': v.setBigUint64(0, BigInt(this.value), true); break
+      case 'int8': int(-128, 127); v.setInt8(at, n); break
+      case 'uint8': int(0, 255); v.setUint8(at, n); break
+      case 'int16': int(-32768, 32767); v.setInt16(at, n, true); break
+      case 'uint16': int(0, 65535); v.setUint16(at, n, true); break
+      case 'int32': int(-(2 ** 31), 2 ** 31 - 1); v.setInt32(at, n, true); break
+      case 'uint32': int(0, 2 ** 32 - 1); v.setUint32(at, n, true); break
+      case 'float32': v.setFloat32(at, n, true); break
+      case 'float64': v.setFloat64(at, n, true); break
+      case 'int64': v.setBigInt64(at, BigInt(this.value), true); break
+      case 'uint64': v.setBigUint64(at, BigInt(this.value), true); break
     }
-    return b
   }
 }
 
@@ -127,29 +131,61 @@ export function parseSignature(code: string, name: string): Param[] | undefined 
   })
 }
 
-function argBytes(a: KernelArg, i: number, name: string, p: Param | undefined): Uint8Array {
+// The launch's scratch, reused by every launch on this thread: the arguments' bytes (the driver
+// copies them at the launch) and the shape: grid x y z, block x y z, shared memory, the argument
+// count, then each argument's size. Packing here costs no allocation per launch.
+let argBytes = new Uint8Array(1024)
+let argView = new DataView(argBytes.buffer)
+let shape = new Uint32Array(8 + 32)
+
+/** Writes argument `i` at `at` of the scratch (growing it as needed); returns its size. */
+function packArg(a: KernelArg, i: number, name: string, p: Param | undefined, at: number): number {
+  if (at + 8 > argBytes.length) {
+    const bigger = new Uint8Array(argBytes.length * 2)
+    bigger.set(argBytes)
+    argBytes = bigger
+    argView = new DataView(bigger.buffer)
+  }
   if (a instanceof MemoryPointer) {
     if (p && !p.pointer) throw new TypeError(`argument ${i} of ${name} is \`${p.text}\`, not a pointer, but a MemoryPointer was given`)
-    const b = new Uint8Array(8)
-    new DataView(b.buffer).setBigUint64(0, a.ptr, true)
-    return b
+    argView.setBigUint64(at, a.ptr, true)
+    return 8
   }
   if (a instanceof Scalar) {
     if (p?.pointer) throw new TypeError(`argument ${i} of ${name} is the pointer \`${p.text}\`, but a ${a.type} scalar was given`)
     if (p?.size !== undefined && p.size !== a.size) {
       throw new TypeError(`argument ${i} of ${name} is \`${p.text}\` (${p.size} bytes), but a ${a.type} (${a.size} bytes) was given`)
     }
-    return a.bytes()
+    a._write(argView, at)
+    return a.size
   }
   if (typeof a === 'bigint') {
-    const b = new Uint8Array(8)
-    new DataView(b.buffer).setBigUint64(0, BigInt.asUintN(64, a), true)
-    return b
+    argView.setBigUint64(at, BigInt.asUintN(64, a), true)
+    return 8
   }
   if (typeof a === 'number') {
     throw new TypeError(`argument ${i} of ${name} is a plain number: say its C type, as f32(x), f64(x), i32(x), u32(x), i64(x) or u64(x)`)
   }
   throw new TypeError(`argument ${i} of ${name} must be a MemoryPointer, a typed scalar (f32(x), i32(x), ...) or a bigint, got ${describe(a)}`)
+}
+
+/** Packs every argument (checking each) and the launch's shape into the scratch. */
+function pack(args: readonly KernelArg[], name: string, params: Param[] | undefined, grid: number[], block: number[], sharedMem: number): void {
+  if (shape.length < 8 + args.length) shape = new Uint32Array(8 + args.length)
+  let at = 0
+  for (let i = 0; i < args.length; i++) {
+    const n = packArg(args[i], i, name, params?.[i], at)
+    shape[8 + i] = n
+    at += n
+  }
+  shape[0] = grid[0]
+  shape[1] = grid[1]
+  shape[2] = grid[2]
+  shape[3] = block[0]
+  shape[4] = block[1]
+  shape[5] = block[2]
+  shape[6] = sharedMem
+  shape[7] = args.length
 }
 
 function dim3(name: string, d: unknown): [number, number, number] {
@@ -163,16 +199,18 @@ function dim3(name: string, d: unknown): [number, number, number] {
   return out
 }
 
-function checkLaunch(grid: [number, number, number], block: [number, number, number], dev: Device): void {
-  const a = dev.attributes
+function checkLaunch(grid: [number, number, number], block: [number, number, number], device: number): void {
+  const a = props(device).attributes
   const [bx, by, bz] = block
-  const limits: [string, number, number][] = [
-    ['block x', bx, a.maxBlockDimX], ['block y', by, a.maxBlockDimY], ['block z', bz, a.maxBlockDimZ],
-    ['grid x', grid[0], a.maxGridDimX], ['grid y', grid[1], a.maxGridDimY], ['grid z', grid[2], a.maxGridDimZ],
-  ]
-  for (const [what, v, max] of limits) if (max && v > max) throw new RangeError(`${what} is ${v}, but device ${dev.id} allows at most ${max}`)
+  if (bx > a.maxBlockDimX || by > a.maxBlockDimY || bz > a.maxBlockDimZ || grid[0] > a.maxGridDimX || grid[1] > a.maxGridDimY || grid[2] > a.maxGridDimZ) {
+    const limits: [string, number, number][] = [
+      ['block x', bx, a.maxBlockDimX], ['block y', by, a.maxBlockDimY], ['block z', bz, a.maxBlockDimZ],
+      ['grid x', grid[0], a.maxGridDimX], ['grid y', grid[1], a.maxGridDimY], ['grid z', grid[2], a.maxGridDimZ],
+    ]
+    for (const [what, v, max] of limits) if (max && v > max) throw new RangeError(`${what} is ${v}, but device ${device} allows at most ${max}`)
+  }
   if (bx * by * bz > a.maxThreadsPerBlock) {
-    throw new RangeError(`a block of ${bx}×${by}×${bz} = ${bx * by * bz} threads is more than device ${dev.id} allows (${a.maxThreadsPerBlock})`)
+    throw new RangeError(`a block of ${bx}×${by}×${bz} = ${bx * by * bz} threads is more than device ${device} allows (${a.maxThreadsPerBlock})`)
   }
 }
 
@@ -407,7 +445,8 @@ export class RawKernel {
   readonly name: string
   readonly #module: RawModule
   readonly #simulate: Simulate | undefined
-  readonly #functions = new Map<number, NativeFunction>()
+  /** Per device: the loaded kernel, and its handle for the hot `kernelLaunch`. */
+  readonly #functions = new Map<number, { f: NativeFunction; id: number }>()
   #params: Param[] | undefined | null = null
 
   /**
@@ -432,14 +471,20 @@ export class RawKernel {
   }
 
   #function(device: number): NativeFunction {
-    let f = this.#functions.get(device)
-    if (f === undefined) {
-      const { module, lowered } = this.#module._load(device)
-      f = module.getFunction(lowered[this.name] ?? this.name)
-      this.#functions.set(device, f)
-    }
-    return f
+    return this.#loaded(device).f
   }
+
+  #loaded(device: number): { f: NativeFunction; id: number } {
+    let l = this.#functions.get(device)
+    if (l === undefined) {
+      const { module, lowered } = this.#module._load(device)
+      const f = module.getFunction(lowered[this.name] ?? this.name)
+      l = { f, id: f.id }
+      this.#functions.set(device, l)
+    }
+    return l
+  }
+
 
   /** The kernel's attributes on the current device (numRegs, maxThreadsPerBlock, ...). */
   get attributes(): FunctionAttributes {
@@ -477,16 +522,15 @@ export class RawKernel {
     if (stream !== undefined && !(stream instanceof Stream)) throw new TypeError('stream must be a Stream')
     const s = stream ?? getCurrentStream()
     const device = s.deviceId
-    checkLaunch(g, b, new Device(device))
+    checkLaunch(g, b, device)
     const params = this.#params_()
     if (params && params.length !== args.length) {
       throw new TypeError(`${this.name} takes ${params.length} arguments (${params.map((p) => p.text).join(', ')}), ${args.length} given`)
     }
-    const parts = args.map((a, i) => argBytes(a, i, this.name, params?.[i]))
+    pack(args, this.name, params, g, b, sharedMem)
     if (backend().name === 'sim') return this.#simulated(s, args, g, b)
-    const bytes = Buffer.concat(parts)
-    const f = this.#function(device)
-    traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => f.launch(s._native, g, b, sharedMem, bytes, parts.map((p) => p.length)))
+    const id = this.#loaded(device).id
+    traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(id, s._id, shape, argBytes))
   }
 
   // The simulator has no compiler: the kernel's host implementation runs in its place, once the

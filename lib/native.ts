@@ -14,6 +14,8 @@ export interface Fast {
   streamWaitEvent(stream: number, event: number): void
   streamSleep(stream: number, ns: number): void
   streamLaunchHostFn(stream: number, callback: number): void
+  /** `shape`: grid x y z, block x y z, shared memory bytes, argument count, each argument's size. */
+  kernelLaunch(kernel: number, stream: number, shape: Uint32Array, args: Uint8Array): void
   eventQuery(event: number): boolean
   eventSynchronize(event: number): void
   poolMalloc(pool: number, size: number, stream: number): number

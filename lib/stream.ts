@@ -36,6 +36,7 @@ export class Stream {
   readonly #native: NativeStream | undefined
   /** The native stream's handle for the hot calls (`native.stream*`); -1 for the default streams. */
   readonly #id: number
+  #device: number | undefined
   /** While a capture begun here runs: the ids of the host callbacks it captured. */
   #captured: number[] | undefined
 
@@ -111,7 +112,10 @@ export class Stream {
 
   /** The ordinal of the stream's device (CuPy's `Stream.device_id`). */
   get deviceId(): number {
-    return this._native.device
+    if (this.#id === -1) return scope().device
+    // Kept once read (a native getter costs ~0.4 µs; launches ask every time). A destroyed
+    // stream still says its device; using it throws.
+    return (this.#device ??= this._native.device)
   }
 
   /** The stream's priority; lower numbers are higher priorities (CuPy's `Stream.priority`). */

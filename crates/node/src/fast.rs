@@ -8,7 +8,8 @@
 use crate::args::count;
 use crate::callbacks::host_fn;
 use crate::errors::{panic_error, to_js};
-use crate::{event, memory, ptrs, stream};
+use crate::{event, memory, module, ptrs, stream};
+use cuda_node_core::ops::Launch;
 use cuda_node_core::nvtx::{self, Color};
 use cuda_node_core::{Error, Result};
 use napi::bindgen_prelude::*;
@@ -17,7 +18,7 @@ use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-const MAX_ARGS: usize = 3;
+const MAX_ARGS: usize = 4;
 
 /// One call's arguments.
 struct Args {
@@ -55,6 +56,32 @@ impl Args {
             sys::ValueType::napi_undefined | sys::ValueType::napi_null => Ok(None),
             _ => self.num(i, name).map(Some),
         }
+    }
+
+    /// Argument `i` as the contents of a typed array of `kind`, borrowed for this call (JS
+    /// cannot run during it, so nothing else touches the bytes).
+    fn typed<T>(&self, i: usize, name: &str, kind: sys::napi_typedarray_type) -> Result<&[T]> {
+        let wrong = || Error::type_error(format!("{name} must be a {}", std::any::type_name::<T>()));
+        if i >= self.argc {
+            return Err(wrong());
+        }
+        let mut is = false;
+        // SAFETY: as in `num`.
+        if unsafe { sys::napi_is_typedarray(self.env, self.argv[i], &mut is) } != sys::Status::napi_ok || !is {
+            return Err(wrong());
+        }
+        let (mut t, mut len, mut data, mut buf, mut offset) = (0, 0usize, ptr::null_mut(), ptr::null_mut(), 0usize);
+        // SAFETY: all out-pointers are valid; the value is a typed array.
+        unsafe { sys::napi_get_typedarray_info(self.env, self.argv[i], &mut t, &mut len, &mut data, &mut buf, &mut offset) };
+        if t != kind {
+            return Err(wrong());
+        }
+        if len == 0 || data.is_null() {
+            return Ok(&[]);
+        }
+        // SAFETY: napi reports `len` elements of `T` at `data`, alive and unmoved while this
+        // synchronous call runs.
+        Ok(unsafe { std::slice::from_raw_parts(data as *const T, len) })
     }
 
     /// Argument `i` as a string, NUL-terminated, in `small` when it fits (no allocation) or
@@ -153,6 +180,26 @@ fast! {
         }
         let f = host_fn(id as u32).map_err(|e| Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_INITIALIZED, e.reason.clone()))?;
         s.launch_repeat_fn(std::sync::Arc::new(f))?;
+        Ok(Ret::Undefined)
+    }
+    c"kernelLaunch" => kernel_launch(a) {
+        // meta: grid x y z, block x y z, shared memory bytes, argument count, then each argument's size; args:
+        // the arguments' bytes in turn (the driver copies them at the launch).
+        let f = module::function_by_id(a.num(0, "kernel")?)?;
+        let s = stream::by_id(a.num(1, "stream")?)?;
+        let meta: &[u32] = a.typed(2, "launch shape", sys::TypedarrayType::uint32_array)?;
+        let bytes: &[u8] = a.typed(3, "argument bytes", sys::TypedarrayType::uint8_array)?;
+        let (shape, sizes) = meta.split_at_checked(8).ok_or_else(|| Error::range("the launch shape needs 8 numbers and the sizes"))?;
+        let sizes = sizes.get(..shape[7] as usize).ok_or_else(|| Error::range("the launch shape lists fewer sizes than arguments"))?;
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(sizes.len());
+        let mut at = 0usize;
+        for &n in sizes {
+            let end = at + n as usize;
+            parts.push(bytes.get(at..end).ok_or_else(|| Error::range("argument sizes exceed the argument bytes"))?);
+            at = end;
+        }
+        let launch = Launch { grid: [shape[0], shape[1], shape[2]], block: [shape[3], shape[4], shape[5]], shared_mem: shape[6], args: &parts };
+        f.launch(&s, &launch)?;
         Ok(Ret::Undefined)
     }
     c"eventQuery" => event_query(a) {

@@ -1,12 +1,13 @@
 use crate::args::count;
 use crate::errors::guard;
-use crate::stream::NativeStream;
 use cuda_node_core::module::{Function, Module};
-use cuda_node_core::ops::{FuncAttr, Launch};
+use cuda_node_core::ops::FuncAttr;
 use cuda_node_core::{nvrtc, runtime, Error};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::collections::HashMap;
+use crate::handles::{self, Table};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// NVRTC's `[major, minor]`; `NVRTC_ERROR_NOT_FOUND` (naming what was looked for) without it.
@@ -50,7 +51,10 @@ impl NativeModule {
 
     #[napi]
     pub fn get_function(&self, env: Env, name: String) -> Result<NativeFunction> {
-        guard(&env, || Ok(NativeFunction { inner: Arc::new(self.inner.function(&name)?) }))
+        guard(&env, || {
+            let inner = Arc::new(self.inner.function(&name)?);
+            Ok(NativeFunction { id: handles::insert(&FUNCTIONS, inner.clone()), inner })
+        })
     }
 }
 
@@ -69,17 +73,33 @@ pub struct FunctionAttributes {
 #[napi]
 pub struct NativeFunction {
     inner: Arc<Function>,
+    id: f64,
 }
 
-fn dims(name: &str, v: &[u32]) -> cuda_node_core::Result<[u32; 3]> {
-    match v {
-        [x, y, z] => Ok([*x, *y, *z]),
-        _ => Err(Error::range(format!("{name} must have three dimensions"))),
+thread_local! {
+    static FUNCTIONS: RefCell<Table<Arc<Function>>> = RefCell::new(Table::default());
+}
+
+impl Drop for NativeFunction {
+    fn drop(&mut self) {
+        drop(handles::remove(&FUNCTIONS, self.id));
     }
 }
 
+/// The kernel behind a handle (`NativeFunction.id`), for `fast.rs`'s `kernelLaunch`.
+pub(crate) fn function_by_id(id: f64) -> cuda_node_core::Result<Arc<Function>> {
+    handles::get(&FUNCTIONS, id).ok_or_else(|| Error::cuda(cuda_node_core::Code::CUDA_ERROR_INVALID_HANDLE, "this kernel's module is gone"))
+}
+
+
 #[napi]
 impl NativeFunction {
+    /// The handle `kernelLaunch` takes (`fast.rs`).
+    #[napi(getter)]
+    pub fn id(&self) -> f64 {
+        self.id
+    }
+
     #[napi]
     pub fn attributes(&self, env: Env) -> Result<FunctionAttributes> {
         guard(&env, || {
@@ -109,22 +129,5 @@ impl NativeFunction {
     #[napi]
     pub fn param_sizes(&self) -> Option<Vec<u32>> {
         self.inner.param_sizes().map(|v| v.into_iter().map(|s| s as u32).collect())
-    }
-
-    /// `args` holds each argument's bytes in turn; `sizes` says how many each has.
-    #[napi]
-    pub fn launch(&self, env: Env, stream: &NativeStream, grid: Vec<u32>, block: Vec<u32>, shared_mem: u32, args: Uint8ArraySlice, sizes: Vec<u32>) -> Result<()> {
-        guard(&env, || {
-            let bytes = args.as_ref();
-            let mut parts: Vec<&[u8]> = Vec::with_capacity(sizes.len());
-            let mut at = 0usize;
-            for s in &sizes {
-                let end = at + *s as usize;
-                parts.push(bytes.get(at..end).ok_or_else(|| Error::range("argument sizes exceed the argument bytes"))?);
-                at = end;
-            }
-            let launch = Launch { grid: dims("grid", &grid)?, block: dims("block", &block)?, shared_mem, args: &parts };
-            self.inner.launch(&*stream.get()?, &launch)
-        })
     }
 }
