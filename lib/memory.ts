@@ -131,7 +131,7 @@ export class MemoryPointer {
 
   /** The device address as a bigint. */
   get ptr(): bigint {
-    return this.mem.ptr + BigInt(this.byteOffset)
+    return this.byteOffset === 0 ? this.mem.ptr : this.mem.ptr + BigInt(this.byteOffset)
   }
 
   /** Bytes from here to the end of the allocation. */

@@ -24,7 +24,7 @@ impl Module {
         if name.is_empty() || name.contains('\0') {
             return Err(Error::type_error("a kernel name must be non-empty and contain no NUL byte"));
         }
-        Ok(Function { ops: self.ops.function(name)?, device: self.device, name: name.to_string() })
+        Ok(Function { ops: self.ops.function(name)?, device: self.device, name: name.to_string(), params: std::sync::OnceLock::new() })
     }
 }
 
@@ -32,6 +32,9 @@ pub struct Function {
     ops: Box<dyn FunctionOps>,
     device: usize,
     name: String,
+    /// The parameters' sizes, asked of the driver once: a kernel's parameters never change,
+    /// and asking (one call per parameter, and a failing one to end) cost microseconds a launch.
+    params: std::sync::OnceLock<Option<Vec<usize>>>,
 }
 
 impl Function {
@@ -44,8 +47,8 @@ impl Function {
     pub fn set_max_dynamic_shared(&self, bytes: i32) -> Result<()> {
         self.ops.set_max_dynamic_shared(bytes)
     }
-    pub fn param_sizes(&self) -> Option<Vec<usize>> {
-        self.ops.param_sizes()
+    pub fn param_sizes(&self) -> Option<&[usize]> {
+        self.params.get_or_init(|| self.ops.param_sizes()).as_deref()
     }
 
     /// Launches on `stream` after checking the arguments against the kernel's parameters, where
@@ -57,7 +60,7 @@ impl Function {
                 format!("kernel {} belongs to device {}, the stream to device {}", self.name, self.device, stream.device()),
             ));
         }
-        if let Some(sizes) = self.ops.param_sizes() {
+        if let Some(sizes) = self.param_sizes() {
             if sizes.len() != launch.args.len() {
                 return Err(Error::type_error(format!(
                     "kernel {} takes {} arguments, {} given",

@@ -128,6 +128,6 @@ impl NativeFunction {
     /// Each parameter's size, where the driver can tell; null otherwise.
     #[napi]
     pub fn param_sizes(&self) -> Option<Vec<u32>> {
-        self.inner.param_sizes().map(|v| v.into_iter().map(|s| s as u32).collect())
+        self.inner.param_sizes().map(|v| v.iter().map(|&s| s as u32).collect())
     }
 }
