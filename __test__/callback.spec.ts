@@ -1,4 +1,5 @@
 import test from 'ava'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { getCurrentStream, kernels, pendingCallbacks, Stream } from '..'
 import { runNode } from './helpers'
 
@@ -78,4 +79,14 @@ test('a host callback runs in the async context it was registered in', async (t)
     () => new Promise<boolean>((resolve) => s.launchHostFunc(() => resolve(getCurrentStream() === s))),
   )
   t.true(inside)
+})
+
+test("a host callback sees the application's own AsyncLocalStorage store of where it was registered", async (t) => {
+  const als = new AsyncLocalStorage<string>()
+  const s = new Stream()
+  const seen = await Promise.all(
+    ['a', 'b'].map((v) => als.run(v, () => new Promise<string | undefined>((resolve) => s.launchHostFunc(() => resolve(als.getStore()))))),
+  )
+  t.deepEqual(seen, ['a', 'b'])
+  t.is(als.getStore(), undefined)
 })

@@ -16,10 +16,23 @@ interface Peer {
   error?: string
 }
 
-/** The goals of issue #8 (µs: at most; GB/s: at least). */
-const GOALS: Record<string, number> = {
-  event_record_query: 0.6, idle_stream_sync: 0.3, pool_alloc_free: 0.5, empty_kernel_launch: 3.8,
-  graph_100: 80, eager_100: 380, h2d_pinned: 54, h2d_pageable: 15, host_callback: 20, nvtx_push_pop: 0.15,
+/**
+ * The goals of issue #8 (µs: at most; GB/s: at least), each with the reference it was set
+ * against and that reference's figure on the H100 when it was set. These machines are noisy
+ * (the same floor measured 0.20 and 0.41 µs on two days), so a goal is also judged scaled to
+ * the reference measured in this run: goal × (this run's reference / the issue's figure).
+ */
+const GOALS: Record<string, { goal: number; ref: 'floor' | 'cupy'; was: number; refKey?: string }> = {
+  event_record_query: { goal: 0.6, ref: 'floor', was: 0.49 },
+  idle_stream_sync: { goal: 0.3, ref: 'floor', was: 0.2 },
+  pool_alloc_free: { goal: 0.5, ref: 'cupy', was: 0.54 },
+  empty_kernel_launch: { goal: 3.8, ref: 'floor', was: 3.48 },
+  graph_100: { goal: 80, ref: 'floor', was: 79 },
+  eager_100: { goal: 380, ref: 'floor', was: 346 },
+  h2d_pinned: { goal: 54, ref: 'floor', was: 54.7 },
+  h2d_pageable: { goal: 15, ref: 'floor', was: 7.8 },
+  host_callback: { goal: 20, ref: 'cupy', was: 49 },
+  nvtx_push_pop: { goal: 0.15, ref: 'cupy', was: 0.28 },
 }
 
 function have(cmd: string): boolean {
@@ -60,12 +73,22 @@ async function main(): Promise<void> {
       const best = peerValues.length ? (r.unit === 'GB/s' ? Math.max(...peerValues) : Math.min(...peerValues)) : undefined
       // Ratio > 1 means slower (or less bandwidth) than the reference.
       const ratio = (ref: number | undefined) => (ref === undefined ? '—' : (r.unit === 'GB/s' ? ref / r.value : r.value / ref).toFixed(2))
-      const goal = GOALS[r.key]
-      const met = goal === undefined ? '' : better(r.unit, r.value, goal) ? 'met' : 'missed'
-      return { r, f, cupy: get('cupy', r.key), torch: get('torch', r.key), vsFloor: ratio(f), vsPeer: ratio(best), goal, met }
+      const g = GOALS[r.key]
+      const cmp = r.unit === 'GB/s' ? '≥' : '≤'
+      let goal = ''
+      let scaled = ''
+      if (g !== undefined) {
+        goal = `${cmp} ${g.goal} (${better(r.unit, r.value, g.goal) ? 'met' : 'missed'})`
+        const now = g.ref === 'floor' ? f : get('cupy', r.key)
+        if (now !== undefined) {
+          const s = (g.goal * now) / g.was
+          scaled = `${cmp} ${fmt(s, r.unit)} (${better(r.unit, r.value, s) ? 'met' : 'missed'})`
+        }
+      }
+      return { r, f, cupy: get('cupy', r.key), torch: get('torch', r.key), vsFloor: ratio(f), vsPeer: ratio(best), goal, scaled }
     })
-  const head = ['operation', 'unit', 'cuda-node', 'C++ driver (floor)', 'CuPy', 'PyTorch', '× floor', '× best peer', 'goal']
-  const rowsMd = table.map((x) => [x.r.op, x.r.unit, fmt(x.r.value, x.r.unit), fmt(x.f, x.r.unit), fmt(x.cupy, x.r.unit), fmt(x.torch, x.r.unit), x.vsFloor, x.vsPeer, x.goal === undefined ? '' : `${x.r.unit === 'GB/s' ? '≥' : '≤'} ${x.goal} (${x.met})`])
+  const head = ['operation', 'unit', 'cuda-node', 'C++ driver (floor)', 'CuPy', 'PyTorch', '× floor', '× best peer', 'goal', 'goal scaled to this run']
+  const rowsMd = table.map((x) => [x.r.op, x.r.unit, fmt(x.r.value, x.r.unit), fmt(x.f, x.r.unit), fmt(x.cupy, x.r.unit), fmt(x.torch, x.r.unit), x.vsFloor, x.vsPeer, x.goal, x.scaled])
   const when = new Date().toISOString()
   const title = `${new Device().name}, ${when.slice(0, 10)} — ratios above 1 are slower than the reference`
   const md = [`**${title}**`, '', `| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rowsMd.map((r) => `| ${r.join(' | ')} |`), ''].join('\n')
