@@ -8,7 +8,7 @@ import { scope } from './context'
 import { Device, props } from './device'
 import { CudaError } from './errors'
 import { MemoryPointer } from './memory'
-import { native } from './native'
+import { native, withId } from './native'
 import { getCurrentStream, Stream } from './stream'
 import { traced } from './trace'
 import { describe, func } from './validate'
@@ -202,13 +202,15 @@ function dim3(name: string, d: unknown): [number, number, number] {
 function checkLaunch(grid: [number, number, number], block: [number, number, number], device: number): void {
   const a = props(device).attributes
   const [bx, by, bz] = block
-  if (bx > a.maxBlockDimX || by > a.maxBlockDimY || bz > a.maxBlockDimZ || grid[0] > a.maxGridDimX || grid[1] > a.maxGridDimY || grid[2] > a.maxGridDimZ) {
-    const limits: [string, number, number][] = [
-      ['block x', bx, a.maxBlockDimX], ['block y', by, a.maxBlockDimY], ['block z', bz, a.maxBlockDimZ],
-      ['grid x', grid[0], a.maxGridDimX], ['grid y', grid[1], a.maxGridDimY], ['grid z', grid[2], a.maxGridDimZ],
-    ]
-    for (const [what, v, max] of limits) if (max && v > max) throw new RangeError(`${what} is ${v}, but device ${device} allows at most ${max}`)
+  const limit = (what: string, v: number, max: number) => {
+    if (max && v > max) throw new RangeError(`${what} is ${v}, but device ${device} allows at most ${max}`)
   }
+  limit('block x', bx, a.maxBlockDimX)
+  limit('block y', by, a.maxBlockDimY)
+  limit('block z', bz, a.maxBlockDimZ)
+  limit('grid x', grid[0], a.maxGridDimX)
+  limit('grid y', grid[1], a.maxGridDimY)
+  limit('grid z', grid[2], a.maxGridDimZ)
   if (bx * by * bz > a.maxThreadsPerBlock) {
     throw new RangeError(`a block of ${bx}×${by}×${bz} = ${bx * by * bz} threads is more than device ${device} allows (${a.maxThreadsPerBlock})`)
   }
@@ -446,7 +448,7 @@ export class RawKernel {
   readonly #module: RawModule
   readonly #simulate: Simulate | undefined
   /** Per device: the loaded kernel, and its handle for the hot `kernelLaunch`. */
-  readonly #functions = new Map<number, { f: NativeFunction; id: number }>()
+  readonly #functions = new Map<number, { n: NativeFunction; id: number }>()
   #params: Param[] | undefined | null = null
 
   /**
@@ -471,15 +473,14 @@ export class RawKernel {
   }
 
   #function(device: number): NativeFunction {
-    return this.#loaded(device).f
+    return this.#loaded(device).n
   }
 
-  #loaded(device: number): { f: NativeFunction; id: number } {
+  #loaded(device: number): { n: NativeFunction; id: number } {
     let l = this.#functions.get(device)
     if (l === undefined) {
       const { module, lowered } = this.#module._load(device)
-      const f = module.getFunction(lowered[this.name] ?? this.name)
-      l = { f, id: f.id }
+      l = withId(module.getFunction(lowered[this.name] ?? this.name))
       this.#functions.set(device, l)
     }
     return l

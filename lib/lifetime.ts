@@ -15,12 +15,17 @@ let scheduled = false
 
 function flush(): void {
   scheduled = false
+  registerLive()
+}
+
+/** Registers the pending pointers not yet freed, and forgets the list. */
+function registerLive(): void {
   const batch = pending
   pending = []
   for (const m of batch) if (!m.freed) registry.register(m, m._handle)
 }
 
-/** Past this many pending pointers, the freed ones are dropped from the list (and the rest registered). */
+/** Past this many pending pointers, the live ones are registered now and the freed ones dropped. */
 const COMPACT_AT = 1024
 
 /** Frees `m`'s handle once `m` is collected, unless it was freed first. */
@@ -28,7 +33,7 @@ export function track(m: Tracked): void {
   pending.push(m)
   // A long synchronous loop never reaches the next macrotask: without this, every pointer it
   // allocated and freed would stay reachable from the list until then, and old to the GC.
-  if (pending.length >= COMPACT_AT) flush()
+  if (pending.length >= COMPACT_AT) registerLive()
   if (!scheduled) {
     scheduled = true
     setImmediate(flush).unref()

@@ -1,4 +1,4 @@
-import { native } from './native'
+import { native, withId } from './native'
 import type { NativeAsyncPool, NativePool, NativePinned, NativePinnedPool } from '../native'
 import { scope, runWith, enterWith } from './context'
 import { Device, deviceOrdinal } from './device'
@@ -273,10 +273,7 @@ function round512(n: number): number {
  */
 export class MemoryPool {
   /** Per device: the native pool, and its handle for the hot `poolMalloc`. */
-  readonly #pools = new PerDevice((d) => {
-    const n = new native.NativePool(d)
-    return { n, id: n.id }
-  })
+  readonly #pools = new PerDevice((d) => withId(new native.NativePool(d)))
 
   #pool(device?: number): NativePool {
     return this.#pools.get(device).n
@@ -351,10 +348,7 @@ export class MemoryPool {
  */
 export class AsyncMemoryPool {
   /** Per device: the native pool, and its handle for the hot `asyncPoolMalloc`. */
-  readonly #pools = new PerDevice((d) => {
-    const n = new native.NativeAsyncPool(d)
-    return { n, id: n.id }
-  })
+  readonly #pools = new PerDevice((d) => withId(new native.NativeAsyncPool(d)))
 
   #pool(device?: number): NativeAsyncPool {
     return this.#pools.get(device).n

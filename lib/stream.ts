@@ -1,4 +1,4 @@
-import { native } from './native'
+import { native, withId } from './native'
 import type { NativeStream } from '../native'
 import { scope, runWith, enterWith, type Scope } from './context'
 import { Device, deviceOrdinal } from './device'
@@ -23,9 +23,8 @@ type Kind = 'null' | 'ptds' | 'created' | 'external'
 /** How strictly a capture refuses calls that are unsafe during it (`cudaStreamCaptureMode`). */
 export type CaptureMode = 'global' | 'threadLocal' | 'relaxed'
 
-const defaults = { null: new Map<number, NativeStream>(), ptds: new Map<number, NativeStream>() }
-/** The default streams' handles for the hot calls, by device (a native getter costs ~0.4 µs). */
-const defaultIds = { null: new Map<number, number>(), ptds: new Map<number, number>() }
+/** The default streams by device: the native stream, and its handle for the hot calls (read once: a native getter costs ~0.4 µs). */
+const defaults = { null: new Map<number, { n: NativeStream; id: number }>(), ptds: new Map<number, { n: NativeStream; id: number }>() }
 
 /**
  * A CUDA stream (CuPy's `cupy.cuda.Stream`): work on one stream runs in order; work on
@@ -86,23 +85,24 @@ export class Stream {
 
   /** @internal The native stream for the current device (default streams) or this stream's. */
   get _native(): NativeStream {
-    if (this.#native !== undefined) return this.#native
-    const dev = scope().device
-    const cache = defaults[this.#kind as 'null' | 'ptds']
-    let n = cache.get(dev)
-    if (n === undefined) {
-      n = this.#kind === 'null' ? native.NativeStream.legacy(dev) : native.NativeStream.perThread(dev)
-      cache.set(dev, n)
-      defaultIds[this.#kind as 'null' | 'ptds'].set(dev, n.id)
-    }
-    return n
+    return this.#native ?? this.#default().n
   }
 
   /** @internal The native stream's handle, for the hot calls that take one. */
   get _id(): number {
-    if (this.#id !== -1) return this.#id
-    const id = defaultIds[this.#kind as 'null' | 'ptds'].get(scope().device)
-    return id !== undefined ? id : this._native.id
+    return this.#id !== -1 ? this.#id : this.#default().id
+  }
+
+  /** A default stream's native stream on the current device, made on first use there. */
+  #default(): { n: NativeStream; id: number } {
+    const dev = scope().device
+    const cache = defaults[this.#kind as 'null' | 'ptds']
+    let d = cache.get(dev)
+    if (d === undefined) {
+      d = withId(this.#kind === 'null' ? native.NativeStream.legacy(dev) : native.NativeStream.perThread(dev))
+      cache.set(dev, d)
+    }
+    return d
   }
 
   /** The raw `CUstream` as a bigint: 0n for `Stream.null`, 2n for `Stream.ptds`. */

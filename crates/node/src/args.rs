@@ -16,3 +16,10 @@ pub fn int32(name: &str, v: f64) -> Result<i32> {
     }
     Ok(v as i32)
 }
+
+pub fn uint32(name: &str, v: f64) -> Result<u32> {
+    if !v.is_finite() || v.fract() != 0.0 || v < 0.0 || v > u32::MAX as f64 {
+        return Err(Error::range(format!("{name} must be a 32-bit unsigned integer, got {v}")));
+    }
+    Ok(v as u32)
+}

@@ -25,8 +25,10 @@ pub fn register_host_dispatcher(f: Function<u32, Unknown<'static>>) -> Result<()
 
 /// The host function for callback `id`, to hand to a stream. It may run more than once (from
 /// a graph); each run queues the id again.
-pub fn host_fn(id: u32) -> Result<impl Fn() + Send + Sync + 'static> {
-    let tsfn = DISPATCH.with(|d| d.borrow().clone()).ok_or_else(|| Error::from_reason("no host dispatcher registered"))?;
+pub fn host_fn(id: u32) -> cuda_node_core::Result<impl Fn() + Send + Sync + 'static> {
+    let tsfn = DISPATCH
+        .with(|d| d.borrow().clone())
+        .ok_or_else(|| cuda_node_core::Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_INITIALIZED, "no host dispatcher registered on this thread"))?;
     Ok(move || {
         // If the environment is shutting down the call is refused and the callback dropped.
         let _ = tsfn.call(id, ThreadsafeFunctionCallMode::NonBlocking);

@@ -3,7 +3,7 @@ use crate::task::Blocking;
 use cuda_node_core::{elapsed_time, runtime, Code, Error, Event, EventFlags};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use crate::handles::{self, Table};
+use crate::handles::{self, Owned, Table};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -11,30 +11,28 @@ thread_local! {
     static EVENTS: RefCell<Table<Arc<Event>>> = RefCell::new(Table::default());
 }
 
+fn destroyed() -> Error {
+    Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one")
+}
+
 /// The live event behind a handle (`NativeEvent.id`), for the hot calls in `fast.rs`.
 pub(crate) fn by_id(id: f64) -> cuda_node_core::Result<Arc<Event>> {
-    handles::get(&EVENTS, id).ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one"))
+    handles::get(&EVENTS, id).ok_or_else(destroyed)
 }
 
 /// An event as the TS layer's `Event` holds it: the object owns a handle in this thread's table.
 #[napi]
 pub struct NativeEvent {
-    id: f64,
+    event: Owned<Arc<Event>>,
 }
 
 impl NativeEvent {
     pub(crate) fn get(&self) -> cuda_node_core::Result<Arc<Event>> {
-        by_id(self.id)
+        self.event.get().ok_or_else(destroyed)
     }
 
     fn wrap(e: Event) -> NativeEvent {
-        NativeEvent { id: handles::insert(&EVENTS, Arc::new(e)) }
-    }
-}
-
-impl Drop for NativeEvent {
-    fn drop(&mut self) {
-        drop(handles::remove(&EVENTS, self.id));
+        NativeEvent { event: Owned::new(&EVENTS, Arc::new(e)) }
     }
 }
 
@@ -76,18 +74,10 @@ impl NativeEvent {
     /// The handle the hot calls take (`fast.rs`).
     #[napi(getter)]
     pub fn id(&self) -> f64 {
-        self.id
+        self.event.id()
     }
 
-    #[napi]
-    pub fn query(&self, env: Env) -> Result<bool> {
-        guard(&env, || self.get()?.query())
-    }
 
-    #[napi]
-    pub fn synchronize(&self, env: Env) -> Result<()> {
-        guard(&env, || self.get()?.synchronize())
-    }
 
     #[napi(ts_return_type = "Promise<void>")]
     pub fn synchronize_async(&self, env: Env) -> Result<AsyncTask<Blocking<()>>> {
@@ -97,7 +87,7 @@ impl NativeEvent {
 
     #[napi]
     pub fn destroy(&self) {
-        drop(handles::remove(&EVENTS, self.id));
+        drop(self.event.remove());
     }
 }
 

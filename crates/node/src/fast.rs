@@ -5,12 +5,12 @@
 //! numbers only (handles into this thread's tables: `handles.rs`) and a string for NVTX, check
 //! every argument, catch panics, and throw through the same error factory as the rest.
 
-use crate::args::count;
+use crate::args::{count, uint32};
 use crate::callbacks::host_fn;
 use crate::errors::{panic_error, to_js};
 use crate::{event, memory, module, ptrs, stream};
 use cuda_node_core::ops::Launch;
-use cuda_node_core::nvtx::{self, Color};
+use cuda_node_core::nvtx;
 use cuda_node_core::{Error, Result};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -174,11 +174,7 @@ fast! {
     }
     c"streamLaunchHostFn" => stream_launch_host_fn(a) {
         let s = stream::by_id(a.num(0, "stream")?)?;
-        let id = a.num(1, "callback id")?;
-        if !(0.0..=u32::MAX as f64).contains(&id) || id.fract() != 0.0 {
-            return Err(Error::range(format!("callback id must be a 32-bit unsigned integer, got {id}")));
-        }
-        let f = host_fn(id as u32).map_err(|e| Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_INITIALIZED, e.reason.clone()))?;
+        let f = host_fn(uint32("callback id", a.num(1, "callback id")?)?)?;
         s.launch_repeat_fn(std::sync::Arc::new(f))?;
         Ok(Ret::Undefined)
     }
@@ -228,11 +224,7 @@ fast! {
     c"nvtxRangePush" => nvtx_range_push(a) {
         let (mut small, mut big) = ([0u8; 256], Vec::new());
         let m = a.c_str(0, "an NVTX message", &mut small, &mut big, nvtx::nul_error)?;
-        let color = match (a.opt_num(2, "argb")?, a.opt_num(1, "idColor")?) {
-            (Some(c), _) => Color::Argb(c as u32),
-            (None, Some(id)) => Color::from_id(id as i64),
-            (None, None) => Color::None,
-        };
+        let color = crate::nvtx::color(a.opt_num(1, "idColor")?.map(|id| id as i64), a.opt_num(2, "argb")?.map(|c| c as u32));
         Ok(Ret::Number(nvtx::range_push_c(m, color) as f64))
     }
 }

@@ -84,6 +84,41 @@ pub fn remove<T>(table: &'static Local<T>, handle: f64) -> Option<T> {
         .flatten()
 }
 
+/// A value in one of this thread's tables, owned by a JS object (a napi class): its handle is
+/// what the hot calls take, and dropping the owner (the GC) removes the value, as `remove`
+/// (destroy) does sooner.
+pub struct Owned<T: 'static> {
+    table: &'static Local<T>,
+    id: f64,
+}
+
+impl<T> Owned<T> {
+    pub fn new(table: &'static Local<T>, value: T) -> Self {
+        Owned { id: insert(table, value), table }
+    }
+
+    pub fn id(&self) -> f64 {
+        self.id
+    }
+
+    /// Takes the value out now; later lookups of the handle find nothing.
+    pub fn remove(&self) -> Option<T> {
+        remove(self.table, self.id)
+    }
+}
+
+impl<T: Clone> Owned<T> {
+    pub fn get(&self) -> Option<T> {
+        get(self.table, self.id)
+    }
+}
+
+impl<T> Drop for Owned<T> {
+    fn drop(&mut self) {
+        drop(self.remove());
+    }
+}
+
 /// Live entries of `table` on this thread.
 pub fn live<T>(table: &'static Local<T>) -> usize {
     table.with(|t| t.borrow().slots.iter().filter(|s| s.value.is_some()).count())

@@ -5,7 +5,7 @@ use crate::stream::NativeStream;
 use cuda_node_core::{runtime, AsyncMemoryPool, Block, DeviceMemory, MemoryPool};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use crate::handles::{self, Table};
+use crate::handles::{self, Owned, Table};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -69,13 +69,7 @@ pub(crate) fn async_pool_by_id(id: f64) -> cuda_node_core::Result<Arc<AsyncMemor
 #[napi]
 pub struct NativePool {
     pool: Arc<MemoryPool>,
-    id: f64,
-}
-
-impl Drop for NativePool {
-    fn drop(&mut self) {
-        drop(handles::remove(&POOLS, self.id));
-    }
+    handle: Owned<Arc<MemoryPool>>,
 }
 
 #[napi]
@@ -84,20 +78,15 @@ impl NativePool {
     pub fn new(env: Env, device: f64) -> Result<NativePool> {
         guard(&env, || {
             let pool = MemoryPool::new(runtime()?.ordinal(device)?);
-            Ok(NativePool { id: handles::insert(&POOLS, pool.clone()), pool })
+            Ok(NativePool { handle: Owned::new(&POOLS, pool.clone()), pool })
         })
     }
 
     #[napi(getter)]
     pub fn id(&self) -> f64 {
-        self.id
+        self.handle.id()
     }
 
-    /// A block for work on `stream`; returns its handle.
-    #[napi]
-    pub fn malloc(&self, env: Env, size: f64, stream: &NativeStream) -> Result<f64> {
-        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, &stream.get()?)?)))
-    }
 
     #[napi]
     pub fn free_all_blocks(&self, env: Env, stream: Option<&NativeStream>) -> Result<()> {
@@ -141,13 +130,7 @@ impl NativePool {
 #[napi]
 pub struct NativeAsyncPool {
     pool: Arc<AsyncMemoryPool>,
-    id: f64,
-}
-
-impl Drop for NativeAsyncPool {
-    fn drop(&mut self) {
-        drop(handles::remove(&ASYNC_POOLS, self.id));
-    }
+    handle: Owned<Arc<AsyncMemoryPool>>,
 }
 
 #[napi]
@@ -156,19 +139,15 @@ impl NativeAsyncPool {
     pub fn new(env: Env, device: f64) -> Result<NativeAsyncPool> {
         guard(&env, || {
             let pool = Arc::new(AsyncMemoryPool::new(runtime()?.ordinal(device)?));
-            Ok(NativeAsyncPool { id: handles::insert(&ASYNC_POOLS, pool.clone()), pool })
+            Ok(NativeAsyncPool { handle: Owned::new(&ASYNC_POOLS, pool.clone()), pool })
         })
     }
 
     #[napi(getter)]
     pub fn id(&self) -> f64 {
-        self.id
+        self.handle.id()
     }
 
-    #[napi]
-    pub fn malloc(&self, env: Env, size: f64, stream: &NativeStream) -> Result<f64> {
-        guard(&env, || Ok(ptrs::insert(self.pool.malloc(count("size", size)?, &stream.get()?)?)))
-    }
 
     #[napi]
     pub fn used_bytes(&self, env: Env) -> Result<f64> {

@@ -6,7 +6,7 @@ use cuda_node_core::{nvrtc, runtime, Error};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::collections::HashMap;
-use crate::handles::{self, Table};
+use crate::handles::{self, Owned, Table};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -53,7 +53,7 @@ impl NativeModule {
     pub fn get_function(&self, env: Env, name: String) -> Result<NativeFunction> {
         guard(&env, || {
             let inner = Arc::new(self.inner.function(&name)?);
-            Ok(NativeFunction { id: handles::insert(&FUNCTIONS, inner.clone()), inner })
+            Ok(NativeFunction { handle: Owned::new(&FUNCTIONS, inner.clone()), inner })
         })
     }
 }
@@ -73,17 +73,11 @@ pub struct FunctionAttributes {
 #[napi]
 pub struct NativeFunction {
     inner: Arc<Function>,
-    id: f64,
+    handle: Owned<Arc<Function>>,
 }
 
 thread_local! {
     static FUNCTIONS: RefCell<Table<Arc<Function>>> = RefCell::new(Table::default());
-}
-
-impl Drop for NativeFunction {
-    fn drop(&mut self) {
-        drop(handles::remove(&FUNCTIONS, self.id));
-    }
 }
 
 /// The kernel behind a handle (`NativeFunction.id`), for `fast.rs`'s `kernelLaunch`.
@@ -97,7 +91,7 @@ impl NativeFunction {
     /// The handle `kernelLaunch` takes (`fast.rs`).
     #[napi(getter)]
     pub fn id(&self) -> f64 {
-        self.id
+        self.handle.id()
     }
 
     #[napi]

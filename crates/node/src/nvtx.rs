@@ -3,7 +3,8 @@ use cuda_node_core::nvtx::{self, Color};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-fn color(id_color: Option<i64>, argb: Option<u32>) -> Color {
+/// The colour of a message from CuPy's `id_color` or an ARGB value (which wins).
+pub(crate) fn color(id_color: Option<i64>, argb: Option<u32>) -> Color {
     match (argb, id_color) {
         (Some(c), _) => Color::Argb(c),
         (None, Some(id)) => Color::from_id(id),

@@ -1,12 +1,11 @@
 use crate::args::{count, int32};
 use crate::callbacks::host_fn;
 use crate::errors::guard;
-use crate::event::NativeEvent;
 use crate::pinned::NativePinned;
 use crate::ptrs;
 use crate::task::Blocking;
 use crate::graph::NativeGraph;
-use crate::handles::{self, Table};
+use crate::handles::{self, Owned, Table};
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Pattern, Stream, StreamKind};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -31,22 +30,16 @@ pub(crate) fn by_id(id: f64) -> cuda_node_core::Result<Arc<Stream>> {
 /// `CUDA_ERROR_INVALID_HANDLE` rather than the driver's undefined behaviour (G-3).
 #[napi]
 pub struct NativeStream {
-    id: f64,
+    stream: Owned<Arc<Stream>>,
 }
 
 impl NativeStream {
     pub(crate) fn get(&self) -> cuda_node_core::Result<Arc<Stream>> {
-        by_id(self.id)
+        self.stream.get().ok_or_else(destroyed)
     }
 
     fn wrap(s: Stream) -> NativeStream {
-        NativeStream { id: handles::insert(&STREAMS, Arc::new(s)) }
-    }
-}
-
-impl Drop for NativeStream {
-    fn drop(&mut self) {
-        drop(handles::remove(&STREAMS, self.id));
+        NativeStream { stream: Owned::new(&STREAMS, Arc::new(s)) }
     }
 }
 
@@ -113,18 +106,10 @@ impl NativeStream {
     /// The handle the hot calls take (`fast.rs`).
     #[napi(getter)]
     pub fn id(&self) -> f64 {
-        self.id
+        self.stream.id()
     }
 
-    #[napi]
-    pub fn query(&self, env: Env) -> Result<bool> {
-        guard(&env, || self.get()?.query())
-    }
 
-    #[napi]
-    pub fn synchronize(&self, env: Env) -> Result<()> {
-        guard(&env, || self.get()?.synchronize())
-    }
 
     #[napi(ts_return_type = "Promise<void>")]
     pub fn synchronize_async(&self, env: Env) -> Result<AsyncTask<Blocking<()>>> {
@@ -132,15 +117,7 @@ impl NativeStream {
         Ok(Blocking::new(move || s.synchronize()))
     }
 
-    #[napi]
-    pub fn record(&self, env: Env, event: &NativeEvent) -> Result<()> {
-        guard(&env, || self.get()?.record(&*event.get()?))
-    }
 
-    #[napi]
-    pub fn wait_event(&self, env: Env, event: &NativeEvent) -> Result<()> {
-        guard(&env, || self.get()?.wait_event(&*event.get()?))
-    }
 
     /// `'global' | 'threadLocal' | 'relaxed'`.
     #[napi]
@@ -177,14 +154,12 @@ impl NativeStream {
     /// Like `streamLaunchHostFn` (`fast.rs`), through `cuStreamAddCallback` (not capturable).
     #[napi]
     pub fn add_callback(&self, env: Env, id: u32) -> Result<()> {
-        let f = host_fn(id)?;
-        guard(&env, || self.get()?.add_callback(Box::new(move |_status| f())))
+        guard(&env, || {
+            let f = host_fn(id)?;
+            self.get()?.add_callback(Box::new(move |_status| f()))
+        })
     }
 
-    #[napi]
-    pub fn sleep(&self, env: Env, ns: f64) -> Result<()> {
-        guard(&env, || self.get()?.sleep(count("ns", ns)?))
-    }
 
     #[napi]
     pub fn fill(&self, env: Env, dst: f64, offset: f64, width: u32, bits: BigInt, n: f64) -> Result<()> {
@@ -274,7 +249,7 @@ impl NativeStream {
                     return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));
                 }
             }
-            drop(handles::remove(&STREAMS, self.id));
+            drop(self.stream.remove());
             Ok(())
         })
     }
