@@ -1,9 +1,8 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { root } from './helpers'
+import { root, scratchDir } from './helpers'
 
 const cli = (args: string[]) =>
   spawnSync(process.execPath, [path.join(root, 'cli.js'), ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CUDA_NODE_BACKEND: 'sim' } })
@@ -17,7 +16,7 @@ test('cuda-node info prints the backend and each device as deviceQuery does', (t
 })
 
 test('cuda-node tour runs the tour and writes its timeline', (t) => {
-  const out = mkdtempSync(path.join(tmpdir(), 'cuda-node-cli-'))
+  const out = scratchDir('cuda-node-cli-')
   const r = cli(['tour', out])
   t.is(r.status, 0, r.stderr)
   t.regex(r.stdout, /consumer saw 42 … 42/)

@@ -1,10 +1,24 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend } from '..'
 
 /** The package root, for child processes to `require`. */
 export const root = path.join(__dirname, '..')
+
+let scratchRoot: string | undefined
+
+/** A fresh directory for one test's files; all of them are removed when this test process exits. */
+export function scratchDir(prefix: string): string {
+  if (scratchRoot === undefined) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-test-'))
+    scratchRoot = dir
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+  }
+  return mkdtempSync(path.join(scratchRoot, prefix))
+}
 
 export const onGpu = backend().name === 'cuda'
 

@@ -1,9 +1,8 @@
 import test from 'ava'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { root } from './helpers'
+import { root, scratchDir } from './helpers'
 
 // Installs the npm pack tarballs (the main package and this platform's binary package) into a
 // fresh project, with no Rust toolchain on PATH, and uses the package through require and import.
@@ -21,7 +20,7 @@ const installTest: typeof test =
     : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs linux-x64, a built addon and npm)`, ...rest)) as any)
 
 installTest('the packed tarballs install into a fresh project without Rust, and work with require and import', (t) => {
-  const work = mkdtempSync(path.join(tmpdir(), 'cuda-node-install-'))
+  const work = scratchDir('cuda-node-install-')
   const env = { ...process.env, npm_config_loglevel: 'error', npm_config_audit: 'false', npm_config_fund: 'false' }
   // The binary package, as napi-rs's npm/ layout publishes it.
   const binDir = path.join(work, 'binary')

@@ -1,10 +1,8 @@
 import test from 'ava'
 import { randomFillSync } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { alloc, CudaError, f32, f64, i32, kernelCacheStats, MemoryPointer, RawKernel, RawModule, Stream, u64 } from '..'
-import { gpuTest, onGpu, runJson, runNode } from './helpers'
+import { gpuTest, onGpu, runJson, runNode, scratchDir } from './helpers'
 
 const SAXPY = `
 extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* out, unsigned long long n) {
@@ -203,7 +201,7 @@ gpuTest('a kernel captured into a graph runs at every launch', (t) => {
 })
 
 gpuTest('a second process finds the kernel in the disk cache and skips NVRTC', (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-cache-'))
+  const dir = scratchDir('cuda-node-cache-')
   const script = `
     const t0 = process.hrtime.bigint();
     const k = new cuda.RawKernel(${JSON.stringify(SAXPY)}, 'saxpy');
@@ -221,7 +219,7 @@ gpuTest('a second process finds the kernel in the disk cache and skips NVRTC', (
 })
 
 gpuTest('processes writing the cache at once never corrupt it', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-cache-'))
+  const dir = scratchDir('cuda-node-cache-')
   const code = `extern "C" __global__ void w(int* p) { p[threadIdx.x] = threadIdx.x * 3; }`
   const script = `
     const k = new cuda.RawKernel(${JSON.stringify(code)}, 'w');

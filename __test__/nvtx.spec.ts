@@ -1,14 +1,13 @@
 import test from 'ava'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { nvtx } from '..'
-import { root, runNode } from './helpers'
+import { root, runNode, scratchDir } from './helpers'
 
 /** Builds the test-only NVTX tool, or says why it cannot. */
 function buildInjection(): string | undefined {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-nvtx-'))
+  const dir = scratchDir('cuda-node-nvtx-')
   const lib = path.join(dir, 'inject.so')
   try {
     execFileSync('cc', ['-shared', '-fPIC', '-O1', '-I', path.join(root, 'crates/core'), '-o', lib, path.join(__dirname, 'fixtures/nvtx-inject.c')], { stdio: 'pipe' })
@@ -32,7 +31,7 @@ interface Rec {
 }
 
 function record(script: string): Rec[] {
-  const out = path.join(mkdtempSync(path.join(tmpdir(), 'cuda-node-nvtx-rec-')), 'calls.tsv')
+  const out = path.join(scratchDir('cuda-node-nvtx-rec-'), 'calls.tsv')
   const r = runNode(script, { NVTX_INJECTION64_PATH: injection, NVTX_RECORD_PATH: out })
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`)
   return readFileSync(out, 'utf8')

@@ -1,8 +1,8 @@
 import test from 'ava'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { alloc, Event, getElapsedTime, kernels, nvtx, profiler, RawKernel, Stream } from '..'
+import { scratchDir } from './helpers'
 
 test.serial('start and stop bracket a profile, and profile() stops on errors too', async (t) => {
   t.false(profiler.isActive())
@@ -18,7 +18,7 @@ test.serial('start and stop bracket a profile, and profile() stops on errors too
 })
 
 test.serial('trace writes a Chrome trace and an SVG with a lane per stream and the host\'s NVTX ranges', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-trace-'))
+  const dir = scratchDir('cuda-node-trace-')
   const file = path.join(dir, 'run.json')
   const s1 = new Stream({ nonBlocking: true })
   const s2 = new Stream({ nonBlocking: true })
@@ -63,14 +63,14 @@ test.serial('a slice lasts what getElapsedTime measures around the same work, wi
       await b.synchronizeAsync()
       around = getElapsedTime(a, b)
     },
-    { path: path.join(mkdtempSync(path.join(tmpdir(), 'cuda-node-trace-')), 't.json') },
+    { path: path.join(scratchDir('cuda-node-trace-'), 't.json') },
   )
   const sleep = slices.find((x) => x.name.startsWith('kernels.sleep'))!
   t.true(Math.abs(sleep.duration - around) <= 0.1 * around, `slice ${sleep.duration} ms, events ${around} ms`)
 })
 
 test.serial('trace ends the trace when fn throws, and traces do not nest', async (t) => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'cuda-node-trace-')), 'x.json')
+  const file = path.join(scratchDir('cuda-node-trace-'), 'x.json')
   await t.throwsAsync(profiler.trace(() => { throw new Error('in trace') }, { path: file }), { message: 'in trace' })
   await t.throwsAsync(
     profiler.trace(() => profiler.trace(() => 1, { path: file }), { path: file }),

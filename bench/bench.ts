@@ -2,7 +2,7 @@
 // on the driver API from C++ (the floor) and in CuPy and PyTorch (the peers), in the same run,
 // with each operation's ratio to the floor and to the best peer. Results go to bench/results/.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from '..'
@@ -41,9 +41,14 @@ function have(cmd: string): boolean {
 
 function floor(): Peer[] {
   if (!have('nvcc')) return []
-  const exe = path.join(mkdtempSync(path.join(tmpdir(), 'cuda-node-floor-')), 'driver_bench')
-  execFileSync('nvcc', ['-O2', '-std=c++17', '-I', path.join(__dirname, '..', 'crates', 'core'), '-o', exe, path.join(__dirname, 'peers', 'driver.cpp'), '-lcuda'], { stdio: 'inherit' })
-  return lines(execFileSync(exe, { encoding: 'utf8', maxBuffer: 1 << 24 })).map((p) => ({ ...p, peer: 'floor' }))
+  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-floor-'))
+  try {
+    const exe = path.join(dir, 'driver_bench')
+    execFileSync('nvcc', ['-O2', '-std=c++17', '-I', path.join(__dirname, '..', 'crates', 'core'), '-o', exe, path.join(__dirname, 'peers', 'driver.cpp'), '-lcuda'], { stdio: 'inherit' })
+    return lines(execFileSync(exe, { encoding: 'utf8', maxBuffer: 1 << 24 })).map((p) => ({ ...p, peer: 'floor' }))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 function peers(): Peer[] {

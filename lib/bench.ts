@@ -1,6 +1,6 @@
 // `npm run bench`, `npx cuda-node bench`: per-operation host time, median over batches, in one run.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { allocPinned, alloc, AsyncMemoryPool, MemoryPool } from './memory'
@@ -138,6 +138,7 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
     const run = () => Number(spawnSync(process.execPath, ['-e', script], { env: { ...process.env, CUDA_NODE_CACHE_DIR: dir }, encoding: 'utf8' }).stdout.trim())
     rows.push({ key: 'kernel_first_use_compile', op: 'kernel first use: NVRTC compile + load', value: run(), unit: 'ms' })
     rows.push({ key: 'kernel_first_use_cached', op: 'kernel first use: disk cache + load (2nd process)', value: run(), unit: 'ms' })
+    rmSync(dir, { recursive: true, force: true })
   }
 
   const when = new Date().toISOString()
