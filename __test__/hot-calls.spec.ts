@@ -34,6 +34,11 @@ const calls = {
   'nvtxRangePush(NUL)': () => native.nvtxRangePush('a\\0b'),
   'nvtxRangePush(long NUL)': () => native.nvtxRangePush('x'.repeat(1000) + '\\0'),
   'kernelLaunch(no kernel)': () => native.kernelLaunch(424242, sid, new Uint32Array(8), new Uint8Array(0)),
+  'driverFloor(2, ...)': () => native.driverFloor(2, sid, eid, 10),
+  'driverFloor(on Stream.null)': () => native.driverFloor(0, cuda.Stream.null._id, eid, 10),
+  'driverFloor(count -1)': () => native.driverFloor(1, sid, eid, -1),
+  'driverFloor(destroyed)': () => native.driverFloor(1, goneId, eid, 10),
+  'driverFloor(0, sid, eid, 100)': () => { const ns = native.driverFloor(0, sid, eid, 100); if (!(ns > 0)) throw new Error('not a time: ' + ns) },
 }
 const out = {}
 for (const [name, f] of Object.entries(calls)) {
@@ -71,6 +76,11 @@ test('the hot calls refuse wrong arguments and stale handles with typed errors, 
     'nvtxRangePush(NUL)': 'TypeError',
     'nvtxRangePush(long NUL)': 'TypeError',
     'kernelLaunch(no kernel)': 'CudaError CUDA_ERROR_INVALID_HANDLE',
+    'driverFloor(2, ...)': 'RangeError',
+    'driverFloor(on Stream.null)': 'RangeError',
+    'driverFloor(count -1)': 'RangeError',
+    'driverFloor(destroyed)': 'CudaError CUDA_ERROR_INVALID_HANDLE',
+    'driverFloor(0, sid, eid, 100)': 'no error',
     after: 'ok',
   })
 })

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from '..'
-import { bench, type Row } from '../lib/bench'
+import { bench, firstUse, measure, medianRows, report, type Row } from '../lib/bench'
 
 interface Peer {
   peer?: string
@@ -39,16 +39,17 @@ function have(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
 }
 
-function floor(): Peer[] {
-  if (!have('nvcc')) return []
-  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-floor-'))
-  try {
-    const exe = path.join(dir, 'driver_bench')
-    execFileSync('nvcc', ['-O2', '-std=c++17', '-I', path.join(__dirname, '..', 'crates', 'core'), '-o', exe, path.join(__dirname, 'peers', 'driver.cpp'), '-lcuda'], { stdio: 'inherit' })
-    return lines(execFileSync(exe, { encoding: 'utf8', maxBuffer: 1 << 24 })).map((p) => ({ ...p, peer: 'floor' }))
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+/** Builds the floor (C++ on the driver API) in `dir`; undefined where there is no nvcc. */
+function buildFloor(dir: string): string | undefined {
+  if (!have('nvcc')) return undefined
+  const exe = path.join(dir, 'driver_bench')
+  execFileSync('nvcc', ['-O2', '-std=c++17', '-I', path.join(__dirname, '..', 'crates', 'core'), '-o', exe, path.join(__dirname, 'peers', 'driver.cpp'), '-lcuda'], { stdio: 'inherit' })
+  return exe
+}
+
+function floor(exe: string | undefined): Peer[] {
+  if (exe === undefined) return []
+  return lines(execFileSync(exe, { encoding: 'utf8', maxBuffer: 1 << 24 })).map((p) => ({ ...p, peer: 'floor' }))
 }
 
 function peers(): Peer[] {
@@ -62,11 +63,44 @@ function lines(out: string): Peer[] {
   return out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
 }
 
+/** Each (peer, operation)'s median over rounds. */
+function medianPeers(rounds: Peer[][]): Peer[] {
+  const groups = new Map<string, Peer[]>()
+  for (const p of rounds.flat()) {
+    const k = `${p.peer}\u0000${p.key}`
+    groups.set(k, [...(groups.get(k) ?? []), p])
+  }
+  return [...groups.values()].map((g) => {
+    const values = g.map((p) => p.value).sort((a, b) => a - b)
+    return { ...g[0], value: values[values.length >> 1] }
+  })
+}
+
 async function main(): Promise<void> {
   const dir = path.join(__dirname, 'results')
-  const ours = await bench(dir)
-  if (backend().name !== 'cuda') return
-  const others = [...floor(), ...peers()]
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+  if (backend().name !== 'cuda') {
+    await bench(dir, rounds)
+    return
+  }
+  // Rounds alternate ours, the floor and the peers, and every figure is a median over rounds:
+  // the machine drifts by 2× within minutes, and alternating lets a slow minute touch all alike.
+  const tmp = mkdtempSync(path.join(tmpdir(), 'cuda-node-floor-'))
+  const ourRounds: Row[][] = []
+  const otherRounds: Peer[][] = []
+  try {
+    const exe = buildFloor(tmp)
+    for (let r = 0; r < rounds; r++) {
+      console.log(`round ${r + 1} of ${rounds}: cuda-node, the floor, the peers`)
+      ourRounds.push(await measure())
+      otherRounds.push([...floor(exe), ...peers()])
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  const ours = [...medianRows(ourRounds), ...firstUse()]
+  report(ours, dir, rounds)
+  const others = medianPeers(otherRounds)
   const get = (peer: string, key: string) => others.find((p) => p.peer === peer && p.key === key)?.value
   const better = (unit: string, a: number, b: number) => (unit === 'GB/s' ? a >= b : a <= b)
   const fmt = (v: number | undefined, unit: string) => (v === undefined ? '—' : v.toFixed(unit === 'GB/s' ? 1 : v < 10 ? 3 : 1))
@@ -95,12 +129,12 @@ async function main(): Promise<void> {
   const head = ['operation', 'unit', 'cuda-node', 'C++ driver (floor)', 'CuPy', 'PyTorch', '× floor', '× best peer', 'goal', 'goal scaled to this run']
   const rowsMd = table.map((x) => [x.r.op, x.r.unit, fmt(x.r.value, x.r.unit), fmt(x.f, x.r.unit), fmt(x.cupy, x.r.unit), fmt(x.torch, x.r.unit), x.vsFloor, x.vsPeer, x.goal, x.scaled])
   const when = new Date().toISOString()
-  const title = `${new Device().name}, ${when.slice(0, 10)} — ratios above 1 are slower than the reference`
+  const title = `${new Device().name}, ${when.slice(0, 10)}, medians of ${rounds} alternating rounds — ratios above 1 are slower than the reference`
   const md = [`**${title}**`, '', `| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rowsMd.map((r) => `| ${r.join(' | ')} |`), ''].join('\n')
   console.log('\n' + md)
   const stem = `compare-${when.slice(0, 10)}`
   writeFileSync(path.join(dir, `${stem}.md`), md)
-  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ device: new Device().name, when, ours, others }, null, 2))
+  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ device: new Device().name, when, rounds, ours, others, ourRounds, otherRounds }, null, 2))
 }
 
 main().catch((e) => {

@@ -3,12 +3,14 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { allocPinned, alloc, AsyncMemoryPool, MemoryPool } from './memory'
 import { backend } from './backend'
 import { Device } from './device'
 import { Event, getElapsedTime } from './event'
 import { kernels } from './kernels'
 import { Stream } from './stream'
+import { native } from './native'
 import { nvtx } from './nvtx'
 
 export interface Row {
@@ -17,9 +19,15 @@ export interface Row {
   op: string
   value: number
   unit: 'µs' | 'GB/s' | 'ms'
+  /**
+   * Where measured: the same operation as bare driver calls (the core's calls on sim) in this
+   * process, each batch right after one of ours: µs per call, and the median of the per-batch
+   * ratios ours / floor.
+   */
+  inProcess?: { floor: number; ratio: number }
 }
 
-const rows: Row[] = []
+let rows: Row[] = []
 
 /** Median of `batches` batches of `n` calls of `f`, in µs per call. */
 function time(key: string, op: string, n: number, f: () => void, batches = 15): void {
@@ -32,6 +40,29 @@ function time(key: string, op: string, n: number, f: () => void, batches = 15): 
   }
   per.sort((a, b) => a - b)
   rows.push({ key, op, value: per[per.length >> 1], unit: 'µs' })
+}
+
+/**
+ * As `time`, each batch of ours followed by a batch of the bare driver calls (`native.driverFloor`)
+ * in this process: the machine's drift touches both alike, so the ratio is what the binding adds.
+ */
+function timeWithFloor(key: string, op: string, n: number, f: () => void, floorOp: 0 | 1, s: Stream, e: Event, batches = 15): void {
+  for (let i = 0; i < Math.min(n, 1000); i++) f()
+  native.driverFloor(floorOp, s._id, e._id, Math.min(n, 1000))
+  const ours: number[] = []
+  const floors: number[] = []
+  const ratios: number[] = []
+  for (let b = 0; b < batches; b++) {
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < n; i++) f()
+    const us = Number(process.hrtime.bigint() - t0) / 1e3 / n
+    const floor = native.driverFloor(floorOp, s._id, e._id, n) / 1e3
+    ours.push(us)
+    floors.push(floor)
+    ratios.push(us / floor)
+  }
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[xs.length >> 1]
+  rows.push({ key, op, value: median(ours), unit: 'µs', inProcess: { floor: median(floors), ratio: median(ratios) } })
 }
 
 /**
@@ -66,22 +97,47 @@ async function timeAsync(key: string, op: string, n: number, f: () => Promise<vo
   rows.push({ key, op, value: per[per.length >> 1], unit: 'µs' })
 }
 
+/**
+ * For reference beside the host callback: the same kind of round trip with no GPU in it. This
+ * thread wakes a worker (Atomics.notify), which wakes this event loop (postMessage). A host
+ * callback also crosses threads twice (the driver's callback thread, then this event loop), so
+ * this is what Node itself charges for the trip; the C++ floor pays a condition variable instead.
+ */
+async function eventLoopWake(): Promise<void> {
+  const flag = new Int32Array(new SharedArrayBuffer(4))
+  const w = new Worker(
+    `const { parentPort, workerData: a } = require('node:worker_threads')
+     for (let seen = 0; ; ) { Atomics.wait(a, 0, seen); seen = Atomics.load(a, 0); if (seen < 0) break; parentPort.postMessage(seen) }`,
+    { eval: true, workerData: flag },
+  )
+  let wake = (): void => {}
+  w.on('message', () => wake())
+  let k = 0
+  await timeAsync('event_loop_wake', 'for reference, no GPU: a worker thread wakes this event loop (round trip)', 200, () => new Promise<void>((resolve) => {
+    wake = resolve
+    Atomics.store(flag, 0, ++k)
+    Atomics.notify(flag, 0)
+  }))
+  Atomics.store(flag, 0, -1)
+  Atomics.notify(flag, 0)
+  await w.terminate()
+}
+
 /** One row of the benchmark table. */
 export type BenchRow = Row
 
-/** Runs the benchmark, prints the table, and writes JSON and markdown to `resultsDir`. */
-export async function bench(resultsDir = path.resolve('bench-results')): Promise<BenchRow[]> {
-  const b = backend()
-  const dev = new Device()
+/** One round of the per-operation measurements (all but a kernel's first use). */
+export async function measure(): Promise<Row[]> {
+  rows = []
   const pool = new MemoryPool()
   const s = new Stream({ nonBlocking: true })
 
   time('stream_create_destroy', 'stream create+destroy', 500, () => new Stream().destroy())
   const ev = new Event({ disableTiming: true })
-  time('event_record_query', 'event record+query', 5000, () => {
+  timeWithFloor('event_record_query', 'event record+query', 5000, () => {
     ev.record(s)
     void ev.done
-  })
+  }, 0, s, ev)
   const [e1, e2] = [new Event(), new Event()]
   time('event_pair_sync_elapsed', 'event pair + synchronize + elapsed', 2000, () => {
     e1.record(s)
@@ -89,7 +145,7 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
     e2.synchronize()
     getElapsedTime(e1, e2)
   })
-  time('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize())
+  timeWithFloor('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize(), 1, s, ev)
   await timeAsync('sync_async_idle', 'synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
   s.run(() => {
     time('pool_alloc_free', 'pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
@@ -118,6 +174,7 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
     nvtx.rangePop()
   })
   await timeAsync('host_callback', 'host callback round trip into JS', 200, () => new Promise<void>((resolve) => s.launchHostFunc(() => resolve())))
+  await eventLoopWake()
 
   const n = 256 << 20
   const d = alloc(n)
@@ -127,8 +184,17 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
   bandwidth('d2h_pinned', '256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
   bandwidth('h2d_pageable', '256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
   bandwidth('d2h_pageable', '256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
+  d.free()
+  pinned.free()
+  pool.freeAllBlocks()
+  s.destroy()
+  return rows
+}
 
-  if (b.name === 'cuda') {
+/** A kernel's first use in a process: compiled by NVRTC, then (second process) from the disk cache. GPU only. */
+export function firstUse(): Row[] {
+  const out: Row[] = []
+  if (backend().name === 'cuda') {
     // A kernel's first use in a process: compiled by NVRTC, then (second process) from the disk cache.
     const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-bench-cache-'))
     const code = 'extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }'
@@ -136,22 +202,57 @@ export async function bench(resultsDir = path.resolve('bench-results')): Promise
       const t0 = process.hrtime.bigint(); new cuda.RawKernel(${JSON.stringify(code)}, 'saxpy').attributes;
       console.log(Number(process.hrtime.bigint() - t0) / 1e6)`
     const run = () => Number(spawnSync(process.execPath, ['-e', script], { env: { ...process.env, CUDA_NODE_CACHE_DIR: dir }, encoding: 'utf8' }).stdout.trim())
-    rows.push({ key: 'kernel_first_use_compile', op: 'kernel first use: NVRTC compile + load', value: run(), unit: 'ms' })
-    rows.push({ key: 'kernel_first_use_cached', op: 'kernel first use: disk cache + load (2nd process)', value: run(), unit: 'ms' })
+    out.push({ key: 'kernel_first_use_compile', op: 'kernel first use: NVRTC compile + load', value: run(), unit: 'ms' })
+    out.push({ key: 'kernel_first_use_cached', op: 'kernel first use: disk cache + load (2nd process)', value: run(), unit: 'ms' })
     rmSync(dir, { recursive: true, force: true })
   }
+  return out
+}
+
+/** Each operation's median over rounds (a list of rounds, each a list of rows in the same order). */
+export function medianRows(rounds: Row[][]): Row[] {
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[xs.length >> 1]
+  return rounds[0].map((first) => {
+    const same = rounds.map((r) => r.find((x) => x.key === first.key)!)
+    const row: Row = { ...first, value: median(same.map((x) => x.value)) }
+    if (first.inProcess !== undefined) {
+      row.inProcess = { floor: median(same.map((x) => x.inProcess!.floor)), ratio: median(same.map((x) => x.inProcess!.ratio)) }
+    }
+    return row
+  })
+}
+
+/** Prints the table and writes it as JSON and markdown to `resultsDir`. */
+export function report(rows: Row[], resultsDir: string, rounds: number): void {
+  const b = backend()
+  const dev = new Device()
 
   const when = new Date().toISOString()
-  const title = `${b.name === 'sim' ? 'SIMULATOR figures (no GPU): ' : ''}${dev.name}, backend ${b.name}, ${when}`
+  const title = `${b.name === 'sim' ? 'SIMULATOR figures (no GPU): ' : ''}${dev.name}, backend ${b.name}, ${when}, median of ${rounds} round${rounds === 1 ? '' : 's'}`
   const width = Math.max(...rows.map((r) => r.op.length))
   console.log(title)
-  for (const r of rows) console.log(`${r.op.padEnd(width)}  ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3).padStart(10)} ${r.unit}`)
+  const floorNote = (r: Row): string =>
+    r.inProcess === undefined ? '' : `${b.name === 'cuda' ? 'bare driver' : 'core, no JS'} in this process ${r.inProcess.floor.toFixed(3)} µs, ×${r.inProcess.ratio.toFixed(2)}`
+  for (const r of rows) console.log(`${r.op.padEnd(width)}  ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3).padStart(10)} ${r.unit}  ${floorNote(r)}`.trimEnd())
 
   const dir = resultsDir
   mkdirSync(dir, { recursive: true })
   const stem = `${b.name}-${when.slice(0, 10)}`
-  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ backend: b.name, device: dev.name, when, rows }, null, 2))
-  const md = [`**${title}**`, '', '| operation | value |', '| --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3)} ${r.unit} |`), '']
+  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ backend: b.name, device: dev.name, when, rounds, rows }, null, 2))
+  const md = [`**${title}**`, '', '| operation | value | in-process floor |', '| --- | --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3)} ${r.unit} | ${floorNote(r)} |`), '']
   writeFileSync(path.join(dir, `${stem}.md`), md.join('\n'))
+}
+
+/**
+ * Runs the benchmark `rounds` times (each operation's figure is its median over the rounds:
+ * these machines drift by 2× within minutes), prints the table, and writes JSON and markdown
+ * to `resultsDir`.
+ */
+export async function bench(resultsDir = path.resolve('bench-results'), rounds = 3): Promise<BenchRow[]> {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`)
+  const all: Row[][] = []
+  for (let r = 0; r < rounds; r++) all.push(await measure())
+  const rows = [...medianRows(all), ...firstUse()]
+  report(rows, resultsDir, rounds)
   return rows
 }

@@ -38,14 +38,67 @@ fn main() -> cuda_node_core::Result<()> {
     time("Stream::is_capturing", n, || {
         black_box(s.is_capturing().unwrap());
     });
+    time("Stream::record + Event::query", n, || {
+        s.record(&e).unwrap();
+        black_box(e.query().unwrap());
+    });
     if runtime()?.info.kind.name() == "cuda" {
+        use cudarc::driver::sys;
         time("cuCtxGetCurrent", n, || {
             let mut c = std::ptr::null_mut();
             // SAFETY: a valid out-pointer.
-            unsafe { cudarc::driver::sys::cuCtxGetCurrent(&mut c) };
+            unsafe { sys::cuCtxGetCurrent(&mut c) };
             black_box(c);
         });
+        let (rs, re) = (s.handle() as sys::CUstream, e.handle() as sys::CUevent);
+        // SAFETY (the three below): live handles of this process's stream and event.
+        time("raw cuStreamSynchronize", n, || unsafe {
+            sys::cuStreamSynchronize(rs);
+        });
+        time("raw cuEventRecord + cuEventQuery", n, || unsafe {
+            sys::cuEventRecord(re, rs);
+            black_box(sys::cuEventQuery(re));
+        });
+        time("raw cuStreamQuery", n, || unsafe {
+            black_box(sys::cuStreamQuery(rs));
+        });
+        // Do these calls need a current context, or does the handle carry its own? Ask from a
+        // thread that has none.
+        let (rs, re) = (rs as usize, re as usize);
+        std::thread::spawn(move || {
+            let (rs, re) = (rs as sys::CUstream, re as sys::CUevent);
+            let mut c = std::ptr::null_mut();
+            // SAFETY: live handles; valid out-pointers.
+            unsafe {
+                sys::cuCtxGetCurrent(&mut c);
+                println!("fresh thread: current context null = {}", c.is_null());
+                println!("  cuStreamSynchronize {:?}", sys::cuStreamSynchronize(rs));
+                println!("  cuStreamQuery {:?}", sys::cuStreamQuery(rs));
+                println!("  cuEventRecord {:?}", sys::cuEventRecord(re, rs));
+                println!("  cuEventQuery {:?}", sys::cuEventQuery(re));
+                println!("  cuEventSynchronize {:?}", sys::cuEventSynchronize(re));
+                println!("  cuStreamWaitEvent {:?}", sys::cuStreamWaitEvent(rs, re, 0));
+            }
+        })
+        .join()
+        .unwrap();
     }
+    // A host function's round trip back to this thread through a condition variable, as the
+    // C++ floor times it: what the core adds to the driver's own hand-off.
+    let flag = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    time("host fn round trip (condvar)", 200, || {
+        *flag.0.lock().unwrap() = false;
+        let f = flag.clone();
+        s.launch_host_fn(Box::new(move || {
+            *f.0.lock().unwrap() = true;
+            f.1.notify_one();
+        }))
+        .unwrap();
+        let mut done = flag.0.lock().unwrap();
+        while !*done {
+            done = flag.1.wait(done).unwrap();
+        }
+    });
     let pool = MemoryPool::new(0);
     time("MemoryPool malloc+drop 1 MiB", n, || drop(pool.malloc(1 << 20, &s).unwrap()));
     Ok(())

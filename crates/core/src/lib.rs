@@ -12,6 +12,7 @@ pub mod device;
 pub mod dynlib;
 pub mod error;
 pub mod event;
+pub mod floor;
 pub mod graph;
 pub mod memory;
 pub mod module;

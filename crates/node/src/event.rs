@@ -15,9 +15,9 @@ fn destroyed() -> Error {
     Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one")
 }
 
-/// The live event behind a handle (`NativeEvent.id`), for the hot calls in `fast.rs`.
-pub(crate) fn by_id(id: f64) -> cuda_node_core::Result<Arc<Event>> {
-    handles::get(&EVENTS, id).ok_or_else(destroyed)
+/// Runs `f` on the live event behind a handle (`NativeEvent.id`), for the hot calls in `fast.rs`.
+pub(crate) fn with<R>(id: f64, f: impl FnOnce(&Event) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
+    handles::with(&EVENTS, id, |e| f(e)).unwrap_or_else(|| Err(destroyed()))
 }
 
 /// An event as the TS layer's `Event` holds it: the object owns a handle in this thread's table.

@@ -10,6 +10,7 @@ use crate::callbacks::host_fn;
 use crate::errors::{panic_error, to_js};
 use crate::{event, memory, module, ptrs, stream};
 use cuda_node_core::ops::Launch;
+use cuda_node_core::floor::{self, FloorOp};
 use cuda_node_core::nvtx;
 use cuda_node_core::{Error, Result};
 use napi::bindgen_prelude::*;
@@ -123,8 +124,9 @@ unsafe fn call(env: sys::napi_env, info: sys::napi_callback_info, f: fn(&Args) -
     let result = catch_unwind(AssertUnwindSafe(|| f(&args))).unwrap_or_else(|p| Err(panic_error(p)));
     let mut out = ptr::null_mut();
     match result {
+        // A callback that returns NULL returns `undefined` to JS (Node-API's `napi_callback`).
+        Ok(Ret::Undefined) => return ptr::null_mut(),
         // SAFETY: `env` is this call's; `out` is a valid out-pointer.
-        Ok(Ret::Undefined) => unsafe { sys::napi_get_undefined(env, &mut out) },
         Ok(Ret::Bool(b)) => unsafe { sys::napi_get_boolean(env, b, &mut out) },
         Ok(Ret::Number(n)) => unsafe { sys::napi_create_double(env, n, &mut out) },
         Err(e) => {
@@ -151,38 +153,37 @@ macro_rules! fast {
 
 fast! {
     c"streamSynchronize" => stream_synchronize(a) {
-        stream::by_id(a.num(0, "stream")?)?.synchronize()?;
+        stream::with(a.num(0, "stream")?, |s| s.synchronize())?;
         Ok(Ret::Undefined)
     }
     c"streamQuery" => stream_query(a) {
-        Ok(Ret::Bool(stream::by_id(a.num(0, "stream")?)?.query()?))
+        Ok(Ret::Bool(stream::with(a.num(0, "stream")?, |s| s.query())?))
     }
     c"streamRecord" => stream_record(a) {
-        let (s, e) = (stream::by_id(a.num(0, "stream")?)?, event::by_id(a.num(1, "event")?)?);
-        s.record(&e)?;
+        let (sid, eid) = (a.num(0, "stream")?, a.num(1, "event")?);
+        stream::with(sid, |s| event::with(eid, |e| s.record(e)))?;
         Ok(Ret::Undefined)
     }
     c"streamWaitEvent" => stream_wait_event(a) {
-        let (s, e) = (stream::by_id(a.num(0, "stream")?)?, event::by_id(a.num(1, "event")?)?);
-        s.wait_event(&e)?;
+        let (sid, eid) = (a.num(0, "stream")?, a.num(1, "event")?);
+        stream::with(sid, |s| event::with(eid, |e| s.wait_event(e)))?;
         Ok(Ret::Undefined)
     }
     c"streamSleep" => stream_sleep(a) {
-        let s = stream::by_id(a.num(0, "stream")?)?;
-        s.sleep(count("ns", a.num(1, "ns")?)?)?;
+        let (sid, ns) = (a.num(0, "stream")?, count("ns", a.num(1, "ns")?)?);
+        stream::with(sid, |s| s.sleep(ns))?;
         Ok(Ret::Undefined)
     }
     c"streamLaunchHostFn" => stream_launch_host_fn(a) {
-        let s = stream::by_id(a.num(0, "stream")?)?;
+        let sid = a.num(0, "stream")?;
         let f = host_fn(uint32("callback id", a.num(1, "callback id")?)?)?;
-        s.launch_repeat_fn(std::sync::Arc::new(f))?;
+        stream::with(sid, |s| s.launch_repeat_fn(std::sync::Arc::new(f)))?;
         Ok(Ret::Undefined)
     }
     c"kernelLaunch" => kernel_launch(a) {
         // meta: grid x y z, block x y z, shared memory bytes, argument count, then each argument's size; args:
         // the arguments' bytes in turn (the driver copies them at the launch).
-        let f = module::function_by_id(a.num(0, "kernel")?)?;
-        let s = stream::by_id(a.num(1, "stream")?)?;
+        let (fid, sid) = (a.num(0, "kernel")?, a.num(1, "stream")?);
         let meta: &[u32] = a.typed(2, "launch shape", sys::TypedarrayType::uint32_array)?;
         let bytes: &[u8] = a.typed(3, "argument bytes", sys::TypedarrayType::uint8_array)?;
         let (shape, sizes) = meta.split_at_checked(8).ok_or_else(|| Error::range("the launch shape needs 8 numbers and the sizes"))?;
@@ -195,31 +196,39 @@ fast! {
             at = end;
         }
         let launch = Launch { grid: [shape[0], shape[1], shape[2]], block: [shape[3], shape[4], shape[5]], shared_mem: shape[6], args: &parts };
-        f.launch(&s, &launch)?;
+        module::with_function(fid, |f| stream::with(sid, |s| f.launch(s, &launch)))?;
         Ok(Ret::Undefined)
     }
     c"eventQuery" => event_query(a) {
-        Ok(Ret::Bool(event::by_id(a.num(0, "event")?)?.query()?))
+        Ok(Ret::Bool(event::with(a.num(0, "event")?, |e| e.query())?))
     }
     c"eventSynchronize" => event_synchronize(a) {
-        event::by_id(a.num(0, "event")?)?.synchronize()?;
+        event::with(a.num(0, "event")?, |e| e.synchronize())?;
         Ok(Ret::Undefined)
     }
     c"poolMalloc" => pool_malloc(a) {
-        let pool = memory::pool_by_id(a.num(0, "pool")?)?;
-        let size = count("size", a.num(1, "size")?)?;
-        let s = stream::by_id(a.num(2, "stream")?)?;
-        Ok(Ret::Number(ptrs::insert(pool.malloc(size, &s)?)))
+        let (pid, size, sid) = (a.num(0, "pool")?, count("size", a.num(1, "size")?)?, a.num(2, "stream")?);
+        let block = memory::with_pool(pid, |pool| stream::with(sid, |s| pool.malloc(size, s)))?;
+        Ok(Ret::Number(ptrs::insert(block)))
     }
     c"asyncPoolMalloc" => async_pool_malloc(a) {
-        let pool = memory::async_pool_by_id(a.num(0, "pool")?)?;
-        let size = count("size", a.num(1, "size")?)?;
-        let s = stream::by_id(a.num(2, "stream")?)?;
-        Ok(Ret::Number(ptrs::insert(pool.malloc(size, &s)?)))
+        let (pid, size, sid) = (a.num(0, "pool")?, count("size", a.num(1, "size")?)?, a.num(2, "stream")?);
+        let block = memory::with_async_pool(pid, |pool| stream::with(sid, |s| pool.malloc(size, s)))?;
+        Ok(Ret::Number(ptrs::insert(block)))
     }
     c"memFree" => mem_free(a) {
         ptrs::remove(a.num(0, "handle")?)?;
         Ok(Ret::Undefined)
+    }
+    c"driverFloor" => driver_floor(a) {
+        // The benchmark's in-process floor (op 0: event record+query, 1: idle stream synchronize).
+        let op = match uint32("floor op", a.num(0, "floor op")?)? {
+            0 => FloorOp::EventRecordQuery,
+            1 => FloorOp::StreamSynchronize,
+            n => return Err(Error::range(format!("floor op must be 0 or 1, got {n}"))),
+        };
+        let (sid, eid, n) = (a.num(1, "stream")?, a.num(2, "event")?, uint32("count", a.num(3, "count")?)?);
+        Ok(Ret::Number(stream::with(sid, |s| event::with(eid, |e| floor::floor(op, s, e, n)))?))
     }
     c"nvtxRangePush" => nvtx_range_push(a) {
         let (mut small, mut big) = ([0u8; 256], Vec::new());

@@ -54,14 +54,14 @@ fn gone() -> cuda_node_core::Error {
     cuda_node_core::Error::cuda(cuda_node_core::Code::CUDA_ERROR_INVALID_HANDLE, "this pool is gone")
 }
 
-/// The pool behind a handle (`NativePool.id`), for `fast.rs`.
-pub(crate) fn pool_by_id(id: f64) -> cuda_node_core::Result<Arc<MemoryPool>> {
-    handles::get(&POOLS, id).ok_or_else(gone)
+/// Runs `f` on the pool behind a handle (`NativePool.id`), for `fast.rs`.
+pub(crate) fn with_pool<R>(id: f64, f: impl FnOnce(&MemoryPool) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
+    handles::with(&POOLS, id, |p| f(p)).unwrap_or_else(|| Err(gone()))
 }
 
-/// The stream-ordered pool behind a handle (`NativeAsyncPool.id`), for `fast.rs`.
-pub(crate) fn async_pool_by_id(id: f64) -> cuda_node_core::Result<Arc<AsyncMemoryPool>> {
-    handles::get(&ASYNC_POOLS, id).ok_or_else(gone)
+/// Runs `f` on the stream-ordered pool behind a handle (`NativeAsyncPool.id`), for `fast.rs`.
+pub(crate) fn with_async_pool<R>(id: f64, f: impl FnOnce(&AsyncMemoryPool) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
+    handles::with(&ASYNC_POOLS, id, |p| f(p)).unwrap_or_else(|| Err(gone()))
 }
 
 /// One device's caching pool (the TS `MemoryPool` holds one per device). Its handle in this

@@ -80,9 +80,9 @@ thread_local! {
     static FUNCTIONS: RefCell<Table<Arc<Function>>> = RefCell::new(Table::default());
 }
 
-/// The kernel behind a handle (`NativeFunction.id`), for `fast.rs`'s `kernelLaunch`.
-pub(crate) fn function_by_id(id: f64) -> cuda_node_core::Result<Arc<Function>> {
-    handles::get(&FUNCTIONS, id).ok_or_else(|| Error::cuda(cuda_node_core::Code::CUDA_ERROR_INVALID_HANDLE, "this kernel's module is gone"))
+/// Runs `f` on the kernel behind a handle (`NativeFunction.id`), for `fast.rs`'s `kernelLaunch`.
+pub(crate) fn with_function<R>(id: f64, f: impl FnOnce(&Function) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
+    handles::with(&FUNCTIONS, id, |k| f(k)).unwrap_or_else(|| Err(Error::cuda(cuda_node_core::Code::CUDA_ERROR_INVALID_HANDLE, "this kernel's module is gone")))
 }
 
 

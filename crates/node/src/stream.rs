@@ -20,9 +20,9 @@ fn destroyed() -> Error {
     Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one")
 }
 
-/// The live stream behind a handle (`NativeStream.id`), for the hot calls in `fast.rs`.
-pub(crate) fn by_id(id: f64) -> cuda_node_core::Result<Arc<Stream>> {
-    handles::get(&STREAMS, id).ok_or_else(destroyed)
+/// Runs `f` on the live stream behind a handle (`NativeStream.id`), for the hot calls in `fast.rs`.
+pub(crate) fn with<R>(id: f64, f: impl FnOnce(&Arc<Stream>) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
+    handles::with(&STREAMS, id, |s| f(s)).unwrap_or_else(|| Err(destroyed()))
 }
 
 /// A stream as the TS layer's `Stream` holds it: the object owns a handle in this thread's

@@ -1,0 +1,72 @@
+//! The benchmark's in-process floor: an operation as the bare driver does it, timed in the
+//! same process and the same moment as the binding's own calls. These machines switch between
+//! a fast and a slow mode (2× on the H100 host, for processes and within one), so only a
+//! measurement interleaved with ours says what the binding adds. On `sim` it is the core's own
+//! call, without JS.
+
+use crate::backend::{runtime, BackendKind};
+use crate::error::{Check, Error, Result};
+use crate::{Event, Stream, StreamKind};
+use cudarc::driver::sys;
+use std::hint::black_box;
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloorOp {
+    /// `cuEventRecord` then `cuEventQuery`.
+    EventRecordQuery,
+    /// `cuStreamSynchronize` on an idle stream.
+    StreamSynchronize,
+}
+
+/// Nanoseconds per operation over `n` runs of `op` on `stream` (a created one) and `event`.
+pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64> {
+    if stream.kind() != StreamKind::Created {
+        return Err(Error::range("the floor is measured on a created stream"));
+    }
+    let t = Instant::now();
+    if runtime()?.info.kind == BackendKind::Cuda {
+        let (s, e) = (stream.handle() as sys::CUstream, event.handle() as sys::CUevent);
+        for _ in 0..n {
+            // SAFETY: both handles are live for the call (the caller holds them); a created
+            // stream and an event carry their context.
+            match op {
+                FloorOp::EventRecordQuery => unsafe {
+                    sys::cuEventRecord(e, s).check("cuEventRecord")?;
+                    black_box(sys::cuEventQuery(e));
+                },
+                FloorOp::StreamSynchronize => unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?,
+            }
+        }
+    } else {
+        for _ in 0..n {
+            match op {
+                FloorOp::EventRecordQuery => {
+                    stream.record(event)?;
+                    black_box(event.query()?);
+                }
+                FloorOp::StreamSynchronize => stream.synchronize()?,
+            }
+        }
+    }
+    Ok(t.elapsed().as_nanos() as f64 / n.max(1) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EventFlags;
+
+    #[test]
+    fn the_floor_times_a_created_stream_and_refuses_a_default_one() {
+        let s = Stream::create(0, true, None).unwrap();
+        let e = Event::create(0, EventFlags { blocking: false, disable_timing: true, interprocess: false }).unwrap();
+        for op in [FloorOp::EventRecordQuery, FloorOp::StreamSynchronize] {
+            let ns = floor(op, &s, &e, 100).unwrap();
+            assert!(ns > 0.0 && ns.is_finite(), "{op:?}: {ns}");
+        }
+        assert!(e.query().unwrap(), "the recorded event completes");
+        let legacy = Stream::legacy(0).unwrap();
+        assert!(floor(FloorOp::StreamSynchronize, &legacy, &e, 1).is_err());
+    }
+}
