@@ -126,8 +126,9 @@ async function main(): Promise<void> {
       }
       return { r, f, cupy: get('cupy', r.key), torch: get('torch', r.key), vsFloor: ratio(f), vsPeer: ratio(best), goal, scaled }
     })
-  const head = ['operation', 'unit', 'cuda-node', 'C++ driver (floor)', 'CuPy', 'PyTorch', '× floor', '× best peer', 'goal', 'goal scaled to this run']
-  const rowsMd = table.map((x) => [x.r.op, x.r.unit, fmt(x.r.value, x.r.unit), fmt(x.f, x.r.unit), fmt(x.cupy, x.r.unit), fmt(x.torch, x.r.unit), x.vsFloor, x.vsPeer, x.goal, x.scaled])
+  const head = ['operation', 'unit', 'cuda-node', 'C++ driver (floor)', 'CuPy', 'PyTorch', '× floor', '× best peer', 'goal', 'goal scaled to this run', 'bare driver in this process, interleaved: µs (× ours)']
+  const inProcess = (r: Row) => (r.inProcess === undefined ? '' : `${fmt(r.inProcess.floor, r.unit)} (×${r.inProcess.ratio.toFixed(2)})`)
+  const rowsMd = table.map((x) => [x.r.op, x.r.unit, fmt(x.r.value, x.r.unit), fmt(x.f, x.r.unit), fmt(x.cupy, x.r.unit), fmt(x.torch, x.r.unit), x.vsFloor, x.vsPeer, x.goal, x.scaled, inProcess(x.r)])
   const when = new Date().toISOString()
   const title = `${new Device().name}, ${when.slice(0, 10)}, medians of ${rounds} alternating rounds — ratios above 1 are slower than the reference`
   const md = [`**${title}**`, '', `| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rowsMd.map((r) => `| ${r.join(' | ')} |`), ''].join('\n')
