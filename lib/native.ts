@@ -22,6 +22,7 @@ export interface Fast {
   asyncPoolMalloc(pool: number, size: number, stream: number): number
   memFree(handle: number): void
   nvtxRangePush(message: string, idColor?: number, argb?: number): number
+  nvtxRangePop(): number
   /** The benchmark's in-process floor: ns per op over `n` bare driver calls (op 0: event record+query, 1: idle stream synchronize). */
   driverFloor(op: 0 | 1, stream: number, event: number, n: number): number
 }

@@ -236,6 +236,9 @@ fast! {
         let color = crate::nvtx::color(a.opt_num(1, "idColor")?.map(|id| id as i64), a.opt_num(2, "argb")?.map(|c| c as u32));
         Ok(Ret::Number(nvtx::range_push_c(m, color) as f64))
     }
+    c"nvtxRangePop" => nvtx_range_pop(_a) {
+        Ok(Ret::Number(nvtx::range_pop() as f64))
+    }
 }
 
 /// Adds the hot calls to the module's exports.

@@ -17,15 +17,7 @@ pub fn nvtx_mark(env: Env, message: String, id_color: Option<i64>, argb: Option<
     guard(&env, || nvtx::mark(&message, color(id_color, argb)))
 }
 
-#[napi]
-pub fn nvtx_range_push(env: Env, message: String, id_color: Option<i64>, argb: Option<u32>) -> Result<i32> {
-    guard(&env, || nvtx::range_push(&message, color(id_color, argb)))
-}
-
-#[napi]
-pub fn nvtx_range_pop() -> i32 {
-    nvtx::range_pop()
-}
+// nvtxRangePush and nvtxRangePop are hot calls: `fast.rs`.
 
 #[napi]
 pub fn nvtx_range_start(env: Env, message: String, id_color: Option<i64>, argb: Option<u32>) -> Result<BigInt> {
