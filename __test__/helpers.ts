@@ -15,7 +15,13 @@ export function scratchDir(prefix: string): string {
   if (scratchRoot === undefined) {
     const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-test-'))
     scratchRoot = dir
-    process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+    process.on('exit', () => {
+      try {
+        rmSync(dir, { recursive: true, force: true })
+      } catch {
+        // Left behind; never let cleanup change the exit status.
+      }
+    })
   }
   return mkdtempSync(path.join(scratchRoot, prefix))
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from '..'
-import { bench, firstUse, measure, medianRows, report, type Row } from '../lib/bench'
+import { bench, benchRounds, firstUse, measure, medianRows, report, type Row } from '../lib/bench'
 
 interface Peer {
   peer?: string
@@ -78,7 +78,7 @@ function medianPeers(rounds: Peer[][]): Peer[] {
 
 async function main(): Promise<void> {
   const dir = path.join(__dirname, 'results')
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+  const rounds = benchRounds()
   if (backend().name !== 'cuda') {
     await bench(dir, rounds)
     return

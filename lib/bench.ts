@@ -111,16 +111,24 @@ async function eventLoopWake(): Promise<void> {
     { eval: true, workerData: flag },
   )
   let wake = (): void => {}
+  let fail = (_: Error): void => {}
   w.on('message', () => wake())
+  w.on('error', (e) => fail(e))
+  w.on('exit', (code) => fail(new Error(`the wake-up worker exited (code ${code})`)))
   let k = 0
-  await timeAsync('event_loop_wake', 'for reference, no GPU: a worker thread wakes this event loop (round trip)', 200, () => new Promise<void>((resolve) => {
-    wake = resolve
-    Atomics.store(flag, 0, ++k)
+  try {
+    await timeAsync('event_loop_wake', 'for reference, no GPU: a worker thread wakes this event loop (round trip)', 200, () => new Promise<void>((resolve, reject) => {
+      wake = resolve
+      fail = reject
+      Atomics.store(flag, 0, ++k)
+      Atomics.notify(flag, 0)
+    }))
+  } finally {
+    fail = () => {}
+    Atomics.store(flag, 0, -1)
     Atomics.notify(flag, 0)
-  }))
-  Atomics.store(flag, 0, -1)
-  Atomics.notify(flag, 0)
-  await w.terminate()
+    await w.terminate()
+  }
 }
 
 /** One row of the benchmark table. */
@@ -179,15 +187,20 @@ export async function measure(): Promise<Row[]> {
   const n = 256 << 20
   const d = alloc(n)
   const pinned = allocPinned(n)
-  const pageable = Buffer.alloc(n, 1)
-  bandwidth('h2d_pinned', '256 MiB H2D pinned', n, s, () => d.copyFromHostAsync(pinned, n, s))
-  bandwidth('d2h_pinned', '256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
-  bandwidth('h2d_pageable', '256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
-  bandwidth('d2h_pageable', '256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
-  d.free()
-  pinned.free()
-  pool.freeAllBlocks()
-  s.destroy()
+  try {
+    const pageable = Buffer.alloc(n, 1)
+    bandwidth('h2d_pinned', '256 MiB H2D pinned', n, s, () => d.copyFromHostAsync(pinned, n, s))
+    bandwidth('d2h_pinned', '256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
+    bandwidth('h2d_pageable', '256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
+    bandwidth('d2h_pageable', '256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
+  } finally {
+    // The 256 MiB buffers go back now, not at the next GC (a later round allocates them again).
+    s.synchronize()
+    d.free()
+    pinned.free()
+    pool.freeAllBlocks()
+    s.destroy()
+  }
   return rows
 }
 
@@ -207,6 +220,15 @@ export function firstUse(): Row[] {
     rmSync(dir, { recursive: true, force: true })
   }
   return out
+}
+
+/** The number of rounds: `BENCH_ROUNDS` (a positive integer), 3 by default. */
+export function benchRounds(): number {
+  const v = process.env.BENCH_ROUNDS
+  if (v === undefined || v === '') return 3
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`BENCH_ROUNDS must be a positive integer, got ${JSON.stringify(v)}`)
+  return n
 }
 
 /** Each operation's median over rounds (a list of rounds, each a list of rows in the same order). */
@@ -248,7 +270,7 @@ export function report(rows: Row[], resultsDir: string, rounds: number): void {
  * these machines drift by 2× within minutes), prints the table, and writes JSON and markdown
  * to `resultsDir`.
  */
-export async function bench(resultsDir = path.resolve('bench-results'), rounds = 3): Promise<BenchRow[]> {
+export async function bench(resultsDir = path.resolve('bench-results'), rounds = benchRounds()): Promise<BenchRow[]> {
   if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`)
   const all: Row[][] = []
   for (let r = 0; r < rounds; r++) all.push(await measure())

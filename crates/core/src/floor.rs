@@ -5,7 +5,7 @@
 //! call, without JS.
 
 use crate::backend::{runtime, BackendKind};
-use crate::error::{Check, Error, Result};
+use crate::error::{Check, Code, Error, Result};
 use crate::{Event, Stream, StreamKind};
 use cudarc::driver::sys;
 use std::hint::black_box;
@@ -24,6 +24,12 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
     if stream.kind() != StreamKind::Created {
         return Err(Error::range("the floor is measured on a created stream"));
     }
+    if n == 0 {
+        return Err(Error::range("the floor needs at least one run"));
+    }
+    if stream.is_capturing()? {
+        return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "the floor cannot be measured on a stream that is capturing"));
+    }
     let t = Instant::now();
     if runtime()?.info.kind == BackendKind::Cuda {
         let (s, e) = (stream.handle() as sys::CUstream, event.handle() as sys::CUevent);
@@ -38,6 +44,10 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                 FloorOp::StreamSynchronize => unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?,
             }
         }
+        if op == FloorOp::EventRecordQuery {
+            // Recorded behind the core's back: keep its record of that true.
+            event.mark_recorded(false);
+        }
     } else {
         for _ in 0..n {
             match op {
@@ -49,7 +59,7 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
             }
         }
     }
-    Ok(t.elapsed().as_nanos() as f64 / n.max(1) as f64)
+    Ok(t.elapsed().as_nanos() as f64 / n as f64)
 }
 
 #[cfg(test)]
@@ -68,5 +78,10 @@ mod tests {
         assert!(e.query().unwrap(), "the recorded event completes");
         let legacy = Stream::legacy(0).unwrap();
         assert!(floor(FloorOp::StreamSynchronize, &legacy, &e, 1).is_err());
+        assert!(floor(FloorOp::StreamSynchronize, &s, &e, 0).is_err());
+        s.begin_capture(crate::CaptureMode::Relaxed).unwrap();
+        let err = floor(FloorOp::StreamSynchronize, &s, &e, 1).unwrap_err();
+        assert_eq!(err.code_name().as_deref(), Some("CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"));
+        drop(s.end_capture().unwrap());
     }
 }

@@ -18,7 +18,8 @@ pub struct CudaStream {
     pub(super) owned: bool,
 }
 
-// SAFETY: a CUstream may be used from any thread once its context is current (bind does that).
+// SAFETY: a CUstream may be used from any thread: a created one carries its context, and the
+// default streams (which name the current context's) are bound first (`bind_implicit`).
 unsafe impl Send for CudaStream {}
 // SAFETY: as above; the handle is never mutated.
 unsafe impl Sync for CudaStream {}
