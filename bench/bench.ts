@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from '..'
-import { bench, benchRounds, firstUse, measure, medianRows, report, type Row } from '../lib/bench'
+import { bench, benchRounds, firstUse, measure, median, medianRows, report, type Row } from '../lib/bench'
 
 interface Peer {
   peer?: string
@@ -70,10 +70,7 @@ function medianPeers(rounds: Peer[][]): Peer[] {
     const k = `${p.peer}\u0000${p.key}`
     groups.set(k, [...(groups.get(k) ?? []), p])
   }
-  return [...groups.values()].map((g) => {
-    const values = g.map((p) => p.value).sort((a, b) => a - b)
-    return { ...g[0], value: values[values.length >> 1] }
-  })
+  return [...groups.values()].map((g) => ({ ...g[0], value: median(g.map((p) => p.value)) }))
 }
 
 async function main(): Promise<void> {

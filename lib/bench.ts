@@ -29,40 +29,37 @@ export interface Row {
 
 let rows: Row[] = []
 
-/** Median of `batches` batches of `n` calls of `f`, in µs per call. */
-function time(key: string, op: string, n: number, f: () => void, batches = 15): void {
-  for (let i = 0; i < Math.min(n, 1000); i++) f()
-  const per: number[] = []
-  for (let b = 0; b < batches; b++) {
-    const t0 = process.hrtime.bigint()
-    for (let i = 0; i < n; i++) f()
-    per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
-  }
-  per.sort((a, b) => a - b)
-  rows.push({ key, op, value: per[per.length >> 1], unit: 'µs' })
+/** The median of `xs` (the upper middle one for an even count). */
+export function median(xs: readonly number[]): number {
+  return [...xs].sort((a, b) => a - b)[xs.length >> 1]
 }
 
 /**
- * As `time`, each batch of ours followed by a batch of the bare driver calls (`native.driverFloor`)
- * in this process: the machine's drift touches both alike, so the ratio is what the binding adds.
+ * Median of `batches` batches of `n` calls of `f`, in µs per call. With `floor` (µs per call
+ * over `n` bare driver calls in this process, `native.driverFloor`), each batch of ours is
+ * followed by a batch of the floor: the machine's drift touches both alike, so the ratio is what
+ * the binding adds.
  */
-function timeWithFloor(key: string, op: string, n: number, f: () => void, floorOp: 0 | 1, s: Stream, e: Event, batches = 15): void {
+function time(key: string, op: string, n: number, f: () => void, batches = 15, floor?: (n: number) => number): void {
   for (let i = 0; i < Math.min(n, 1000); i++) f()
-  native.driverFloor(floorOp, s._id, e._id, Math.min(n, 1000))
-  const ours: number[] = []
+  floor?.(Math.min(n, 1000))
+  const per: number[] = []
   const floors: number[] = []
   const ratios: number[] = []
   for (let b = 0; b < batches; b++) {
     const t0 = process.hrtime.bigint()
     for (let i = 0; i < n; i++) f()
     const us = Number(process.hrtime.bigint() - t0) / 1e3 / n
-    const floor = native.driverFloor(floorOp, s._id, e._id, n) / 1e3
-    ours.push(us)
-    floors.push(floor)
-    ratios.push(us / floor)
+    per.push(us)
+    if (floor !== undefined) {
+      const bare = floor(n)
+      floors.push(bare)
+      ratios.push(us / bare)
+    }
   }
-  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[xs.length >> 1]
-  rows.push({ key, op, value: median(ours), unit: 'µs', inProcess: { floor: median(floors), ratio: median(ratios) } })
+  const row: Row = { key, op, value: median(per), unit: 'µs' }
+  if (floor !== undefined) row.inProcess = { floor: median(floors), ratio: median(ratios) }
+  rows.push(row)
 }
 
 /**
@@ -80,8 +77,7 @@ function bandwidth(key: string, op: string, bytes: number, s: Stream, copy: () =
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9
     gbs.push(bytes / seconds / 1e9)
   }
-  gbs.sort((a, b) => a - b)
-  rows.push({ key, op, value: gbs[gbs.length >> 1], unit: 'GB/s' })
+  rows.push({ key, op, value: median(gbs), unit: 'GB/s' })
 }
 
 /** Median µs of `batches` runs of an async `f`. */
@@ -93,8 +89,7 @@ async function timeAsync(key: string, op: string, n: number, f: () => Promise<vo
     for (let i = 0; i < n; i++) await f()
     per.push(Number(process.hrtime.bigint() - t0) / 1e3 / n)
   }
-  per.sort((a, b) => a - b)
-  rows.push({ key, op, value: per[per.length >> 1], unit: 'µs' })
+  rows.push({ key, op, value: median(per), unit: 'µs' })
 }
 
 /**
@@ -142,10 +137,10 @@ export async function measure(): Promise<Row[]> {
 
   time('stream_create_destroy', 'stream create+destroy', 500, () => new Stream().destroy())
   const ev = new Event({ disableTiming: true })
-  timeWithFloor('event_record_query', 'event record+query', 5000, () => {
+  time('event_record_query', 'event record+query', 5000, () => {
     ev.record(s)
     void ev.done
-  }, 0, s, ev)
+  }, 15, (n) => native.driverFloor(0, s._id, ev._id, n) / 1e3)
   const [e1, e2] = [new Event(), new Event()]
   time('event_pair_sync_elapsed', 'event pair + synchronize + elapsed', 2000, () => {
     e1.record(s)
@@ -153,7 +148,7 @@ export async function measure(): Promise<Row[]> {
     e2.synchronize()
     getElapsedTime(e1, e2)
   })
-  timeWithFloor('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize(), 1, s, ev)
+  time('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize(), 15, (n) => native.driverFloor(1, s._id, ev._id, n) / 1e3)
   await timeAsync('sync_async_idle', 'synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
   s.run(() => {
     time('pool_alloc_free', 'pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
@@ -233,7 +228,6 @@ export function benchRounds(): number {
 
 /** Each operation's median over rounds (a list of rounds, each a list of rows in the same order). */
 export function medianRows(rounds: Row[][]): Row[] {
-  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[xs.length >> 1]
   return rounds[0].map((first) => {
     const same = rounds.map((r) => r.find((x) => x.key === first.key)!)
     const row: Row = { ...first, value: median(same.map((x) => x.value)) }

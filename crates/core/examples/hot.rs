@@ -1,5 +1,6 @@
 //! Per-call cost of the hot core calls, without JS: `cargo run --release --example hot`.
 //! Compare with `bench/micro.js` (the same calls from JS) to see what the binding adds.
+use cuda_node_core::floor::{floor, FloorOp};
 use cuda_node_core::{runtime, Event, EventFlags, MemoryPool, Stream};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -42,6 +43,12 @@ fn main() -> cuda_node_core::Result<()> {
         s.record(&e).unwrap();
         black_box(e.query().unwrap());
     });
+    // The bench's in-process floor: the bare driver calls on cuda, the core's on sim.
+    for (name, op) in [("floor: record + query", FloorOp::EventRecordQuery), ("floor: synchronize", FloorOp::StreamSynchronize)] {
+        let mut per: Vec<f64> = (0..9).map(|_| floor(op, &s, &e, n).unwrap()).collect();
+        per.sort_by(|a, b| a.total_cmp(b));
+        println!("{name:<40} {:>8.1} ns", per[4]);
+    }
     if runtime()?.info.kind.name() == "cuda" {
         use cudarc::driver::sys;
         time("cuCtxGetCurrent", n, || {
@@ -51,14 +58,7 @@ fn main() -> cuda_node_core::Result<()> {
             black_box(c);
         });
         let (rs, re) = (s.handle() as sys::CUstream, e.handle() as sys::CUevent);
-        // SAFETY (the three below): live handles of this process's stream and event.
-        time("raw cuStreamSynchronize", n, || unsafe {
-            sys::cuStreamSynchronize(rs);
-        });
-        time("raw cuEventRecord + cuEventQuery", n, || unsafe {
-            sys::cuEventRecord(re, rs);
-            black_box(sys::cuEventQuery(re));
-        });
+        // SAFETY: live handles of this process's stream and event.
         time("raw cuStreamQuery", n, || unsafe {
             black_box(sys::cuStreamQuery(rs));
         });

@@ -5,7 +5,7 @@
 //! call, without JS.
 
 use crate::backend::{runtime, BackendKind};
-use crate::error::{Check, Code, Error, Result};
+use crate::error::{Check, Error, Result};
 use crate::{Event, Stream, StreamKind};
 use cudarc::driver::sys;
 use std::hint::black_box;
@@ -27,9 +27,7 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
     if n == 0 {
         return Err(Error::range("the floor needs at least one run"));
     }
-    if stream.is_capturing()? {
-        return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "the floor cannot be measured on a stream that is capturing"));
-    }
+    stream.not_capturing("the in-process floor")?;
     let t = Instant::now();
     if runtime()?.info.kind == BackendKind::Cuda {
         let (s, e) = (stream.handle() as sys::CUstream, event.handle() as sys::CUevent);

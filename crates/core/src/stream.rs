@@ -159,7 +159,7 @@ impl Stream {
     /// A blocking call on a capturing stream would invalidate the capture (C6): refuse it here,
     /// naming the call, before the driver sees it. Legacy-stream use while a blocking stream
     /// captures would too (C6c).
-    fn not_capturing(&self, what: &str) -> Result<()> {
+    pub(crate) fn not_capturing(&self, what: &str) -> Result<()> {
         if self.is_capturing()? {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,

@@ -57,11 +57,7 @@ pub fn insert<T>(table: &'static Local<T>, value: T) -> f64 {
 
 /// A clone of the live value behind `handle`; `None` for a stale or malformed handle.
 pub fn get<T: Clone>(table: &'static Local<T>, handle: f64) -> Option<T> {
-    let (generation, index) = split(handle)?;
-    table.with(|t| match t.borrow().slots.get(index) {
-        Some(Slot { generation: g, value: Some(v) }) if *g == generation => Some(v.clone()),
-        _ => None,
-    })
+    with(table, handle, T::clone)
 }
 
 /// Runs `f` on the live value behind `handle`, borrowed in place (no clone: the hot calls

@@ -22,7 +22,7 @@ fn destroyed() -> Error {
 
 /// Runs `f` on the live stream behind a handle (`NativeStream.id`), for the hot calls in `fast.rs`.
 pub(crate) fn with<R>(id: f64, f: impl FnOnce(&Arc<Stream>) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
-    handles::with(&STREAMS, id, |s| f(s)).unwrap_or_else(|| Err(destroyed()))
+    handles::with(&STREAMS, id, f).unwrap_or_else(|| Err(destroyed()))
 }
 
 /// A stream as the TS layer's `Stream` holds it: the object owns a handle in this thread's
