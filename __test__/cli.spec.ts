@@ -5,7 +5,7 @@ import path from 'node:path'
 import { root, scratchDir } from './helpers'
 
 const cli = (args: string[]) =>
-  spawnSync(process.execPath, [path.join(root, 'cli.js'), ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CUDA_NODE_BACKEND: 'sim' } })
+  spawnSync(process.execPath, [path.join(root, 'cli', 'cli.js'), ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CUDA_NODE_BACKEND: 'sim' } })
 
 test('cuda-node info prints the backend and each device as deviceQuery does', (t) => {
   const r = cli(['info'])
@@ -27,6 +27,6 @@ test('cuda-node tour runs the tour and writes its timeline', (t) => {
 test('cuda-node with no command prints its usage; an unknown one fails', (t) => {
   const none = cli([])
   t.is(none.status, 0)
-  t.regex(none.stderr, /usage: cuda-node info \| bench/)
+  t.regex(none.stderr, /usage: cuda-node info \| tour/)
   t.is(cli(['frobnicate']).status, 2)
 })

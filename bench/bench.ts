@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from '..'
-import { bench, benchRounds, firstUse, measure, median, medianRows, report, type Row } from '../lib/bench'
+import { bench, benchRounds, firstUse, measure, median, medianRows, report, type Row } from './lib'
 
 interface Peer {
   peer?: string

@@ -1,6 +1,7 @@
 // Per-call costs of the hot paths, each piece alone (node bench/micro.js), to see where time goes.
 const cuda = require('..')
 const { native } = require('../lib/native.js')
+const { own } = require('../lib/object.js')
 function t(name, n, f) {
   for (let i = 0; i < Math.min(n, 10000); i++) f()
   const res = []
@@ -10,9 +11,9 @@ function t(name, n, f) {
 const n = 100000
 const s = new cuda.Stream({ nonBlocking: true })
 const ev = new cuda.Event({ disableTiming: true })
-const sid = s._id, eid = ev._id
+const sid = own(s), eid = own(ev)
 console.log('backend', cuda.backend().name)
-t('memLive (napi, no args)', n, () => native.memLive())
+t('memLive (raw, no args)', n, () => native.memLive())
 t('streamQuery (raw)', n, () => native.streamQuery(sid))
 t('streamSynchronize (raw)', n, () => native.streamSynchronize(sid))
 t('s.synchronize()', n, () => s.synchronize())
@@ -20,12 +21,11 @@ t('eventQuery (raw)', n, () => native.eventQuery(eid))
 t('streamRecord (raw)', n, () => native.streamRecord(sid, eid))
 t('ev.record(s); ev.done', n, () => { ev.record(s); ev.done })
 t('nvtx push+pop', n, () => { cuda.nvtx.rangePush('r'); cuda.nvtx.rangePop() })
-const np = new native.NativePool(0)
-const pid = np.id
+const owner = {}
+const pid = native.poolCreate(owner, 0)
 t("poolMalloc+memFree (raw)", n, () => native.memFree(native.poolMalloc(pid, 1 << 20, sid)))
 const pool = new cuda.MemoryPool()
 s.run(() => t('pool.malloc(1 MiB).free()', n, () => pool.malloc(1 << 20).free()))
-t('Memory._adopt + MemoryPointer', n, () => new cuda.MemoryPointer(cuda.Memory._adopt(1, 1 << 20, 0), 0))
 t('getCurrentStream()', n, () => cuda.getCurrentStream())
 if (cuda.backend().name === 'cuda') {
   const k = new cuda.RawKernel('extern "C" __global__ void k(float* p, int n) { if (n < 0) p[0] = 1; }', 'k')

@@ -1,6 +1,6 @@
 // `npm start`: the tour of what cuda-node does, on whatever backend this machine has.
 import path from 'node:path'
-import { tour } from '../lib/tour'
+import { tour } from '../cli/tour'
 
 tour(path.join(__dirname, 'out')).catch((e) => {
   console.error(e)

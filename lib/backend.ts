@@ -10,6 +10,13 @@ export interface BackendInfo {
   readonly driverVersion?: number
 }
 
+let compiled: boolean | undefined
+
+/** @internal Whether compiled kernels run here (the simulator runs a kernel's host implementation instead). */
+export function compiledKernels(): boolean {
+  return (compiled ??= native.backendInfo().compiledKernels)
+}
+
 let cached: BackendInfo | undefined
 
 /**

@@ -1,18 +1,9 @@
-import { isMainThread } from 'node:worker_threads'
-import { native } from './native'
-import { MemoryPointer } from './memory'
-import { Stream, streamOr } from './stream'
+import { native, libraryHandlesCreated } from './native'
+import { own } from './object'
+import { MemoryPointer } from './memory/pointer'
+import type { Stream } from './stream/stream'
+import { streamOption } from './stream/handle'
 import { count, describe } from './validate'
-
-let exitHook = false
-
-/** Makes sure the handles are destroyed when the main thread exits (CuPy does this at exit). */
-export function handlesCreated(): void {
-  if (!exitHook && isMainThread) {
-    exitHook = true
-    process.once('exit', () => native.releaseLibraryHandles())
-  }
-}
 
 /** Options of a matrix product `C = alpha · op(A) · op(B) + beta · C`. */
 export interface GemmOptions {
@@ -77,41 +68,36 @@ function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
   const [A, B, C] = [ptr('A', o.A), ptr('B', o.B), ptr('C', o.C)]
   const transA = o.transA ?? false
   const transB = o.transB ?? false
+  if (typeof transA !== 'boolean' || typeof transB !== 'boolean') throw new TypeError('transA and transB must be booleans')
   const order = o.order ?? 'row'
   if (order !== 'row' && order !== 'column') throw new TypeError(`order must be 'row' or 'column', got ${describe(order)}`)
   const alpha = scalar('alpha', o.alpha ?? 1)
   const beta = scalar('beta', o.beta ?? 0)
-  const s = streamOr(o.stream, C.deviceId)
-  handlesCreated()
+  const s = streamOption(o.stream, C.deviceId)
+  libraryHandlesCreated()
   if (order === 'column') {
     const lda = count('lda', o.lda ?? (transA ? k : m))
     const ldb = count('ldb', o.ldb ?? (transB ? n : k))
     const ldc = count('ldc', o.ldc ?? m)
-    native.blasGemm(s._native, {
-      dtype, transA, transB, m, n, k, alpha, beta,
-      a: A.mem._handle, aOffset: A.byteOffset, lda, b: B.mem._handle, bOffset: B.byteOffset, ldb, c: C.mem._handle, cOffset: C.byteOffset, ldc,
-    })
+    const dims = new Float64Array([m, n, k, alpha, beta, lda, ldb, ldc, A.byteOffset, B.byteOffset, C.byteOffset])
+    native.blasGemm(s, dtype, (transA ? 1 : 0) | (transB ? 2 : 0), own(A.mem), own(B.mem), own(C.mem), dims)
   } else {
     // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: the same bytes, operands swapped.
     const lda = count('lda', o.lda ?? (transA ? m : k))
     const ldb = count('ldb', o.ldb ?? (transB ? k : n))
     const ldc = count('ldc', o.ldc ?? n)
-    native.blasGemm(s._native, {
-      dtype, transA: transB, transB: transA, m: n, n: m, k, alpha, beta,
-      a: B.mem._handle, aOffset: B.byteOffset, lda: ldb, b: A.mem._handle, bOffset: A.byteOffset, ldb: lda, c: C.mem._handle, cOffset: C.byteOffset, ldc,
-    })
+    const dims = new Float64Array([n, m, k, alpha, beta, ldb, lda, ldc, B.byteOffset, A.byteOffset, C.byteOffset])
+    native.blasGemm(s, dtype, (transB ? 1 : 0) | (transA ? 2 : 0), own(B.mem), own(A.mem), own(C.mem), dims)
   }
 }
 
 function axpy(dtype: 'float32' | 'float64', n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, o: AxpyOptions = {}): void {
   const X = ptr('x', x)
   const Y = ptr('y', y)
-  const s = streamOr(o.stream, Y.deviceId)
-  handlesCreated()
-  native.blasAxpy(s._native, {
-    dtype, n: count('n', n), alpha: scalar('alpha', alpha),
-    x: X.mem._handle, xOffset: X.byteOffset, incx: count('incx', o.incx ?? 1), y: Y.mem._handle, yOffset: Y.byteOffset, incy: count('incy', o.incy ?? 1),
-  })
+  const s = streamOption(o.stream, Y.deviceId)
+  libraryHandlesCreated()
+  const dims = new Float64Array([count('n', n), scalar('alpha', alpha), count('incx', o.incx ?? 1), count('incy', o.incy ?? 1), X.byteOffset, Y.byteOffset])
+  native.blasAxpy(s, dtype, own(X.mem), own(Y.mem), dims)
 }
 
 /**

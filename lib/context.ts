@@ -1,18 +1,18 @@
-// The current device (and, as they land, the current stream per device and the allocator) live
-// in an AsyncLocalStorage store, so they follow async code across awaits instead of threads.
+// The current device, the current stream of each device and the allocator live in an
+// AsyncLocalStorage store, so they follow async code across awaits instead of threads.
 import { AsyncLocalStorage } from 'node:async_hooks'
 
 export interface Scope {
   /** The current device's ordinal. */
   readonly device: number
-  /** The current stream of each device that has one set; others use the default stream. */
-  readonly streams?: ReadonlyMap<number, unknown>
-  /** The allocator `alloc` uses; the default pool when unset. */
+  /** The current stream of each device that has one set (Stream objects); others use the default stream. */
+  readonly streams?: ReadonlyMap<number, object>
+  /** The allocator `alloc` uses: the default pool when unset, `null` when disabled. */
   readonly allocator?: unknown
 }
 
 const root: Scope = { device: 0 }
-export const storage = new AsyncLocalStorage<Scope>()
+const storage = new AsyncLocalStorage<Scope>()
 
 export function scope(): Scope {
   return storage.getStore() ?? root
@@ -26,4 +26,9 @@ export function runWith<T>(patch: Partial<Scope>, fn: () => T): T {
 /** Applies `patch` to the rest of the current synchronous run and the async work it starts. */
 export function enterWith(patch: Partial<Scope>): void {
   storage.enterWith({ ...scope(), ...patch })
+}
+
+/** Restores `s` as the scope for the rest of the current synchronous run (leaving a `using` scope). */
+export function restore(s: Scope): void {
+  storage.enterWith(s)
 }

@@ -1,7 +1,6 @@
-import { native } from './native'
+import { native, libraryHandlesCreated } from './native'
 import { scope, runWith, enterWith } from './context'
 import { integer } from './validate'
-import { handlesCreated } from './blas'
 
 /** Free and total device memory in bytes (`cuMemGetInfo`). */
 export interface MemInfo {
@@ -99,13 +98,13 @@ export class Device {
    * every Device of this id, destroyed at exit. A bigint, for other native code.
    */
   get cublasHandle(): bigint {
-    handlesCreated()
+    libraryHandlesCreated()
     return native.deviceCublasHandle(this.id)
   }
 
   /** The device's cuSOLVER (dense) handle (CuPy's `Device.cusolver_handle`), as `cublasHandle`. */
   get cusolverHandle(): bigint {
-    handlesCreated()
+    libraryHandlesCreated()
     return native.deviceCusolverHandle(this.id)
   }
 

@@ -17,15 +17,3 @@ export class CudaError extends Error {
     return 'CudaError'
   }
 }
-
-/** Builds the error the native layer throws: CUDA failures, type and range errors. */
-export function makeError(kind: string, code: string | null | undefined, message: string): Error {
-  switch (kind) {
-    case 'cuda':
-      return new CudaError(message, code ?? 'CUDA_ERROR_UNKNOWN')
-    case 'type':
-      return new TypeError(message)
-    default:
-      return new RangeError(message)
-  }
-}

@@ -1,7 +1,8 @@
 import { native } from './native'
-import type { NativeEvent } from '../native'
 import { Device, deviceOrdinal } from './device'
-import { currentStreamOf, Stream } from './stream'
+import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
+import { currentStreamHandle, streamHandle } from './stream/handle'
+import type { Stream } from './stream/stream'
 
 /** Options for {@link Event}. */
 export interface EventOptions {
@@ -15,113 +16,96 @@ export interface EventOptions {
   device?: number | Device
 }
 
-const OPENED = Symbol('cuda-node opened event')
-
 /**
  * A CUDA event (CuPy's `cupy.cuda.Event`): a marker in a stream, to wait on, query, or time.
  */
-export class Event {
-  readonly #native: NativeEvent
-  /** The device, kept here: asking the native side costs a call per record(). */
-  readonly #device: number
-  /** The native event's handle, for the hot calls (`native.event*`). */
-  readonly #id: number
+export class Event extends NativeObject {
+  /** The raw handle, read on first use. */
+  #raw: bigint | undefined
 
   /** @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` for `interprocess` without `disableTiming`. */
-  constructor(options: EventOptions = {}) {
-    if (typeof options !== 'object' || options === null) throw new TypeError('Event options must be an object')
-    const opened = (options as { [OPENED]?: NativeEvent })[OPENED]
-    if (opened !== undefined) {
-      this.#native = opened
-      this.#device = opened.device
-      this.#id = opened.id
+  constructor(options?: EventOptions)
+  /** @internal */
+  constructor(token: typeof INTERNAL, make: (owner: object) => number, device: number)
+  constructor(options: EventOptions | typeof INTERNAL = {}, make?: (owner: object) => number, device?: number) {
+    if (options === INTERNAL) {
+      super(INTERNAL, 'Event', make!, device!)
       return
     }
-    const { block = false, disableTiming = false, interprocess = false, device } = options
+    if (typeof options !== 'object' || options === null) throw new TypeError('Event options must be an object')
+    const { block = false, disableTiming = false, interprocess = false } = options
     for (const [k, v] of Object.entries({ block, disableTiming, interprocess })) {
       if (typeof v !== 'boolean') throw new TypeError(`${k} must be a boolean`)
     }
-    const dev = deviceOrdinal(device)
-    this.#native = native.NativeEvent.create(dev, block, disableTiming, interprocess)
-    this.#device = dev
-    this.#id = this.#native.id
+    const dev = deviceOrdinal(options.device)
+    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev)
   }
 
   /**
    * Opens an interprocess event another process shared (CuPy's `Event.from_ipc_handle`; GPU only).
-   * @throws {RangeError} unless the handle is 64 bytes; {CudaError} where the driver rejects it.
+   * @throws {TypeError} unless the handle is a Buffer or Uint8Array, {RangeError} unless it is
+   *   64 bytes; {CudaError} where the driver rejects it.
    */
   static fromIpcHandle(handle: Uint8Array, device?: number | Device): Event {
     if (!(handle instanceof Uint8Array)) throw new TypeError('fromIpcHandle takes the 64-byte handle as a Buffer or Uint8Array')
     const dev = deviceOrdinal(device)
-    return new Event({ [OPENED]: native.NativeEvent.fromIpc(dev, handle) } as EventOptions)
+    return new Event(INTERNAL, (owner) => native.eventFromIpc(owner, dev, handle), dev)
   }
 
   /** The 64-byte handle another process opens this event with (GPU only; needs `interprocess`). */
   ipcHandle(): Buffer {
-    return this.#native.ipcHandle()
-  }
-
-  /** @internal */
-  get _native(): NativeEvent {
-    return this.#native
-  }
-
-  /** @internal The native event's handle, for the hot calls that take one. */
-  get _id(): number {
-    return this.#id
+    return native.eventIpcHandle(own(this))
   }
 
   /** The raw `CUevent` as a bigint. */
   get handle(): bigint {
-    return this.#native.handle
+    return (this.#raw ??= native.eventInfo(own(this)).handle)
   }
 
   /** The ordinal of the event's device. */
   get deviceId(): number {
-    return this.#native.device
+    return ownDevice(this)
   }
 
   /** True when the recorded work is complete, or when never recorded (`cudaEventQuery`). */
   get done(): boolean {
-    return native.eventQuery(this.#id)
+    return native.eventQuery(own(this))
   }
 
-  /** Records the event on `stream`, the current stream by default. */
+  /** Records the event on `stream`, the current stream of its device by default. */
   record(stream?: Stream): this {
-    const s = stream ?? currentStreamOf(this.#device)
-    if (!(s instanceof Stream)) throw new TypeError('record() takes a Stream')
-    native.streamRecord(s._id, this.#id)
+    const s = stream === undefined ? currentStreamHandle(ownDevice(this)) : streamHandle(stream)
+    native.streamRecord(s, own(this))
     return this
   }
 
   /** Blocks until the recorded work is complete. */
   synchronize(): void {
-    native.eventSynchronize(this.#id)
+    native.eventSynchronize(own(this))
   }
 
   /** Resolves once the recorded work is complete, without blocking the event loop. */
   synchronizeAsync(): Promise<void> {
-    return this.#native.synchronizeAsync()
+    return native.eventSynchronizeAsync(own(this))
   }
 
-  /** Releases the event. Later calls throw `CUDA_ERROR_INVALID_HANDLE`. */
+  /** Releases the event (again: nothing). Later calls throw `CUDA_ERROR_INVALID_HANDLE`. */
   destroy(): void {
-    this.#native.destroy()
+    native.eventDestroy(own(this))
   }
 
   /** Destroys the event, for `using`, as `destroy()` does. */
   [Symbol.dispose](): void {
-    this.#native.destroy()
+    this.destroy()
   }
 }
 
 /**
  * Milliseconds from `start` to `end` (CuPy's `get_elapsed_time`).
- * @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` when timing is disabled or an event was never
- *   recorded; `CUDA_ERROR_NOT_READY` when an event has not completed yet. Each says what to do.
+ * @throws {TypeError} unless both are Events; {CudaError} `CUDA_ERROR_INVALID_HANDLE` when timing
+ *   is disabled or an event was never recorded, `CUDA_ERROR_NOT_READY` when an event has not
+ *   completed yet. Each says what to do.
  */
 export function getElapsedTime(start: Event, end: Event): number {
-  if (!(start instanceof Event) || !(end instanceof Event)) throw new TypeError('getElapsedTime takes two Events')
-  return native.eventElapsedTime(start._native, end._native)
+  return native.eventElapsedTime(handleOf(start, 'Event', 'start'), handleOf(end, 'Event', 'end'))
 }

@@ -6,7 +6,9 @@ import { writeFileSync } from 'node:fs'
 import { backend } from './backend'
 import { Device } from './device'
 import { Event, getElapsedTime } from './event'
-import { Stream } from './stream'
+import { native } from './native'
+import { own } from './object'
+import { defaultHandle, NULL } from './stream/handle'
 
 interface GpuSlice {
   lane: string
@@ -34,7 +36,8 @@ class Tracer {
   constructor(device: number) {
     this.device = device
     new Device(device).synchronize()
-    this.base = new Event({ device }).record(Stream.null)
+    this.base = new Event({ device })
+    native.streamRecord(defaultHandle(NULL, device), own(this.base))
     this.base.synchronize()
     this.baseHost = performance.now()
   }
@@ -42,23 +45,26 @@ class Tracer {
 
 let active: Tracer | undefined
 
-/** Runs `op` (which enqueues on `stream`), timing it when a trace is under way. */
-export function traced<T>(stream: Stream, name: string | (() => string), cat: string, op: () => T): T {
+/** Runs `op` (which enqueues on the stream with handle `stream`), timing it when a trace is under way. */
+export function traced<T>(stream: number, name: string | (() => string), cat: string, op: () => T): T {
   const tr = active
   if (tr === undefined) return op()
   if (typeof name === 'function') name = name()
-  if (stream.deviceId !== tr.device || stream.isCapturing()) return op()
-  const start = new Event({ device: tr.device }).record(stream)
+  const info = native.streamInfo(stream)
+  if (info.device !== tr.device || native.streamCaptureStatus(stream) !== 'none') return op()
+  const start = new Event({ device: tr.device })
+  native.streamRecord(stream, own(start))
   const r = op()
-  const end = new Event({ device: tr.device }).record(stream)
-  tr.gpu.push({ lane: laneName(stream), name, cat, start, end })
+  const end = new Event({ device: tr.device })
+  native.streamRecord(stream, own(end))
+  tr.gpu.push({ lane: laneName(info.handle, info.nonBlocking), name, cat, start, end })
   return r
 }
 
-function laneName(s: Stream): string {
-  if (s === Stream.null) return 'Stream.null'
-  if (s === Stream.ptds) return 'Stream.ptds'
-  return `stream 0x${s.handle.toString(16)}${s.isNonBlocking ? ' (non-blocking)' : ''}`
+function laneName(handle: bigint, nonBlocking: boolean): string {
+  if (handle === 0n) return 'Stream.null'
+  if (handle === 2n) return 'Stream.ptds'
+  return `stream 0x${handle.toString(16)}${nonBlocking ? ' (non-blocking)' : ''}`
 }
 
 /** NVTX ranges on the host lane. */

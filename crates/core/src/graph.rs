@@ -11,19 +11,22 @@ pub struct Graph {
     /// Host functions captured into the graph: each launch calls them, so they live as long as
     /// the graph does (CuPy keeps them too; forgetting it is a use-after-free).
     host_fns: Vec<Arc<RepeatSlot>>,
+    /// Host functions of the graph before an update: launches made before it still run them.
+    retired: Vec<Arc<RepeatSlot>>,
     /// Pinned memory its copies read or write at every launch.
     keep: Vec<Arc<dyn HostBytes>>,
 }
 
 impl Graph {
     pub(crate) fn new(ops: Box<dyn GraphOps>, device: usize, captured: Captured) -> Graph {
-        Graph { ops, device, host_fns: captured.host_fns, keep: captured.keep }
+        Graph { ops, device, host_fns: captured.host_fns, retired: Vec::new(), keep: captured.keep }
     }
 
     pub fn device(&self) -> usize {
         self.device
     }
 
+    /// Host functions each launch runs.
     pub fn host_fn_count(&self) -> usize {
         self.host_fns.len()
     }
@@ -72,7 +75,8 @@ impl Graph {
         // The updated nodes point at `other`'s host functions and pinned memory: share them. The
         // old ones stay too: launches made before the update still run the old nodes, which
         // point at them (on the GPU, dropping them here was a use-after-free).
-        self.host_fns.extend(other.host_fns.iter().cloned());
+        let old = std::mem::replace(&mut self.host_fns, other.host_fns.clone());
+        self.retired.extend(old);
         self.keep.extend(other.keep.iter().cloned());
         Ok(())
     }

@@ -51,9 +51,11 @@ impl Function {
         self.params.get_or_init(|| self.ops.param_sizes()).as_deref()
     }
 
-    /// Launches on `stream` after checking the arguments against the kernel's parameters, where
-    /// the driver reports them: a mismatch is a TypeError, before the launch.
+    /// Launches on `stream` after checking the shape against the device's limits and the
+    /// arguments against the kernel's parameters, where the driver reports them: a mismatch is a
+    /// RangeError or TypeError, before the launch.
     pub fn launch(&self, stream: &Stream, launch: &Launch) -> Result<()> {
+        check_shape(self.device, launch)?;
         if stream.device() != self.device {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_INVALID_HANDLE,
@@ -81,4 +83,55 @@ impl Function {
         }
         stream.launch_kernel(&*self.ops, launch)
     }
+}
+
+/// A device's launch limits, read once.
+struct Limits {
+    block: [u64; 3],
+    grid: [u64; 3],
+    threads: u64,
+    shared: u64,
+}
+
+fn limits(device: usize) -> Result<&'static Limits> {
+    static ALL: std::sync::OnceLock<Box<[std::sync::OnceLock<Limits>]>> = std::sync::OnceLock::new();
+    let backend = &runtime()?.backend;
+    let all = ALL.get_or_init(|| (0..backend.device_count()).map(|_| std::sync::OnceLock::new()).collect());
+    let slot = all.get(device).ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_DEVICE, format!("no device {device}")))?;
+    if let Some(l) = slot.get() {
+        return Ok(l);
+    }
+    let props = backend.device_props(device)?;
+    let get = |k: &str| props.attributes.iter().find(|(n, _)| *n == k).map_or(0, |&(_, v)| v.max(0) as u64);
+    Ok(slot.get_or_init(|| Limits {
+        block: [get("maxBlockDimX"), get("maxBlockDimY"), get("maxBlockDimZ")],
+        grid: [get("maxGridDimX"), get("maxGridDimY"), get("maxGridDimZ")],
+        threads: get("maxThreadsPerBlock"),
+        shared: get("maxSharedMemoryPerBlockOptin").max(get("maxSharedMemoryPerBlock")),
+    }))
+}
+
+/// Checks a launch's grid, block and shared memory against `device`'s limits (a RangeError
+/// that says which limit), for both backends, before anything is launched.
+pub fn check_shape(device: usize, launch: &Launch) -> Result<()> {
+    let l = limits(device)?;
+    for (what, dims, max) in [("grid", launch.grid, l.grid), ("block", launch.block, l.block)] {
+        for (axis, (&v, &m)) in ["x", "y", "z"].iter().zip(dims.iter().zip(max.iter())) {
+            if v == 0 {
+                return Err(Error::range(format!("{what} {axis} must be at least 1")));
+            }
+            if m != 0 && v as u64 > m {
+                return Err(Error::range(format!("{what} {axis} is {v}, but device {device} allows at most {m}")));
+            }
+        }
+    }
+    let [bx, by, bz] = launch.block.map(u64::from);
+    let threads = bx * by * bz;
+    if l.threads != 0 && threads > l.threads {
+        return Err(Error::range(format!("a block of {bx}×{by}×{bz} = {threads} threads is more than device {device} allows ({})", l.threads)));
+    }
+    if l.shared != 0 && launch.shared_mem as u64 > l.shared {
+        return Err(Error::range(format!("{} bytes of dynamic shared memory is more than device {device} allows a block ({})", launch.shared_mem, l.shared)));
+    }
+    Ok(())
 }

@@ -32,6 +32,23 @@ impl PinnedBlock {
     pub fn check_range(&self, offset: u64, len: u64, what: &str) -> Result<()> {
         crate::memory::check_range(self.size, offset, len, what)
     }
+
+    /// Copies `src` into the block at `offset`.
+    pub fn write(&self, offset: u64, src: &[u8]) -> Result<()> {
+        self.check_range(offset, src.len() as u64, "write")?;
+        // SAFETY: the range lies inside the block (checked); ordering other access to the bytes
+        // is the caller's, as with CUDA itself.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr().add(offset as usize), src.len()) };
+        Ok(())
+    }
+
+    /// Copies from the block at `offset` into `dst`.
+    pub fn read(&self, offset: u64, dst: &mut [u8]) -> Result<()> {
+        self.check_range(offset, dst.len() as u64, "read")?;
+        // SAFETY: as for `write`.
+        unsafe { std::ptr::copy_nonoverlapping(self.ptr().add(offset as usize), dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
 }
 
 // SAFETY: the block is plain memory handed out once; concurrent access is the user's to order,

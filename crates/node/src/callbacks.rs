@@ -1,36 +1,221 @@
-//! Host callbacks reach JS through one weak threadsafe function per JS thread. The function a
-//! stream runs only queues the callback's id for the JS thread and returns: it makes no CUDA
-//! call and never waits for JS, so a blocked `synchronize()` cannot deadlock. The TS layer
-//! holds the callback and keeps the event loop alive while any is pending.
+//! Host callbacks: JS functions that streams and graphs run, owned here. The TS layer keeps each
+//! function under an id and runs it when told to (`registerHostDispatcher`); everything else is
+//! decided on this side: a [`JsCallback`] is the id held by Rust, by a queued host function or by
+//! a graph that captured it; when the last holder lets go, the dispatcher is told to forget the
+//! id. Runs still owed by queued work keep the event loop alive, as a timer does.
+//!
+//! Host functions run on the driver's (or the simulator's) threads, where they must make no CUDA
+//! call and never wait for JS: they only queue `(id, kind)` on a threadsafe function and return,
+//! so a blocked `synchronize()` on the JS thread cannot deadlock.
 
-use napi::bindgen_prelude::*;
-use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi_derive::napi;
+use crate::raw::{self, Func};
+use cuda_node_core::{Code, Error, Result};
+use napi::sys;
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-pub type Dispatch = ThreadsafeFunction<u32, Unknown<'static>, u32, Status, false, true>;
-
-thread_local! {
-    static DISPATCH: RefCell<Option<Arc<Dispatch>>> = const { RefCell::new(None) };
+/// What the dispatcher is told to do with an id.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Run it (a graph's callback: it stays).
+    Run = 0,
+    /// Run it, then forget it (a one-shot host function).
+    RunOnce = 1,
+    /// Forget it: nothing holds it any more.
+    Release = 2,
 }
 
-/// Registers `(id) => void`, which runs the JS callback registered under `id`.
-#[napi]
-pub fn register_host_dispatcher(f: Function<u32, Unknown<'static>>) -> Result<()> {
-    let tsfn = f.build_threadsafe_function::<u32>().weak::<true>().callee_handled::<false>().build()?;
-    DISPATCH.with(|d| *d.borrow_mut() = Some(Arc::new(tsfn)));
+/// The largest callback id (ids and kinds travel together in a pointer-sized word).
+const MAX_ID: u32 = (1 << 30) - 1;
+
+/// One JS thread's way back in: a threadsafe function calling the registered dispatcher.
+struct Channel {
+    /// Null once Node finalized it (the thread's environment went away): sends are dropped.
+    tsfn: Mutex<sys::napi_threadsafe_function>,
+    /// Runs queued work still owes; the function is ref'd (keeps the loop alive) while any is.
+    owed: AtomicUsize,
+    /// Callbacks captured into graphs, alive.
+    persistent: AtomicUsize,
+}
+
+// SAFETY: the threadsafe function is made to be called from any thread; the pointer is only read
+// under the mutex, which its finalizer takes too.
+unsafe impl Send for Channel {}
+// SAFETY: as above.
+unsafe impl Sync for Channel {}
+
+impl Channel {
+    fn send(&self, id: u32, kind: Kind) {
+        let tsfn = self.tsfn.lock().unwrap_or_else(|p| p.into_inner());
+        if tsfn.is_null() {
+            return;
+        }
+        let word = ((id as usize) << 2) | kind as usize;
+        // SAFETY: the function is live (not finalized: checked under the lock its finalizer
+        // takes); non-blocking, so this never waits for JS.
+        unsafe { sys::napi_call_threadsafe_function(*tsfn, word as *mut c_void, sys::ThreadsafeFunctionCallMode::nonblocking) };
+    }
+}
+
+thread_local! {
+    static CHANNEL: RefCell<Option<Arc<Channel>>> = const { RefCell::new(None) };
+}
+
+fn channel() -> Result<Arc<Channel>> {
+    CHANNEL.with(|c| c.borrow().clone()).ok_or_else(|| {
+        Error::cuda(Code::CUDA_ERROR_NOT_INITIALIZED, "no host dispatcher is registered on this thread: load cuda-node through its package")
+    })
+}
+
+unsafe extern "C" fn call_js(env: sys::napi_env, js_cb: sys::napi_value, context: *mut c_void, data: *mut c_void) {
+    if env.is_null() || js_cb.is_null() {
+        return; // the environment is going away
+    }
+    // SAFETY: `context` is the `Arc<Channel>` leaked at registration, alive until finalize.
+    let channel = unsafe { &*(context as *const Channel) };
+    let word = data as usize;
+    let (id, kind) = ((word >> 2) as u32, word & 3);
+    if kind != Kind::Release as usize && channel.owed.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)) == Ok(1) {
+        let tsfn = *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner());
+        if !tsfn.is_null() {
+            // SAFETY: on the JS thread, with the live function.
+            unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
+        }
+    }
+    let mut argv = [ptr::null_mut(); 2];
+    let mut undefined = ptr::null_mut();
+    // SAFETY: `env` is the JS thread's; the values are made and used in this callback's scope. An
+    // exception the dispatcher throws stays pending and reaches `uncaughtException`, as any
+    // callback's would.
+    unsafe {
+        sys::napi_create_uint32(env, id, &mut argv[0]);
+        sys::napi_create_uint32(env, kind as u32, &mut argv[1]);
+        sys::napi_get_undefined(env, &mut undefined);
+        sys::napi_call_function(env, undefined, js_cb, 2, argv.as_ptr(), ptr::null_mut());
+    }
+}
+
+unsafe extern "C" fn finalize(_env: sys::napi_env, _data: *mut c_void, context: *mut c_void) {
+    // SAFETY: `context` is the `Arc<Channel>` leaked at registration; this is its one release.
+    let channel = unsafe { Arc::from_raw(context as *const Channel) };
+    *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner()) = ptr::null_mut();
+}
+
+/// A JS callback held by Rust: a queued host function or a graph. Dropping the last holder tells
+/// the dispatcher to forget it.
+pub struct JsCallback {
+    id: u32,
+    channel: Arc<Channel>,
+    persistent: bool,
+    /// Set once a one-shot run was sent: the dispatcher forgets the id after running it.
+    spent: bool,
+}
+
+impl JsCallback {
+    /// The callback the dispatcher holds under `id`, on this thread. `persistent` for one a
+    /// graph captures.
+    pub fn new(id: f64, persistent: bool) -> Result<JsCallback> {
+        let id = crate::args::uint32("callback id", id)?;
+        if id > MAX_ID {
+            return Err(Error::range(format!("callback ids go up to {MAX_ID}, got {id}")));
+        }
+        let channel = channel()?;
+        if persistent {
+            channel.persistent.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(JsCallback { id, channel, persistent, spent: false })
+    }
+
+    /// Queues a run (a graph's callback, at each launch).
+    pub fn run(&self) {
+        self.channel.send(self.id, Kind::Run);
+    }
+
+    /// Queues the one run of a one-shot callback.
+    pub fn run_once(mut self) {
+        self.spent = true;
+        self.channel.send(self.id, Kind::RunOnce);
+    }
+}
+
+impl Drop for JsCallback {
+    fn drop(&mut self) {
+        if self.persistent {
+            self.channel.persistent.fetch_sub(1, Ordering::Relaxed);
+        }
+        if !self.spent {
+            self.channel.send(self.id, Kind::Release);
+        }
+    }
+}
+
+/// Keeps the event loop alive for `runs` more runs queued on this thread (call it on the JS
+/// thread, where the work is queued).
+pub fn owe(env: sys::napi_env, runs: usize) -> Result<()> {
+    if runs == 0 {
+        return Ok(());
+    }
+    let channel = channel()?;
+    if channel.owed.fetch_add(runs, Ordering::AcqRel) == 0 {
+        let tsfn = *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner());
+        if !tsfn.is_null() {
+            // SAFETY: on the JS thread that owns the function.
+            unsafe { sys::napi_ref_threadsafe_function(env, tsfn) };
+        }
+    }
     Ok(())
 }
 
-/// The host function for callback `id`, to hand to a stream. It may run more than once (from
-/// a graph); each run queues the id again.
-pub fn host_fn(id: u32) -> cuda_node_core::Result<impl Fn() + Send + Sync + 'static> {
-    let tsfn = DISPATCH
-        .with(|d| d.borrow().clone())
-        .ok_or_else(|| cuda_node_core::Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_INITIALIZED, "no host dispatcher registered on this thread"))?;
-    Ok(move || {
-        // If the environment is shutting down the call is refused and the callback dropped.
-        let _ = tsfn.call(id, ThreadsafeFunctionCallMode::NonBlocking);
-    })
+/// Takes back runs that were owed for work that failed to queue.
+pub fn forgive(env: sys::napi_env, runs: usize) {
+    if let Ok(channel) = channel() {
+        if runs > 0 && channel.owed.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_sub(runs))).is_ok_and(|n| n > 0 && n <= runs) {
+            let tsfn = *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner());
+            if !tsfn.is_null() {
+                // SAFETY: on the JS thread that owns the function.
+                unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
+            }
+        }
+    }
+}
+
+crate::exports! {
+    /// Registers `(id, kind) => void`, which runs (kind 0), runs and forgets (1) or forgets (2)
+    /// the callback the TS layer holds under `id`.
+    c"registerHostDispatcher" => fn register_host_dispatcher(cx, dispatcher: Func) -> () {
+        let channel = Arc::new(Channel { tsfn: Mutex::new(ptr::null_mut()), owed: AtomicUsize::new(0), persistent: AtomicUsize::new(0) });
+        let context = Arc::into_raw(channel.clone()) as *mut c_void;
+        let (mut name, mut tsfn) = (ptr::null_mut(), ptr::null_mut());
+        // SAFETY: `env` is this call's; the name is NUL-terminated.
+        unsafe { sys::napi_create_string_utf8(cx.env, c"cuda-node host callbacks".as_ptr(), -1, &mut name) };
+        // SAFETY: `dispatcher` is a function of this call; `finalize` releases `context` once,
+        // and `call_js` reads it meanwhile; queue size 0 is unlimited; one thread (this one).
+        let status = unsafe {
+            sys::napi_create_threadsafe_function(cx.env, dispatcher.0, ptr::null_mut(), name, 0, 1, ptr::null_mut(), Some(finalize), context, Some(call_js), &mut tsfn)
+        };
+        if status != sys::Status::napi_ok {
+            // SAFETY: not created, so `finalize` never runs: release the leaked reference.
+            drop(unsafe { Arc::from_raw(context as *const Channel) });
+            return raw::ok(status, "creating the host dispatcher");
+        }
+        // Unref'd: it keeps the loop alive only while runs are owed (`owe`).
+        // SAFETY: on the JS thread that made it.
+        unsafe { sys::napi_unref_threadsafe_function(cx.env, tsfn) };
+        *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner()) = tsfn;
+        CHANNEL.with(|c| *c.borrow_mut() = Some(channel));
+        Ok(())
+    }
+
+    /// Host callbacks queued on this thread and not yet run (graph launches' runs included).
+    c"callbacksPending" => fn callbacks_pending(_cx) -> f64 {
+        Ok(channel().map_or(0, |c| c.owed.load(Ordering::Acquire)) as f64)
+    }
+
+    /// Callbacks captured into graphs on this thread that are still held.
+    c"callbacksCaptured" => fn callbacks_captured(_cx) -> f64 {
+        Ok(channel().map_or(0, |c| c.persistent.load(Ordering::Acquire)) as f64)
+    }
 }

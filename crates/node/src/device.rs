@@ -1,61 +1,73 @@
-use crate::errors::guard;
+//! Devices: count, properties, memory, synchronize.
+
+use crate::raw::{self, Ret};
 use crate::task::Blocking;
 use cuda_node_core::runtime;
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
+use napi::sys;
 
-#[napi(object)]
-pub struct DeviceProps {
-    pub name: String,
-    pub compute_capability: String,
-    pub total_memory: f64,
-    pub attributes: std::collections::HashMap<String, f64>,
+/// A device's fixed facts: `{ name, computeCapability, totalMemory, attributes }`.
+pub struct DeviceProps(cuda_node_core::DeviceProps);
+
+impl Ret for DeviceProps {
+    fn ts() -> String {
+        "{ name: string; computeCapability: string; totalMemory: number; attributes: Record<string, number> }".into()
+    }
+    fn write(self, env: sys::napi_env) -> cuda_node_core::Result<sys::napi_value> {
+        let p = self.0;
+        let mut attrs = Vec::with_capacity(p.attributes.len());
+        for (k, v) in &p.attributes {
+            let name = std::ffi::CString::new(*k).unwrap_or_default();
+            attrs.push((name, (*v as f64).write(env)?));
+        }
+        let fields: Vec<(&std::ffi::CStr, sys::napi_value)> = attrs.iter().map(|(k, v)| (k.as_c_str(), *v)).collect();
+        let attributes = raw::object(env, &fields)?;
+        raw::object(
+            env,
+            &[
+                (c"name", p.name.write(env)?),
+                (c"computeCapability", format!("{}{}", p.cc_major, p.cc_minor).write(env)?),
+                (c"totalMemory", (p.total_memory as f64).write(env)?),
+                (c"attributes", attributes),
+            ],
+        )
+    }
 }
 
-#[napi(object)]
-pub struct MemInfo {
-    pub free: f64,
-    pub total: f64,
+crate::js_object! {
+    /// `{ free, total }` bytes of device memory.
+    pub struct MemInfo {
+        free: f64 = c"free",
+        total: f64 = c"total",
+    }
 }
 
-#[napi]
-pub fn device_count(env: Env) -> Result<u32> {
-    guard(&env, || Ok(runtime()?.backend.device_count() as u32))
-}
+crate::exports! {
+    /// How many devices the backend presents.
+    c"deviceCount" => fn device_count(_cx) -> f64 {
+        Ok(runtime()?.backend.device_count() as f64)
+    }
 
-#[napi]
-pub fn device_props(env: Env, id: f64) -> Result<DeviceProps> {
-    guard(&env, || {
+    /// A device's name, compute capability, memory and attributes.
+    c"deviceProps" => fn device_props(_cx, device: f64) -> DeviceProps {
         let rt = runtime()?;
-        let p = rt.backend.device_props(rt.ordinal(id)?)?;
-        Ok(DeviceProps {
-            name: p.name,
-            compute_capability: format!("{}{}", p.cc_major, p.cc_minor),
-            total_memory: p.total_memory as f64,
-            attributes: p.attributes.into_iter().map(|(k, v)| (k.to_string(), v as f64)).collect(),
-        })
-    })
-}
+        Ok(DeviceProps(rt.backend.device_props(rt.ordinal(device)?)?))
+    }
 
-#[napi]
-pub fn device_mem_info(env: Env, id: f64) -> Result<MemInfo> {
-    guard(&env, || {
+    /// Free and total memory now (`cuMemGetInfo`).
+    c"deviceMemInfo" => fn device_mem_info(_cx, device: f64) -> MemInfo {
         let rt = runtime()?;
-        let m = rt.backend.mem_info(rt.ordinal(id)?)?;
+        let m = rt.backend.mem_info(rt.ordinal(device)?)?;
         Ok(MemInfo { free: m.free as f64, total: m.total as f64 })
-    })
-}
+    }
 
-#[napi]
-pub fn device_synchronize(env: Env, id: f64) -> Result<()> {
-    guard(&env, || {
-        cuda_node_core::device::synchronize(runtime()?.ordinal(id)?)
-    })
-}
+    /// Blocks until all work on the device is done.
+    c"deviceSynchronize" => fn device_synchronize(_cx, device: f64) -> () {
+        cuda_node_core::device::synchronize(runtime()?.ordinal(device)?)
+    }
 
-/// `synchronize()` off the JS thread: a Promise that never blocks the event loop.
-#[napi(ts_return_type = "Promise<void>")]
-pub fn device_synchronize_async(env: Env, id: f64) -> Result<AsyncTask<Blocking<()>>> {
-    let ordinal = guard(&env, || runtime()?.ordinal(id))?;
-    Ok(Blocking::new(move || cuda_node_core::device::synchronize(ordinal)))
+    /// Resolves once all work on the device is done, off the JS thread.
+    c"deviceSynchronizeAsync" => fn device_synchronize_async(_cx, device: f64) -> Blocking {
+        let ordinal = runtime()?.ordinal(device)?;
+        Ok(Blocking::new(move || cuda_node_core::device::synchronize(ordinal)))
+    }
 }

@@ -1,65 +1,120 @@
-//! Core errors become JS errors here, and nowhere else: `CudaError` (the class the TS layer
-//! registers) for CUDA failures, `TypeError` / `RangeError` for bad arguments. A panic in the
-//! core is caught and reported as a `CudaError` with `CUDA_ERROR_UNKNOWN`: none crosses into JS.
+//! Core errors become JS errors here, and nowhere else: a `CudaError` (the class the TS layer
+//! registers) for CUDA failures, a `TypeError` or `RangeError` for bad arguments. Type and range
+//! errors are made by Node-API itself, so no user code runs while an error is built (a replaced
+//! `globalThis.RangeError` changes nothing); a `CudaError` is constructed from the registered
+//! class, with nothing borrowed meanwhile, so a constructor that calls back into the addon
+//! cannot find a lock held. A panic is caught before it reaches JS and reported as a `CudaError`
+//! with `CUDA_ERROR_UNKNOWN`.
 
+use crate::raw::{self, Func};
 use cuda_node_core::{Code, Error};
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
-use std::cell::RefCell;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-type Factory = FunctionRef<FnArgs<(String, Option<String>, String)>, Unknown<'static>>;
+use napi::sys;
+use std::cell::Cell;
+use std::ptr;
 
 thread_local! {
-    /// `(kind, code, message) => Error`, set by the TS layer once per JS thread (each worker too).
-    static FACTORY: RefCell<Option<Factory>> = const { RefCell::new(None) };
+    /// The `CudaError` class of this JS thread (each worker registers its own).
+    static CUDA_ERROR: Cell<sys::napi_ref> = const { Cell::new(ptr::null_mut()) };
 }
 
-/// Registers the function that builds JS errors: `(kind: 'cuda' | 'type' | 'range', code, message)`.
-#[napi]
-pub fn register_error_factory(factory: Function<FnArgs<(String, Option<String>, String)>, Unknown<'static>>) -> Result<()> {
-    let r = factory.create_ref()?;
-    FACTORY.with(|f| *f.borrow_mut() = Some(r));
-    Ok(())
-}
-
-/// Builds the JS error for a core error.
-pub fn to_js(env: &Env, err: Error) -> napi::Error {
-    let (kind, code) = match &err {
-        Error::Cuda { .. } | Error::Named { .. } => ("cuda", err.code_name()),
-        Error::Type(_) => ("type", None),
-        Error::Range(_) => ("range", None),
-    };
-    let message = err.message().to_string();
-    let built = FACTORY.with(|f| -> Option<napi::Error> {
-        let f = f.borrow();
-        let factory = f.as_ref()?.borrow_back(env).ok()?;
-        let value = factory.call(FnArgs::from((kind.to_string(), code.clone(), message.clone()))).ok()?;
-        Some(napi::Error::from(value))
-    });
-    built.unwrap_or_else(|| {
-        let status = match kind {
-            "type" | "range" => Status::InvalidArg,
-            _ => Status::GenericFailure,
-        };
-        napi::Error::new(status, format!("{}{message}", code.map(|c| format!("{c}: ")).unwrap_or_default()))
-    })
-}
-
-/// Runs a core call, mapping its error and catching any panic.
-pub fn guard<T>(env: &Env, f: impl FnOnce() -> cuda_node_core::Result<T>) -> Result<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(to_js(env, e)),
-        Err(panic) => Err(to_js(env, panic_error(panic))),
+crate::exports! {
+    /// Registers the class CUDA failures are thrown as: `new CudaError(message, code)`.
+    c"registerErrorClass" => fn register_error_class(cx, error_class: Func) -> () {
+        let mut r = ptr::null_mut();
+        // SAFETY: `class` is a function of this call; `r` is a valid out-pointer.
+        raw::ok(unsafe { sys::napi_create_reference(cx.env, error_class.0, 1, &mut r) }, "keeping the error class")?;
+        let old = CUDA_ERROR.with(|c| c.replace(r));
+        if !old.is_null() {
+            // SAFETY: `old` was created by this function on this thread and is deleted once.
+            unsafe { sys::napi_delete_reference(cx.env, old) };
+        }
+        Ok(())
     }
 }
 
-/// For work done off the JS thread (async tasks): catches panics, keeps the core error.
-pub fn guard_off_thread<T>(f: impl FnOnce() -> cuda_node_core::Result<T>) -> cuda_node_core::Result<T> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_error(p)))
+/// Throws `err` in `env`. An exception already pending (a getter of an argument threw) is
+/// replaced by a TypeError that carries its message: every error the addon throws is typed.
+pub fn throw(env: sys::napi_env, err: Error) {
+    let err = match take_pending(env) {
+        Some(msg) => Error::type_error(format!("{} (reading an argument threw: {msg})", err.message())),
+        None => err,
+    };
+    let value = build(env, &err);
+    // SAFETY: `env` is the current call's; `value` was made in it (or is null, and then the
+    // fallback below throws a plain error).
+    if value.is_null() || unsafe { sys::napi_throw(env, value) } != sys::Status::napi_ok {
+        let msg = std::ffi::CString::new(err.message().replace('\0', " ")).unwrap_or_default();
+        // SAFETY: `msg` is NUL-terminated.
+        unsafe { sys::napi_throw_error(env, ptr::null(), msg.as_ptr()) };
+    }
 }
 
+/// The message of a pending exception, cleared; `None` when none is pending.
+fn take_pending(env: sys::napi_env) -> Option<String> {
+    let mut pending = false;
+    // SAFETY: `env` is the current call's; `pending` is a valid out-pointer.
+    unsafe { sys::napi_is_exception_pending(env, &mut pending) };
+    if !pending {
+        return None;
+    }
+    let mut exc = ptr::null_mut();
+    // SAFETY: an exception is pending; `exc` is a valid out-pointer.
+    unsafe { sys::napi_get_and_clear_last_exception(env, &mut exc) };
+    let mut text = ptr::null_mut();
+    // SAFETY: `exc` is a value of this call. Coercing to a string may itself throw: cleared below.
+    if unsafe { sys::napi_coerce_to_string(env, exc, &mut text) } != sys::Status::napi_ok {
+        take_pending(env);
+        return Some("an exception".into());
+    }
+    Some(raw::string(env, text, "message").unwrap_or_else(|_| "an exception".into()))
+}
+
+/// The JS error for `err`, or null if it could not be made.
+pub fn build(env: sys::napi_env, err: &Error) -> sys::napi_value {
+    let message = err.message().to_string();
+    let mut msg = ptr::null_mut();
+    // SAFETY: the bytes are valid for their length during the call.
+    if unsafe { sys::napi_create_string_utf8(env, message.as_ptr().cast(), message.len() as isize, &mut msg) } != sys::Status::napi_ok {
+        return ptr::null_mut();
+    }
+    let mut out = ptr::null_mut();
+    match err {
+        // SAFETY (both): `msg` is a string of this call; `out` is a valid out-pointer.
+        Error::Type(_) => unsafe { sys::napi_create_type_error(env, ptr::null_mut(), msg, &mut out) },
+        Error::Range(_) => unsafe { sys::napi_create_range_error(env, ptr::null_mut(), msg, &mut out) },
+        Error::Cuda { .. } | Error::Named { .. } => {
+            let code = err.code_name().unwrap_or_else(|| "CUDA_ERROR_UNKNOWN".into());
+            return cuda_error(env, msg, &code);
+        }
+    };
+    out
+}
+
+/// `new CudaError(message, code)` from the registered class; a plain `Error` with `code` where
+/// none is registered or the constructor failed.
+fn cuda_error(env: sys::napi_env, msg: sys::napi_value, code: &str) -> sys::napi_value {
+    let mut code_value = ptr::null_mut();
+    // SAFETY: the bytes are valid for their length during the call.
+    unsafe { sys::napi_create_string_utf8(env, code.as_ptr().cast(), code.len() as isize, &mut code_value) };
+    let class_ref = CUDA_ERROR.with(Cell::get);
+    if !class_ref.is_null() {
+        let (mut class, mut out) = (ptr::null_mut(), ptr::null_mut());
+        // SAFETY: `class_ref` is a live reference of this thread; `class` a valid out-pointer.
+        unsafe { sys::napi_get_reference_value(env, class_ref, &mut class) };
+        let argv = [msg, code_value];
+        // SAFETY: `class` is the registered constructor; `argv` holds two values of this call.
+        if !class.is_null() && unsafe { sys::napi_new_instance(env, class, 2, argv.as_ptr(), &mut out) } == sys::Status::napi_ok {
+            return out;
+        }
+        take_pending(env);
+    }
+    let mut out = ptr::null_mut();
+    // SAFETY: `code_value` and `msg` are strings of this call.
+    unsafe { sys::napi_create_error(env, code_value, msg, &mut out) };
+    out
+}
+
+/// A panic's payload as a core error.
 pub fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
     let what = panic
         .downcast_ref::<&str>()
@@ -67,4 +122,9 @@ pub fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
     Error::cuda(Code::CUDA_ERROR_UNKNOWN, format!("internal error in cuda-node (please report it): {what}"))
+}
+
+/// For work done off the JS thread (async tasks): catches panics, keeps the core error.
+pub fn guard_off_thread<T>(f: impl FnOnce() -> cuda_node_core::Result<T>) -> cuda_node_core::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_error(p)))
 }

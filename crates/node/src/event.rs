@@ -1,98 +1,66 @@
-use crate::errors::guard;
+//! Events: create, record (through the stream), query, synchronize, elapsed time, IPC.
+
+use crate::raw::{BigU64, Bytes, NodeBuffer, Owner};
 use crate::task::Blocking;
-use cuda_node_core::{elapsed_time, runtime, Code, Error, Event, EventFlags};
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
-use crate::handles::{self, Owned, Table};
-use std::cell::RefCell;
+use cuda_node_core::{elapsed_time, runtime, Event, EventFlags};
 use std::sync::Arc;
 
-thread_local! {
-    static EVENTS: RefCell<Table<Arc<Event>>> = RefCell::new(Table::default());
-}
+crate::table!(EVENTS: Arc<Event>, CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one");
 
-fn destroyed() -> Error {
-    Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one")
-}
-
-/// Runs `f` on the live event behind a handle (`NativeEvent.id`), for the hot calls in `fast.rs`.
-pub(crate) fn with<R>(id: f64, f: impl FnOnce(&Event) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
-    handles::with(&EVENTS, id, |e| f(e)).unwrap_or_else(|| Err(destroyed()))
-}
-
-/// An event as the TS layer's `Event` holds it: the object owns a handle in this thread's table.
-#[napi]
-pub struct NativeEvent {
-    event: Owned<Arc<Event>>,
-}
-
-impl NativeEvent {
-    pub(crate) fn get(&self) -> cuda_node_core::Result<Arc<Event>> {
-        self.event.get().ok_or_else(destroyed)
-    }
-
-    fn wrap(e: Event) -> NativeEvent {
-        NativeEvent { event: Owned::new(&EVENTS, Arc::new(e)) }
+crate::js_object! {
+    /// What an event is, read once by the TS layer.
+    pub struct EventInfo {
+        handle: BigU64 = c"handle",
+        device: u32 = c"device",
     }
 }
 
-#[napi]
-impl NativeEvent {
-    #[napi(factory)]
-    pub fn create(env: Env, device: f64, blocking: bool, disable_timing: bool, interprocess: bool) -> Result<NativeEvent> {
-        guard(&env, || {
-            let flags = EventFlags { blocking, disable_timing, interprocess };
-            Ok(NativeEvent::wrap(Event::create(runtime()?.ordinal(device)?, flags)?))
-        })
+crate::exports! {
+    /// A new event on `device` (`cuEventCreate`).
+    c"eventCreate" => fn event_create(cx, owner: Owner, device: f64, blocking: bool, disable_timing: bool, interprocess: bool) -> f64 {
+        let flags = EventFlags { blocking, disable_timing, interprocess };
+        insert(cx, &owner, Arc::new(Event::create(runtime()?.ordinal(device)?, flags)?))
     }
 
-    #[napi(factory)]
-    pub fn from_ipc(env: Env, device: f64, handle: Uint8ArraySlice) -> Result<NativeEvent> {
-        guard(&env, || Ok(NativeEvent::wrap(Event::from_ipc(runtime()?.ordinal(device)?, handle.as_ref())?)))
+    /// Opens an interprocess event another process shared (`cuIpcOpenEventHandle`).
+    c"eventFromIpc" => fn event_from_ipc(cx, owner: Owner, device: f64, handle: Bytes) -> f64 {
+        insert(cx, &owner, Arc::new(Event::from_ipc(runtime()?.ordinal(device)?, handle.0)?))
     }
 
-    #[napi]
-    pub fn ipc_handle(&self, env: Env) -> Result<Buffer> {
-        guard(&env, || Ok(Buffer::from(self.get()?.ipc_handle()?.to_vec())))
+    /// The 64-byte handle another process opens the event with.
+    c"eventIpcHandle" => fn event_ipc_handle(_cx, event: f64) -> NodeBuffer {
+        with(event, |e| Ok(NodeBuffer(e.ipc_handle()?.to_vec())))
     }
 
-    #[napi(getter)]
-    pub fn handle(&self, env: Env) -> Result<BigInt> {
-        guard(&env, || Ok(BigInt::from(self.get()?.handle())))
+    /// The event's raw handle and device.
+    c"eventInfo" => fn event_info(_cx, event: f64) -> EventInfo {
+        with(event, |e| Ok(EventInfo { handle: BigU64(e.handle()), device: e.device() as u32 }))
     }
 
-    #[napi(getter)]
-    pub fn device(&self, env: Env) -> Result<u32> {
-        guard(&env, || Ok(self.get()?.device() as u32))
+    /// True when the recorded work is complete, or when never recorded (`cuEventQuery`).
+    c"eventQuery" => fn event_query(_cx, event: f64) -> bool {
+        with(event, |e| e.query())
     }
 
-    #[napi(getter)]
-    pub fn destroyed(&self) -> bool {
-        self.get().is_err()
+    /// Blocks until the recorded work is complete.
+    c"eventSynchronize" => fn event_synchronize(_cx, event: f64) -> () {
+        with(event, |e| e.synchronize())
     }
 
-    /// The handle the hot calls take (`fast.rs`).
-    #[napi(getter)]
-    pub fn id(&self) -> f64 {
-        self.event.id()
-    }
-
-
-
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn synchronize_async(&self, env: Env) -> Result<AsyncTask<Blocking<()>>> {
-        let e = guard(&env, || Ok(self.get()?.clone()))?;
+    /// Resolves once the recorded work is complete, off the JS thread.
+    c"eventSynchronizeAsync" => fn event_synchronize_async(_cx, event: f64) -> Blocking {
+        let e = get(event)?;
         Ok(Blocking::new(move || e.synchronize()))
     }
 
-    #[napi]
-    pub fn destroy(&self) {
-        drop(self.event.remove());
+    /// Milliseconds from `start` to `end` (`cuEventElapsedTime`).
+    c"eventElapsedTime" => fn event_elapsed_time(_cx, start: f64, end: f64) -> f64 {
+        with(start, |a| with(end, |b| Ok(elapsed_time(a, b)? as f64)))
     }
-}
 
-/// Milliseconds between two events (`cudaEventElapsedTime`).
-#[napi]
-pub fn event_elapsed_time(env: Env, start: &NativeEvent, end: &NativeEvent) -> Result<f64> {
-    guard(&env, || Ok(elapsed_time(&*start.get()?, &*end.get()?)? as f64))
+    /// Releases the event (again: nothing); later calls with its handle throw.
+    c"eventDestroy" => fn event_destroy(_cx, event: f64) -> () {
+        drop(take(event).ok());
+        Ok(())
+    }
 }

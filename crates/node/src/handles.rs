@@ -1,8 +1,13 @@
-//! Native objects cross into JS as numbers: a slot in one of this thread's tables and a
-//! generation, so that the hot calls (`fast.rs`) take plain numbers — no JS object to unwrap —
-//! and a stale number (used after free or destroy) is told apart from a live one. A table owns
-//! what it holds; removing an entry drops it.
+//! The one shape every native object has in JS: a number, a slot in one of this thread's tables
+//! and that slot's generation. The table owns the object; removing the entry (destroy, free, or
+//! the GC of its JS owner through [`own`]) drops it. Numbers keep the hot calls free of object
+//! unwrapping, and a stale number — used after destroy or free — finds nothing, so it is a typed
+//! error, never another object: a handle is never issued twice (a slot whose generations run out
+//! is retired, not reused).
 
+use crate::raw::{Cx, Owner};
+use cuda_node_core::Result;
+use napi::sys;
 use std::cell::RefCell;
 use std::thread::LocalKey;
 
@@ -22,10 +27,11 @@ impl<T> Default for Table<T> {
     }
 }
 
-/// A table of this thread, declared with `thread_local!`.
+/// A table of this thread, declared with `thread_local!` (or [`table!`]).
 pub type Local<T> = LocalKey<RefCell<Table<T>>>;
 
-const GENERATIONS: u32 = 0x1f_ffff; // 21 bits: generation · 2^32 + slot stays below 2^53
+/// 21 bits: generation · 2^32 + slot stays below 2^53, an exact JS number.
+const LAST_GENERATION: u32 = 0x1f_ffff;
 
 fn split(handle: f64) -> Option<(u32, usize)> {
     // Integer arithmetic: `%` and `fract()` on f64 are library calls (fmod, trunc) that showed
@@ -55,11 +61,6 @@ pub fn insert<T>(table: &'static Local<T>, value: T) -> f64 {
     })
 }
 
-/// A clone of the live value behind `handle`; `None` for a stale or malformed handle.
-pub fn get<T: Clone>(table: &'static Local<T>, handle: f64) -> Option<T> {
-    with(table, handle, T::clone)
-}
-
 /// Runs `f` on the live value behind `handle`, borrowed in place (no clone: the hot calls
 /// showed an `Arc` clone and drop at ~15% of an idle synchronize). `f` must not insert into or
 /// remove from the same table, nor call JS. `None` for a stale or malformed handle.
@@ -80,53 +81,102 @@ pub fn remove<T>(table: &'static Local<T>, handle: f64) -> Option<T> {
         .try_with(|t| {
             let mut t = t.borrow_mut();
             let slot = t.slots.get_mut(index).filter(|s| s.generation == generation && s.value.is_some())?;
-            slot.generation = slot.generation.wrapping_add(1) & GENERATIONS;
             let value = slot.value.take();
-            t.vacant.push(index as u32);
+            if slot.generation == LAST_GENERATION {
+                // Retired: reusing the slot would make an old handle name a new object.
+                slot.generation = u32::MAX;
+            } else {
+                slot.generation += 1;
+                t.vacant.push(index as u32);
+            }
             value
         })
         .ok()
         .flatten()
 }
 
-/// A value in one of this thread's tables, owned by a JS object (a napi class): its handle is
-/// what the hot calls take, and dropping the owner (the GC) removes the value, as `remove`
-/// (destroy) does sooner.
-pub struct Owned<T: 'static> {
-    table: &'static Local<T>,
-    id: f64,
-}
-
-impl<T> Owned<T> {
-    pub fn new(table: &'static Local<T>, value: T) -> Self {
-        Owned { id: insert(table, value), table }
-    }
-
-    pub fn id(&self) -> f64 {
-        self.id
-    }
-
-    /// Takes the value out now; later lookups of the handle find nothing.
-    pub fn remove(&self) -> Option<T> {
-        remove(self.table, self.id)
-    }
-}
-
-impl<T: Clone> Owned<T> {
-    pub fn get(&self) -> Option<T> {
-        get(self.table, self.id)
-    }
-}
-
-impl<T> Drop for Owned<T> {
-    fn drop(&mut self) {
-        drop(self.remove());
-    }
-}
-
 /// Live entries of `table` on this thread.
 pub fn live<T>(table: &'static Local<T>) -> usize {
-    table.with(|t| t.borrow().slots.iter().filter(|s| s.value.is_some()).count())
+    table.try_with(|t| t.borrow().slots.iter().filter(|s| s.value.is_some()).count()).unwrap_or(0)
+}
+
+/// Releases `handle` from `table` when `owner` is collected (the GC backstop; `destroy()` or
+/// `free()` release it sooner, and the finalizer then finds nothing).
+pub fn own<T: 'static>(cx: &Cx, owner: &Owner, table: &'static Local<T>, handle: f64) -> Result<()> {
+    unsafe extern "C" fn finalize<T: 'static>(_env: sys::napi_env, data: *mut std::ffi::c_void, hint: *mut std::ffi::c_void) {
+        // SAFETY: `hint` is the `&'static Local<T>` given to napi_add_finalizer below.
+        let table = unsafe { &*(hint as *const Local<T>) };
+        let handle = f64::from_bits(data as usize as u64);
+        // A panic must not unwind into the GC.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(remove(table, handle))));
+    }
+    let status = {
+        // SAFETY: `owner` is an object of this call; data and hint are plain values read back by
+        // `finalize`, which Node-API runs once, on this thread, when the owner is collected.
+        unsafe {
+            sys::napi_add_finalizer(
+                cx.env,
+                owner.0,
+                handle.to_bits() as usize as *mut std::ffi::c_void,
+                Some(finalize::<T>),
+                table as *const Local<T> as *mut std::ffi::c_void,
+                std::ptr::null_mut(),
+            )
+        }
+    };
+    crate::raw::ok(status, "attaching a finalizer")
+}
+
+/// Declares a concept's table: `table!(STREAMS: Arc<Stream>, "this Stream was destroyed: create a
+/// new one")` gives `STREAMS` and, in the declaring module, `with(handle, f)`, `get(handle)`,
+/// `insert(value)`, `take(handle)` and `stale()` (the error for a handle that names nothing).
+#[macro_export]
+macro_rules! table {
+    ($name:ident: $ty:ty, $code:ident, $message:literal) => {
+        thread_local! {
+            static $name: std::cell::RefCell<$crate::handles::Table<$ty>> = std::cell::RefCell::new($crate::handles::Table::default());
+        }
+
+        /// The error for a handle that names nothing (destroyed, freed, or never made).
+        pub(crate) fn stale() -> cuda_node_core::Error {
+            cuda_node_core::Error::cuda(cuda_node_core::Code::$code, $message)
+        }
+
+        /// Runs `f` on the live value behind `handle`.
+        #[allow(dead_code)]
+        pub(crate) fn with<R>(handle: f64, f: impl FnOnce(&$ty) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
+            $crate::handles::with(&$name, handle, f).unwrap_or_else(|| Err(stale()))
+        }
+
+        /// A clone of the live value behind `handle`.
+        #[allow(dead_code)]
+        pub(crate) fn get(handle: f64) -> cuda_node_core::Result<$ty> {
+            $crate::handles::with(&$name, handle, Clone::clone).ok_or_else(stale)
+        }
+
+        /// Stores `value`, owned by `owner` (released when it is collected); returns the handle.
+        #[allow(dead_code)]
+        pub(crate) fn insert(cx: &$crate::raw::Cx, owner: &$crate::raw::Owner, value: $ty) -> cuda_node_core::Result<f64> {
+            let handle = $crate::handles::insert(&$name, value);
+            if let Err(e) = $crate::handles::own(cx, owner, &$name, handle) {
+                drop($crate::handles::remove(&$name, handle));
+                return Err(e);
+            }
+            Ok(handle)
+        }
+
+        /// Takes the value out of the table (the caller drops it); `stale()` if it names nothing.
+        #[allow(dead_code)]
+        pub(crate) fn take(handle: f64) -> cuda_node_core::Result<$ty> {
+            $crate::handles::remove(&$name, handle).ok_or_else(stale)
+        }
+
+        /// Live entries on this thread (for leak checks).
+        #[allow(dead_code)]
+        pub(crate) fn live() -> usize {
+            $crate::handles::live(&$name)
+        }
+    };
 }
 
 #[cfg(test)]
@@ -140,19 +190,36 @@ mod tests {
     #[test]
     fn a_stale_handle_is_told_apart_from_the_live_one_in_its_slot() {
         let a = insert(&T, 1);
-        assert_eq!(get(&T, a), Some(1));
+        assert_eq!(with(&T, a, |v| *v), Some(1));
         assert_eq!(remove(&T, a), Some(1));
         let b = insert(&T, 2); // same slot, next generation
         assert_ne!(a, b);
-        assert_eq!(get(&T, a), None);
+        assert_eq!(with(&T, a, |v| *v), None);
         assert_eq!(remove(&T, a), None);
-        assert_eq!(get(&T, b), Some(2));
+        assert_eq!(with(&T, b, |v| *v), Some(2));
         assert_eq!(live(&T), 1);
         for bad in [-1.0, 0.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, 9_007_199_254_740_992.0, -9e18, 4294967296.5] {
-            assert_eq!(get(&T, bad), None, "{bad}");
             assert_eq!(with(&T, bad, |v| *v), None, "{bad}");
         }
         assert_eq!(with(&T, b, |v| *v + 1), Some(3));
-        assert_eq!(with(&T, a, |v| *v), None);
+        remove(&T, b);
+    }
+
+    #[test]
+    fn a_handle_is_never_issued_twice_even_past_the_last_generation() {
+        thread_local! {
+            static U: RefCell<Table<u32>> = RefCell::new(Table::default());
+        }
+        let first = insert(&U, 0);
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(first.to_bits());
+        remove(&U, first);
+        // Past 2^21 cycles the slot retires and a new one is used: no handle repeats.
+        for i in 0..(LAST_GENERATION as u64 + 10) {
+            let h = insert(&U, i as u32);
+            assert!(seen.insert(h.to_bits()), "handle {h} issued twice after {i} cycles");
+            assert_eq!(remove(&U, h), Some(i as u32));
+        }
+        assert_eq!(with(&U, first, |v| *v), None);
     }
 }

@@ -1,43 +1,92 @@
-//! napi-rs glue for cuda-node: converts arguments, calls `cuda_node_core`, maps errors.
-//! No CUDA logic lives here.
+//! The Node-API binding of cuda-node: argument conversion, handles and error mapping over
+//! `cuda_node_core`. No CUDA logic lives here. Every export is declared in its concept's file
+//! with `exports!` (raw.rs) and registered below.
 
 mod args;
+mod async_pool;
+mod backend;
 mod blas;
 mod callbacks;
 mod device;
 mod errors;
-mod fast;
 mod event;
+#[cfg(feature = "floor")]
+mod floor;
 mod graph;
 mod handles;
+mod kernel;
 mod memory;
 mod module;
+mod nvrtc;
 mod nvtx;
 mod pinned;
-mod ptrs;
+mod pinned_pool;
+mod pool;
+mod profiler;
+mod raw;
 mod stream;
 mod task;
 
-use errors::guard;
 use napi::bindgen_prelude::*;
-use napi_derive::napi;
+use napi::sys;
+use raw::{Export, NodeBuffer};
+use std::ptr;
 
-#[napi(object)]
-pub struct BackendInfo {
-    pub name: String,
-    pub reason: String,
-    pub driver_version: Option<i32>,
+/// Every concept's exports.
+fn tables() -> Vec<&'static [Export]> {
+    vec![
+        backend::EXPORTS,
+        errors::EXPORTS,
+        callbacks::EXPORTS,
+        device::EXPORTS,
+        stream::EXPORTS,
+        event::EXPORTS,
+        graph::EXPORTS,
+        memory::EXPORTS,
+        pool::EXPORTS,
+        async_pool::EXPORTS,
+        pinned::EXPORTS,
+        pinned_pool::EXPORTS,
+        nvrtc::EXPORTS,
+        module::EXPORTS,
+        kernel::EXPORTS,
+        blas::EXPORTS,
+        nvtx::EXPORTS,
+        profiler::EXPORTS,
+        EXPORTS,
+        #[cfg(feature = "floor")]
+        floor::EXPORTS,
+    ]
 }
 
-/// Which backend runs and why (selects it on first call).
-#[napi]
-pub fn backend_info(env: Env) -> Result<BackendInfo> {
-    guard(&env, || {
-        let rt = cuda_node_core::runtime()?;
-        Ok(BackendInfo {
-            name: rt.info.kind.name().to_string(),
-            reason: rt.info.reason.clone(),
-            driver_version: rt.info.driver_version,
-        })
-    })
+crate::exports! {
+    /// Every export's TypeScript declaration, with its doc comment, as `native.d.ts` declares it
+    /// (written at build by scripts/native-types.js, and held to this table by a test).
+    c"bindingDeclarations" => fn binding_declarations(_cx) -> NodeBuffer {
+        let mut out = String::new();
+        for table in tables() {
+            for e in table {
+                out.push_str(e.doc);
+                out.push('\u{1}');
+                out.push_str(&e.declaration());
+                out.push('\u{2}');
+            }
+        }
+        Ok(NodeBuffer(out.into_bytes()))
+    }
+}
+
+/// Adds every export to the module's exports.
+#[napi_derive::napi(module_exports)]
+pub fn register(exports: Object, env: Env) -> napi::Result<()> {
+    for table in tables() {
+        for e in table {
+            let mut f = ptr::null_mut();
+            // SAFETY: `name` is NUL-terminated; `f` has Node-API's callback signature.
+            check_status!(unsafe { sys::napi_create_function(env.raw(), e.name.as_ptr(), e.name.count_bytes() as isize, Some(e.f), ptr::null_mut(), &mut f) })?;
+            // SAFETY: `exports` and `f` are values of this env.
+            check_status!(unsafe { sys::napi_set_named_property(env.raw(), exports.raw(), e.name.as_ptr(), f) })?;
+        }
+    }
+    Ok(())
 }

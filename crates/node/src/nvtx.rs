@@ -1,41 +1,84 @@
-use crate::errors::guard;
+//! NVTX markers and ranges; push and pop are hot calls.
+
+use crate::raw::{self, Arg, BigU64, Cx};
 use cuda_node_core::nvtx::{self, Color};
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
+use napi::sys;
+use std::ffi::{CStr, CString};
 
 /// The colour of a message from CuPy's `id_color` or an ARGB value (which wins).
-pub(crate) fn color(id_color: Option<i64>, argb: Option<u32>) -> Color {
+fn color(id_color: Option<f64>, argb: Option<u32>) -> Color {
     match (argb, id_color) {
         (Some(c), _) => Color::Argb(c),
-        (None, Some(id)) => Color::from_id(id),
+        (None, Some(id)) => Color::from_id(id as i64),
         (None, None) => Color::None,
     }
 }
 
-#[napi]
-pub fn nvtx_mark(env: Env, message: String, id_color: Option<i64>, argb: Option<u32>) -> Result<()> {
-    guard(&env, || nvtx::mark(&message, color(id_color, argb)))
+/// A message as NVTX takes it, NUL-terminated: inline when it fits (no allocation on the hot
+/// path), else on the heap. A NUL byte inside is a TypeError.
+pub enum Message {
+    Inline([u8; 256]),
+    Heap(CString),
 }
 
-// nvtxRangePush and nvtxRangePop are hot calls: `fast.rs`.
-
-#[napi]
-pub fn nvtx_range_start(env: Env, message: String, id_color: Option<i64>, argb: Option<u32>) -> Result<BigInt> {
-    guard(&env, || Ok(BigInt::from(nvtx::range_start(&message, color(id_color, argb))?)))
+impl Message {
+    fn as_c_str(&self) -> &CStr {
+        match self {
+            // The inline buffer was checked to hold one NUL, at the end of the text.
+            Message::Inline(b) => CStr::from_bytes_until_nul(b).unwrap_or_default(),
+            Message::Heap(c) => c,
+        }
+    }
 }
 
-#[napi]
-pub fn nvtx_range_end(id: BigInt) {
-    nvtx::range_end(id.get_u64().1)
+impl<'a> Arg<'a> for Message {
+    fn ts() -> String {
+        "string".into()
+    }
+    fn read(cx: &'a Cx, i: usize, name: &str) -> cuda_node_core::Result<Message> {
+        let Some(v) = cx.arg(i) else { return Err(raw::wrong(cx, i, name, "a string")) };
+        let mut small = [0u8; 256];
+        let mut len = 0usize;
+        // SAFETY: `small` has room for 256 bytes; Node-API writes at most 255 and a NUL. A
+        // non-string is refused with a status.
+        if unsafe { sys::napi_get_value_string_utf8(cx.env, v, small.as_mut_ptr().cast(), small.len(), &mut len) } != sys::Status::napi_ok {
+            return Err(raw::wrong(cx, i, name, "a string"));
+        }
+        if len + 1 < small.len() {
+            if let Some(at) = small[..len].iter().position(|&b| b == 0) {
+                return Err(nvtx::nul_error(at));
+            }
+            return Ok(Message::Inline(small));
+        }
+        // Possibly cut short: the whole string.
+        CString::new(raw::string(cx.env, v, name)?).map(Message::Heap).map_err(|e| nvtx::nul_error(e.nul_position()))
+    }
 }
 
-/// Starts or stops the profiler (`cuProfilerStart` / `cuProfilerStop`).
-#[napi]
-pub fn profiler_set(env: Env, on: bool) -> Result<()> {
-    guard(&env, || cuda_node_core::profiler::set(on))
-}
+crate::exports! {
+    /// A point in time.
+    c"nvtxMark" => fn nvtx_mark(_cx, message: String, id_color: Option<f64>, argb: Option<u32>) -> () {
+        nvtx::mark(&message, color(id_color, argb))
+    }
 
-#[napi]
-pub fn profiler_active() -> bool {
-    cuda_node_core::profiler::active()
+    /// Opens a nested range on this thread; the depth NVTX reports.
+    c"nvtxRangePush" => fn nvtx_range_push(_cx, message: Message, id_color: Option<f64>, argb: Option<u32>) -> f64 {
+        Ok(nvtx::range_push_c(message.as_c_str(), color(id_color, argb)) as f64)
+    }
+
+    /// Closes the range this thread opened last.
+    c"nvtxRangePop" => fn nvtx_range_pop(_cx) -> f64 {
+        Ok(nvtx::range_pop() as f64)
+    }
+
+    /// Starts a range any thread may end, by its id.
+    c"nvtxRangeStart" => fn nvtx_range_start(_cx, message: String, id_color: Option<f64>, argb: Option<u32>) -> BigU64 {
+        Ok(BigU64(nvtx::range_start(&message, color(id_color, argb))?))
+    }
+
+    /// Ends the range `nvtxRangeStart` gave `id` for.
+    c"nvtxRangeEnd" => fn nvtx_range_end(_cx, id: BigU64) -> () {
+        nvtx::range_end(id.0);
+        Ok(())
+    }
 }

@@ -1,128 +1,83 @@
-use crate::args::count;
-use crate::errors::guard;
-use cuda_node_core::pinned::{PinnedBlock, PinnedPool};
+//! Pinned (page-locked) host memory. A block is shared by its handle, its
+//! `ArrayBuffer` and queued copies, and returns to its pool once all of them are gone.
+
+use crate::raw::{self, ArrayBufferOut, BigU64, Bytes, BytesMut, Count, JsArrayBuffer};
+use cuda_node_core::pinned::PinnedBlock;
 use cuda_node_core::{Code, Error};
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
+use napi::sys;
+use std::ffi::c_void;
+use std::ptr;
 use std::sync::Arc;
 
-#[napi]
-pub struct NativePinnedPool {
-    pool: Arc<PinnedPool>,
-}
+crate::table!(PINNED: Arc<PinnedBlock>, CUDA_ERROR_INVALID_VALUE, "this pinned memory was freed: allocate a new one");
 
-#[napi]
-impl NativePinnedPool {
-    #[napi(constructor)]
-    pub fn new() -> Self {
-        NativePinnedPool { pool: PinnedPool::new() }
-    }
-
-    #[napi]
-    pub fn malloc(&self, env: Env, size: f64) -> Result<NativePinned> {
-        guard(&env, || Ok(NativePinned { block: Some(self.pool.malloc(count("size", size)?)?) }))
-    }
-
-    #[napi]
-    pub fn n_free_blocks(&self) -> u32 {
-        self.pool.n_free_blocks() as u32
-    }
-
-    #[napi]
-    pub fn free_all_blocks(&self) {
-        self.pool.free_all_blocks()
+crate::js_object! {
+    /// A pinned block's host address and size.
+    pub struct PinnedInfo {
+        ptr: BigU64 = c"ptr",
+        size: f64 = c"size",
     }
 }
 
-/// Pinned host memory. Its `ArrayBuffer` and queued copies each hold the block, which returns
-/// to its pool once all of them are gone.
-#[napi]
-pub struct NativePinned {
-    block: Option<Arc<PinnedBlock>>,
+unsafe extern "C" fn release_block(_env: sys::napi_env, _data: *mut c_void, hint: *mut c_void) {
+    // SAFETY: `hint` is the `Arc<PinnedBlock>` leaked by `pinnedBuffer`; V8 releases the buffer once.
+    drop(unsafe { Arc::from_raw(hint as *const PinnedBlock) });
 }
 
-impl NativePinned {
-    pub(crate) fn get(&self) -> cuda_node_core::Result<&Arc<PinnedBlock>> {
-        self.block
-            .as_ref()
-            .ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "this pinned memory was freed: allocate a new one"))
-    }
-}
-
-#[napi]
-impl NativePinned {
-    #[napi(getter)]
-    pub fn size(&self, env: Env) -> Result<f64> {
-        guard(&env, || Ok(self.get()?.size() as f64))
-    }
-
-    #[napi(getter)]
-    pub fn ptr(&self, env: Env) -> Result<BigInt> {
-        guard(&env, || Ok(BigInt::from(self.get()?.ptr() as u64)))
+crate::exports! {
+    /// The block's host address and size.
+    c"pinnedInfo" => fn pinned_info(_cx, pinned: f64) -> PinnedInfo {
+        with(pinned, |b| Ok(PinnedInfo { ptr: BigU64(b.ptr() as u64), size: b.size() as f64 }))
     }
 
     /// An ArrayBuffer over the pinned bytes themselves. Where the runtime refuses external
-    /// buffers (Electron), napi would hand back a copy, which is not pinned memory: that is an
-    /// error instead.
-    #[napi]
-    pub fn buffer<'env>(&self, env: &'env Env) -> Result<ArrayBuffer<'env>> {
-        let block = guard(env, || Ok(self.get()?.clone()))?;
-        let (ptr, len) = (block.ptr(), block.size() as usize);
+    /// buffers (Electron), that is an error rather than a copy that is not pinned.
+    c"pinnedBuffer" => fn pinned_buffer(cx, pinned: f64) -> ArrayBufferOut {
+        let block = get(pinned)?;
+        let (data, len) = (block.ptr(), block.size() as usize);
+        let mut out = ptr::null_mut();
         if len == 0 {
-            return ArrayBuffer::from_data(env, Vec::<u8>::new());
+            let mut data = ptr::null_mut();
+            // SAFETY: an empty buffer; both are valid out-pointers.
+            raw::ok(unsafe { sys::napi_create_arraybuffer(cx.env, 0, &mut data, &mut out) }, "creating an ArrayBuffer")?;
+            return Ok(ArrayBufferOut(out));
         }
-        // SAFETY: `ptr` is valid for `len` bytes for as long as `block` lives, and the finalizer
-        // owns a reference to it until V8 releases the buffer.
-        let ab = unsafe { ArrayBuffer::from_external(env, ptr, len, block, |_env, block| drop(block)) }?;
-        if ab.as_ptr() != ptr as *const u8 {
-            return Err(crate::errors::to_js(
-                env,
-                Error::cuda(
-                    Code::CUDA_ERROR_NOT_SUPPORTED,
-                    "this runtime refuses external ArrayBuffers (as Electron does), so PinnedMemory.buffer cannot \
-                     expose pinned memory; copy through the PinnedMemory itself (its set() and get() methods) instead",
-                ),
+        let hint = Arc::into_raw(block) as *mut c_void;
+        // SAFETY: `data` is valid for `len` bytes as long as the block lives, and the finalizer
+        // owns a reference to it (`hint`) until V8 releases the buffer.
+        let status = unsafe { sys::napi_create_external_arraybuffer(cx.env, data.cast(), len, Some(release_block), hint, &mut out) };
+        if status != sys::Status::napi_ok {
+            // SAFETY: not created, so the finalizer never runs: release the reference here.
+            drop(unsafe { Arc::from_raw(hint as *const PinnedBlock) });
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "this runtime refuses external ArrayBuffers (as Electron does), so PinnedMemory.buffer cannot expose pinned memory; \
+                 copy through the PinnedMemory itself (its set() and get() methods) instead",
             ));
         }
-        Ok(ab)
+        Ok(ArrayBufferOut(out))
     }
 
-    /// Drops this reference; the block returns to its pool once its buffer and copies are gone.
-    #[napi]
-    pub fn release(&mut self) {
-        self.block = None;
+    /// Copies `src` into the block at `offset`.
+    c"pinnedWrite" => fn pinned_write(_cx, pinned: f64, offset: Count, src: Bytes) -> () {
+        with(pinned, |b| b.write(offset.0, src.0))
     }
 
-    /// Copies bytes between JS memory and the pinned block, for runtimes without `buffer()`.
-    #[napi]
-    pub fn write(&self, env: Env, offset: f64, src: Uint8ArraySlice) -> Result<()> {
-        guard(&env, || {
-            let b = self.get()?;
-            let offset = count("offset", offset)?;
-            b.check_range(offset, src.len() as u64, "write")?;
-            // SAFETY: the range lies inside the block (checked); JS is not running meanwhile.
-            unsafe { std::ptr::copy_nonoverlapping(src.as_ref().as_ptr(), b.ptr().add(offset as usize), src.len()) };
-            Ok(())
-        })
+    /// Copies from the block at `offset` into `dst`.
+    c"pinnedRead" => fn pinned_read(_cx, pinned: f64, offset: Count, dst: BytesMut) -> () {
+        with(pinned, |b| b.read(offset.0, dst.0))
     }
 
-    #[napi]
-    pub fn read(&self, env: Env, offset: f64, mut dst: Uint8ArraySlice) -> Result<()> {
-        // SAFETY: JS is not running during this call, so nothing else touches the view.
-        let dst = unsafe { dst.as_mut() };
-        guard(&env, || {
-            let b = self.get()?;
-            let offset = count("offset", offset)?;
-            b.check_range(offset, dst.len() as u64, "read")?;
-            // SAFETY: the range lies inside the block (checked).
-            unsafe { std::ptr::copy_nonoverlapping(b.ptr().add(offset as usize), dst.as_mut_ptr(), dst.len()) };
-            Ok(())
-        })
+    /// Drops this handle; the block returns to its pool once its buffer and copies are gone.
+    /// Freeing twice is nothing.
+    c"pinnedFree" => fn pinned_free(_cx, pinned: f64) -> () {
+        drop(take(pinned).ok());
+        Ok(())
     }
-}
 
-/// Detaches an ArrayBuffer (a freed PinnedMemory's), so later use of it is a TypeError.
-#[napi]
-pub fn detach_array_buffer(buffer: ArrayBuffer) -> Result<()> {
-    buffer.detach()
+    /// Detaches an ArrayBuffer (a freed PinnedMemory's), so later use of it is a TypeError.
+    c"arrayBufferDetach" => fn array_buffer_detach(cx, buffer: JsArrayBuffer) -> () {
+        // SAFETY: `buffer` is an ArrayBuffer of this call.
+        raw::ok(unsafe { sys::napi_detach_arraybuffer(cx.env, buffer.0) }, "detaching the ArrayBuffer")
+    }
 }

@@ -1,30 +1,97 @@
 //! Blocking core calls run on libuv's pool and settle a Promise: the event loop never waits.
 
-use crate::errors::{guard_off_thread, to_js};
-use napi::bindgen_prelude::*;
+use crate::errors::{self, guard_off_thread};
+use crate::raw::{ok, Ret};
+use cuda_node_core::Result;
+use napi::sys;
+use std::ffi::c_void;
+use std::ptr;
 
-/// A core call to run off the JS thread. Its core error is carried as is and turned into the
-/// JS error in `resolve`, where an `Env` exists.
-pub struct Blocking<T: Send + 'static> {
-    work: Option<Box<dyn FnOnce() -> cuda_node_core::Result<T> + Send>>,
+type Job = Box<dyn FnOnce() -> Result<()> + Send>;
+
+/// A core call to run off the JS thread, returned from an export as a `Promise<void>` that
+/// resolves when it returns and rejects with its error.
+pub struct Blocking {
+    job: Job,
 }
 
-impl<T: Send + ToNapiValue + TypeName + 'static> Blocking<T> {
-    pub fn new(work: impl FnOnce() -> cuda_node_core::Result<T> + Send + 'static) -> AsyncTask<Self> {
-        AsyncTask::new(Blocking { work: Some(Box::new(work)) })
+impl Blocking {
+    pub fn new(job: impl FnOnce() -> Result<()> + Send + 'static) -> Blocking {
+        Blocking { job: Box::new(job) }
     }
 }
 
-impl<T: Send + ToNapiValue + TypeName + 'static> Task for Blocking<T> {
-    type Output = cuda_node_core::Result<T>;
-    type JsValue = T;
+struct Work {
+    job: Option<Job>,
+    result: Result<()>,
+    deferred: sys::napi_deferred,
+    handle: sys::napi_async_work,
+}
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        let work = self.work.take().expect("a task is computed once");
-        Ok(guard_off_thread(work))
+unsafe extern "C" fn execute(_env: sys::napi_env, data: *mut c_void) {
+    // SAFETY: `data` is the `Work` boxed in `write`; libuv runs this once, on its pool, and
+    // `complete` runs only after it returns, so nothing else touches the box meanwhile.
+    let work = unsafe { &mut *(data as *mut Work) };
+    if let Some(job) = work.job.take() {
+        work.result = guard_off_thread(job);
+    }
+}
+
+unsafe extern "C" fn complete(env: sys::napi_env, _status: sys::napi_status, data: *mut c_void) {
+    // SAFETY: `data` is the `Work` boxed in `write`, handed back once, on the JS thread.
+    let work = unsafe { Box::from_raw(data as *mut Work) };
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        match work.result {
+            Ok(()) => {
+                let mut undefined = ptr::null_mut();
+                // SAFETY: `env` is the JS thread's; the deferred is settled once.
+                unsafe {
+                    sys::napi_get_undefined(env, &mut undefined);
+                    sys::napi_resolve_deferred(env, work.deferred, undefined);
+                }
+            }
+            Err(e) => {
+                let value = errors::build(env, &e);
+                // SAFETY: as above; `value` was made in `env` (null only if the env is going away,
+                // where the call fails harmlessly).
+                unsafe { sys::napi_reject_deferred(env, work.deferred, value) };
+            }
+        }
+        // SAFETY: the work is complete and deleted once.
+        unsafe { sys::napi_delete_async_work(env, work.handle) };
+    }));
+}
+
+impl Ret for Blocking {
+    fn ts() -> String {
+        "Promise<void>".into()
     }
 
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<T> {
-        output.map_err(|e| to_js(&env, e))
+    fn write(self, env: sys::napi_env) -> Result<sys::napi_value> {
+        let (mut deferred, mut promise, mut name) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        // SAFETY: `env` is the current call's; all are valid out-pointers.
+        ok(unsafe { sys::napi_create_promise(env, &mut deferred, &mut promise) }, "creating a Promise")?;
+        // SAFETY: as above; the name is NUL-terminated.
+        ok(unsafe { sys::napi_create_string_utf8(env, c"cuda-node".as_ptr(), -1, &mut name) }, "naming the work")?;
+        let data = Box::into_raw(Box::new(Work { job: Some(self.job), result: Ok(()), deferred, handle: ptr::null_mut() }));
+        let mut handle = ptr::null_mut();
+        // SAFETY: `execute` and `complete` take `data` as the `Work` it is.
+        let status = unsafe { sys::napi_create_async_work(env, ptr::null_mut(), name, Some(execute), Some(complete), data.cast(), &mut handle) };
+        if status != sys::Status::napi_ok {
+            // SAFETY: not queued, so never completed: reclaim it.
+            drop(unsafe { Box::from_raw(data) });
+            return ok(status, "queueing the work").map(|_| ptr::null_mut());
+        }
+        // SAFETY: `data` stays ours until `complete`, which runs after the queue below.
+        unsafe { (*data).handle = handle };
+        // SAFETY: `handle` was just created.
+        let status = unsafe { sys::napi_queue_async_work(env, handle) };
+        if status != sys::Status::napi_ok {
+            // SAFETY: never queued: delete it and reclaim the data.
+            unsafe { sys::napi_delete_async_work(env, handle) };
+            drop(unsafe { Box::from_raw(data) });
+            return ok(status, "queueing the work").map(|_| ptr::null_mut());
+        }
+        Ok(promise)
     }
 }

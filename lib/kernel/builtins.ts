@@ -1,23 +1,20 @@
 // Built-in kernels that both backends run, so tests and the tour can show order and overlap
 // without a compiler.
-import { native } from './native'
-import { getCurrentStream, Stream, streamOr } from './stream'
-import { MemoryPointer } from './memory'
-import { Scalar } from './kernel'
-import { traced } from './trace'
-import { describe } from './validate'
-
-/** The element types `fill` writes. */
-export type DType = 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float32' | 'float64' | 'int64' | 'uint64'
-
-const widths: Record<DType, number> = {
-  int8: 1, uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, float64: 8, int64: 8, uint64: 8,
-}
+import { native } from '../native'
+import { own } from '../object'
+import { MemoryPointer } from '../memory/pointer'
+import type { Stream } from '../stream/stream'
+import { streamOption } from '../stream/handle'
+import { scope } from '../context'
+import { traced } from '../trace'
+import { describe } from '../validate'
+import { DTYPES, isDType, type DType } from './dtype'
 
 /** The bits of `value` as `dtype`, little-endian, as a bigint (the encoding kernel arguments use). */
 function bits(value: number | bigint, dtype: DType): bigint {
   const v = new DataView(new ArrayBuffer(8))
-  new Uint8Array(v.buffer).set(new Scalar(dtype, value).bytes())
+  if (typeof value !== 'number' && typeof value !== 'bigint') throw new TypeError(`fill value must be a number or bigint, got ${describe(value)}`)
+  DTYPES[dtype].write(v, 0, value, dtype)
   return v.getBigUint64(0, true)
 }
 
@@ -34,9 +31,8 @@ export const kernels = {
    */
   sleep(ns: number, stream?: Stream): void {
     if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
-    if (!Number.isSafeInteger(ns) || ns < 0) throw new RangeError(`ns must be a non-negative integer, got ${ns}`)
-    const s = stream === undefined ? getCurrentStream() : streamOr(stream, 0)
-    traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => native.streamSleep(s._id, ns))
+    const s = streamOption(stream, scope().device)
+    traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => native.streamSleep(s, ns))
   },
 
   /**
@@ -47,11 +43,10 @@ export const kernels = {
    */
   fill(ptr: MemoryPointer, value: number | bigint, count: number, dtype: DType = 'float32', stream?: Stream): void {
     if (!(ptr instanceof MemoryPointer)) throw new TypeError(`fill needs a MemoryPointer, got ${describe(ptr)}`)
-    if (!(dtype in widths)) throw new TypeError(`unknown dtype ${describe(dtype)}: one of ${Object.keys(widths).join(', ')}`)
+    if (!isDType(dtype)) throw new TypeError(`unknown dtype ${describe(dtype)}: one of ${Object.keys(DTYPES).join(', ')}`)
     if (typeof count !== 'number') throw new TypeError(`count must be a number, got ${describe(count)}`)
-    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer, got ${count}`)
-    const s = streamOr(stream, ptr.deviceId)
+    const s = streamOption(stream, ptr.deviceId)
     const b = bits(value, dtype)
-    traced(s, () => `kernels.fill ${count} × ${dtype}`, 'kernel', () => s._native.fill(ptr.mem._handle, ptr.byteOffset, widths[dtype], b, count))
+    traced(s, () => `kernels.fill ${count} × ${dtype}`, 'kernel', () => native.memFill(s, own(ptr.mem), ptr.byteOffset, DTYPES[dtype].size, b, count))
   },
 }

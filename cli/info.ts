@@ -1,6 +1,5 @@
-import { backend } from './backend'
-import { Device } from './device'
-import { native } from './native'
+import { backend, Device } from '../index'
+import { native } from '../lib/native'
 
 /** What `npx cuda-node info` prints: backend, versions, and each device as deviceQuery shows it. */
 export function info(): string {

@@ -1,14 +1,7 @@
 // The tour (`npm start`, `npx cuda-node tour`): what cuda-node does, on whatever backend is here.
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { alloc } from './memory'
-import { backend } from './backend'
-import { Device } from './device'
-import { Event, getElapsedTime } from './event'
-import { kernels } from './kernels'
-import { nvtx } from './nvtx'
-import { profiler } from './profiler'
-import { Stream } from './stream'
+import { alloc, backend, Device, Event, getElapsedTime, kernels, nvtx, profiler, Stream } from '../index'
 
 /** Runs the tour; the timeline goes to `outDir` (default `./cuda-node-tour`). */
 export async function tour(outDir = path.resolve('cuda-node-tour')): Promise<void> {

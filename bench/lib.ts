@@ -1,17 +1,19 @@
-// `npm run bench`, `npx cuda-node bench`: per-operation host time, median over batches, in one run.
+// `npm run bench`: per-operation host time, median over batches, in one run.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { allocPinned, alloc, AsyncMemoryPool, MemoryPool } from './memory'
-import { backend } from './backend'
-import { Device } from './device'
-import { Event, getElapsedTime } from './event'
-import { kernels } from './kernels'
-import { Stream } from './stream'
-import { native } from './native'
-import { nvtx } from './nvtx'
+import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, MemoryPool, nvtx, Stream } from '..'
+import { native } from '../lib/native'
+import { own } from '../lib/object'
+
+/** The in-process driver floor: in the addon the bench builds with the `floor` feature (bench/bench.ts). */
+function driverFloor(op: 0 | 1, s: Stream, e: Event, n: number): number {
+  const f = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
+  if (f === undefined) throw new Error('the in-process floor needs the addon built with the floor feature (npm run bench builds it)')
+  return f(op, own(s), own(e), n)
+}
 
 export interface Row {
   /** The operation's key, shared with the floor (C++) and the peers (CuPy, PyTorch). */
@@ -140,7 +142,7 @@ export async function measure(): Promise<Row[]> {
   time('event_record_query', 'event record+query', 5000, () => {
     ev.record(s)
     void ev.done
-  }, 15, (n) => native.driverFloor(0, s._id, ev._id, n) / 1e3)
+  }, 15, (n) => driverFloor(0, s, ev, n) / 1e3)
   const [e1, e2] = [new Event(), new Event()]
   time('event_pair_sync_elapsed', 'event pair + synchronize + elapsed', 2000, () => {
     e1.record(s)
@@ -148,7 +150,7 @@ export async function measure(): Promise<Row[]> {
     e2.synchronize()
     getElapsedTime(e1, e2)
   })
-  time('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize(), 15, (n) => native.driverFloor(1, s._id, ev._id, n) / 1e3)
+  time('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize(), 15, (n) => driverFloor(1, s, ev, n) / 1e3)
   await timeAsync('sync_async_idle', 'synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
   s.run(() => {
     time('pool_alloc_free', 'pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// npx cuda-node info | tour
+import path from 'node:path'
+
+const [cmd, arg] = process.argv.slice(2)
+const usage = 'usage: cuda-node info | tour [output-dir]'
+
+async function main(): Promise<void> {
+  switch (cmd) {
+    case 'info':
+      console.log((await import('./info')).info())
+      break
+    case 'tour':
+      await (await import('./tour')).tour(path.resolve(arg ?? 'cuda-node-tour'))
+      break
+    default:
+      console.error(usage)
+      process.exitCode = cmd === undefined || cmd === '--help' || cmd === '-h' ? 0 : 2
+  }
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exitCode = 1
+})

@@ -1,0 +1,87 @@
+// Packing a launch: the arguments' bytes and the launch's shape go to the addon in two reused
+// typed arrays, so a launch allocates nothing.
+import { MemoryPointer } from '../memory/pointer'
+import { describe } from '../validate'
+import { Scalar, writeScalar } from './scalar'
+import type { Param } from './signature'
+
+/** A kernel argument: a device pointer, a typed scalar, or a bigint (passed as 8 bytes). */
+export type KernelArg = MemoryPointer | Scalar | bigint
+
+/** A grid or block size: `n`, or `[x, y?, z?]`. */
+export type Dim3 = number | readonly [number, number?, number?]
+
+// The launch's scratch, reused by every launch on this thread: the arguments' bytes (the driver
+// copies them at the launch) and the shape: grid x y z, block x y z, shared memory, the argument
+// count, then each argument's size. Packing here costs no allocation per launch.
+let argBytes = new Uint8Array(1024)
+let argView = new DataView(argBytes.buffer)
+let shape = new Uint32Array(8 + 32)
+
+/** Writes argument `i` at `at` of the scratch (growing it as needed); returns its size. */
+function packArg(a: KernelArg, i: number, name: string, p: Param | undefined, at: number): number {
+  if (at + 8 > argBytes.length) {
+    const bigger = new Uint8Array(argBytes.length * 2)
+    bigger.set(argBytes)
+    argBytes = bigger
+    argView = new DataView(bigger.buffer)
+  }
+  if (a instanceof MemoryPointer) {
+    if (p && !p.pointer) throw new TypeError(`argument ${i} of ${name} is \`${p.text}\`, not a pointer, but a MemoryPointer was given`)
+    argView.setBigUint64(at, a.ptr, true)
+    return 8
+  }
+  if (a instanceof Scalar) {
+    if (p?.pointer) throw new TypeError(`argument ${i} of ${name} is the pointer \`${p.text}\`, but a ${a.type} scalar was given`)
+    if (p?.size !== undefined && p.size !== a.size) {
+      throw new TypeError(`argument ${i} of ${name} is \`${p.text}\` (${p.size} bytes), but a ${a.type} (${a.size} bytes) was given`)
+    }
+    writeScalar(a, argView, at)
+    return a.size
+  }
+  if (typeof a === 'bigint') {
+    argView.setBigUint64(at, BigInt.asUintN(64, a), true)
+    return 8
+  }
+  if (typeof a === 'number') {
+    throw new TypeError(`argument ${i} of ${name} is a plain number: say its C type, as f32(x), f64(x), i32(x), u32(x), i64(x) or u64(x)`)
+  }
+  throw new TypeError(`argument ${i} of ${name} must be a MemoryPointer, a typed scalar (f32(x), i32(x), ...) or a bigint, got ${describe(a)}`)
+}
+
+/** Packs every argument (checking each) and the launch's shape into the scratch. */
+export function pack(args: readonly KernelArg[], name: string, params: Param[] | undefined, grid: number[], block: number[], sharedMem: number): void {
+  // A kernel's parameters take at most 32 KB (4 KB before CUDA 12.1): 4096 is past any real kernel.
+  if (args.length > 4096) throw new RangeError(`${name} is given ${args.length} arguments: a kernel takes at most 4096`)
+  if (shape.length < 8 + args.length) shape = new Uint32Array(8 + args.length)
+  let at = 0
+  for (let i = 0; i < args.length; i++) {
+    const n = packArg(args[i], i, name, params?.[i], at)
+    shape[8 + i] = n
+    at += n
+  }
+  shape[0] = grid[0]
+  shape[1] = grid[1]
+  shape[2] = grid[2]
+  shape[3] = block[0]
+  shape[4] = block[1]
+  shape[5] = block[2]
+  shape[6] = sharedMem
+  shape[7] = args.length
+}
+
+export function dim3(name: string, d: unknown): [number, number, number] {
+  const v = typeof d === 'number' ? [d] : Array.isArray(d) ? d : undefined
+  if (!v || v.length < 1 || v.length > 3) throw new TypeError(`${name} must be a number or [x, y?, z?], got ${describe(d)}`)
+  const out = [v[0], v[1] ?? 1, v[2] ?? 1] as [number, number, number]
+  for (const x of out) {
+    if (typeof x !== 'number') throw new TypeError(`${name} dimensions must be numbers, got ${describe(x)}`)
+    if (!Number.isInteger(x) || x < 1 || x > 2 ** 31 - 1) throw new RangeError(`${name} dimensions must be positive integers, got ${x}`)
+  }
+  return out
+}
+
+/** The shape and the arguments' bytes of the last `pack`. */
+export function packed(): [Uint32Array, Uint8Array] {
+  return [shape, argBytes]
+}

@@ -1,0 +1,31 @@
+// A kernel's parameters, read from the `extern "C" __global__` signature in its source, so that
+// arguments are checked before a launch even where the driver cannot tell (the simulator).
+
+export interface Param {
+  pointer: boolean
+  /** Bytes, where the type is a known scalar; undefined otherwise. */
+  size?: number
+  text: string
+}
+
+const SCALAR_BYTES: [RegExp, number][] = [
+  [/\b(double|int64_t|uint64_t|long\s+long|size_t|ptrdiff_t)\b/, 8],
+  [/\b(float|int|unsigned|int32_t|uint32_t)\b/, 4],
+  [/\b(short|int16_t|uint16_t|half|__half|__nv_bfloat16)\b/, 2],
+  [/\b(char|int8_t|uint8_t|bool)\b/, 1],
+]
+
+/** The parameters of `extern "C" __global__ void name(...)` in `code`, if it can be found. */
+export function parseSignature(code: string, name: string): Param[] | undefined {
+  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const m = new RegExp(`__global__\\s+(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?void\\s+${esc}\\s*\\(([^)]*)\\)`).exec(code)
+  if (!m) return undefined
+  const list = m[1].replace(/\/\*[\s\S]*?\*\//g, '').trim()
+  if (list === '' || list === 'void') return []
+  return list.split(',').map((raw) => {
+    const text = raw.trim()
+    if (text.includes('*') || text.includes('[')) return { pointer: true, size: 8, text }
+    const hit = SCALAR_BYTES.find(([re]) => re.test(text))
+    return { pointer: false, size: hit?.[1], text }
+  })
+}

@@ -1,0 +1,64 @@
+import { scope, runWith, enterWith } from '../context'
+import { describe, func } from '../validate'
+import { Memory } from './memory'
+import { PinnedMemory } from './pinned'
+import { PinnedMemoryPool } from './pinned-pool'
+import { MemoryPointer } from './pointer'
+import { MemoryPool } from './pool'
+
+/** A function that allocates device memory (see {@link setAllocator}). */
+export type Allocator = (nbytes: number) => MemoryPointer
+
+let defaultPool: MemoryPool | undefined
+let defaultPinnedPool: PinnedMemoryPool | undefined
+
+/** The pool `alloc` uses unless an allocator is set (CuPy's `get_default_memory_pool`). */
+export function getDefaultMemoryPool(): MemoryPool {
+  return (defaultPool ??= new MemoryPool())
+}
+
+/** The pool `allocPinned` uses (CuPy's `get_default_pinned_memory_pool`). */
+export function getDefaultPinnedMemoryPool(): PinnedMemoryPool {
+  return (defaultPinnedPool ??= new PinnedMemoryPool())
+}
+
+/** `nbytes` of pinned host memory from the default pinned pool (CuPy's `alloc_pinned_memory`). */
+export function allocPinned(nbytes: number): PinnedMemory {
+  return getDefaultPinnedMemoryPool().malloc(nbytes)
+}
+
+/** Allocates with `cudaMalloc` directly, bypassing any pool (the allocator `null` selects). */
+export function mallocPlain(nbytes: number): MemoryPointer {
+  return new MemoryPointer(new Memory(nbytes))
+}
+
+function checked(p: unknown): MemoryPointer {
+  if (!(p instanceof MemoryPointer)) throw new TypeError(`the allocator must return a MemoryPointer, got ${describe(p)}`)
+  return p
+}
+
+/**
+ * `nbytes` of device memory from the current allocator (CuPy's `cupy.cuda.alloc`): the default
+ * pool unless {@link setAllocator} or {@link usingAllocator} chose another.
+ */
+export function alloc(nbytes: number): MemoryPointer {
+  const a = scope().allocator as Allocator | undefined
+  return a === undefined ? getDefaultMemoryPool().malloc(nbytes) : checked(a(nbytes))
+}
+
+function allocatorArg(fn: Allocator | null): Allocator {
+  return fn === null ? mallocPlain : (func('allocator', fn) as Allocator)
+}
+
+/**
+ * Sets the allocator `alloc` uses for the rest of the current async context (CuPy's
+ * `set_allocator`); `null` allocates with `cudaMalloc` directly.
+ */
+export function setAllocator(fn: Allocator | null): void {
+  enterWith({ allocator: allocatorArg(fn) })
+}
+
+/** Runs `body` with `fn` as the allocator, for `body` and everything it awaits (CuPy's `using_allocator`). */
+export function usingAllocator<T>(fn: Allocator | null, body: () => T): T {
+  return runWith({ allocator: allocatorArg(fn) }, func('body', body) as () => T)
+}

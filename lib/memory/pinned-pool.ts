@@ -1,0 +1,31 @@
+import { native } from '../native'
+import { INTERNAL, NativeObject, own } from '../object'
+import { count } from '../validate'
+import { PinnedMemory } from './pinned'
+
+/** Caches pinned host allocations (CuPy's `PinnedMemoryPool`), since pinning is slow. */
+export class PinnedMemoryPool extends NativeObject {
+  constructor() {
+    super(INTERNAL, 'PinnedMemoryPool', (owner) => native.pinnedPoolCreate(owner), -1)
+  }
+
+  /**
+   * `nbytes` of pinned host memory (CuPy's `PinnedMemoryPool.malloc`), a cached block when one fits.
+   * @throws {TypeError} for a non-number, {RangeError} for a negative or fractional size,
+   *   {CudaError} `CUDA_ERROR_OUT_OF_MEMORY` (after releasing cached blocks and retrying).
+   */
+  malloc(nbytes: number): PinnedMemory {
+    const n = count('size', nbytes)
+    return new PinnedMemory(INTERNAL, (owner) => native.pinnedPoolMalloc(owner, own(this), n), n)
+  }
+
+  /** Cached free blocks (CuPy's `n_free_blocks`). */
+  nFreeBlocks(): number {
+    return native.pinnedPoolNFreeBlocks(own(this))
+  }
+
+  /** Releases the cached free blocks to the driver (`cuMemFreeHost`; CuPy's `free_all_blocks`). */
+  freeAllBlocks(): void {
+    native.pinnedPoolFreeAllBlocks(own(this))
+  }
+}

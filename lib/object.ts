@@ -1,0 +1,65 @@
+// The one shape every native object has in the TS layer: a class over a handle (a number naming
+// the object in the addon's table for this thread), its kind, and its device. The addon owns
+// the object and its lifetime (crates/node/src/handles.rs); a class here holds the handle,
+// checks arguments and adds the ergonomics.
+import { describe } from './validate'
+
+/**
+ * The token internal code passes to build an object around a handle the addon made:
+ * `new Stream(INTERNAL, ...)`. Exported from this module only, never from the package, so no
+ * user can construct one around a handle of their own.
+ */
+export const INTERNAL: unique symbol = Symbol('cuda-node internal')
+
+/** What a native object is, for argument checks across classes that do not import each other. */
+export type Kind = 'Stream' | 'Event' | 'Graph' | 'Memory' | 'MemoryPool' | 'AsyncMemoryPool' | 'PinnedMemory' | 'PinnedMemoryPool' | 'RawModule'
+
+let read: (o: NativeObject) => number
+let kindOf: (o: NativeObject) => Kind
+let deviceOf: (o: NativeObject) => number
+
+/** @internal The base of every class over a native handle. */
+export abstract class NativeObject {
+  readonly #handle: number
+  readonly #kind: Kind
+  readonly #device: number
+
+  /**
+   * `handle` is the addon's handle, or a function making one owned by the object under
+   * construction (the addon releases it when the object is collected).
+   */
+  constructor(token: typeof INTERNAL, kind: Kind, handle: number | ((owner: object) => number), device: number) {
+    if (token !== INTERNAL) throw new TypeError(`a ${kind} cannot be made this way`)
+    this.#handle = typeof handle === 'number' ? handle : handle(this)
+    this.#kind = kind
+    this.#device = device
+  }
+
+  static {
+    read = (o) => o.#handle
+    kindOf = (o) => o.#kind
+    deviceOf = (o) => o.#device
+  }
+}
+
+/** The handle of `o`, which must be a native object of `kind`; a TypeError naming `what` otherwise. */
+export function handleOf(o: unknown, kind: Kind, what: string): number {
+  if (!(o instanceof NativeObject) || kindOf(o) !== kind) throw new TypeError(`${what} must be a ${kind}, got ${describe(o)}`)
+  return read(o)
+}
+
+/** The handle of `this` in a class's own methods (no check: the class made it). */
+export function own(o: NativeObject): number {
+  return read(o)
+}
+
+/** The device of a native object (checked as `handleOf` checks). */
+export function deviceOfObject(o: unknown, kind: Kind, what: string): number {
+  handleOf(o, kind, what)
+  return deviceOf(o as NativeObject)
+}
+
+/** The device of `this` in a class's own methods. */
+export function ownDevice(o: NativeObject): number {
+  return deviceOf(o)
+}

@@ -1,0 +1,273 @@
+import { native } from '../native'
+import { scope, runWith, enterWith, restore } from '../context'
+import { Device, deviceOrdinal } from '../device'
+import { Event } from '../event'
+import { CudaError } from '../errors'
+import { forget, persist, register } from '../callbacks'
+import { Graph } from '../graph'
+import { INTERNAL, NativeObject, handleOf, own } from '../object'
+import { integer, func } from '../validate'
+import { NULL, PTDS, streamDevice, streamHandle } from './handle'
+
+/** Options for {@link Stream}. */
+export interface StreamOptions {
+  /** No implicit synchronization with the legacy default stream (`cudaStreamNonBlocking`). */
+  nonBlocking?: boolean
+  /** Lower numbers are higher priorities; must lie in {@link Stream.priorityRange}. */
+  priority?: number
+  /** The device (current by default). */
+  device?: number | Device
+}
+
+/** How strictly a capture refuses calls that are unsafe during it (`cudaStreamCaptureMode`). */
+export type CaptureMode = 'global' | 'threadLocal' | 'relaxed'
+
+/**
+ * A CUDA stream (CuPy's `cupy.cuda.Stream`): work on one stream runs in order; work on
+ * different streams may overlap. `Stream.null` and `Stream.ptds` are the default streams.
+ */
+export class Stream extends NativeObject {
+  /** Read once, on first use (a native call each). */
+  #info: { handle: bigint; priority: number; nonBlocking: boolean } | undefined
+
+  /**
+   * @throws {TypeError} for bad options, {RangeError} for a priority outside the device's range.
+   */
+  constructor(options?: StreamOptions)
+  /** @internal */
+  constructor(token: typeof INTERNAL, make: number | ((owner: object) => number), device: number)
+  constructor(options: StreamOptions | typeof INTERNAL = {}, make?: number | ((owner: object) => number), device?: number) {
+    if (options === INTERNAL) {
+      super(INTERNAL, 'Stream', make!, device!)
+      return
+    }
+    if (typeof options !== 'object' || options === null) throw new TypeError('Stream options must be an object')
+    const { nonBlocking = false, priority } = options
+    if (typeof nonBlocking !== 'boolean') throw new TypeError('nonBlocking must be a boolean')
+    if (priority !== undefined) integer('priority', priority)
+    const dev = deviceOrdinal(options.device)
+    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev)
+  }
+
+  static #null: Stream | undefined
+  static #ptds: Stream | undefined
+
+  /** The legacy default stream (handle 0), on whichever device is current when it is used. */
+  static get null(): Stream {
+    return (Stream.#null ??= new Stream(INTERNAL, NULL, -1))
+  }
+
+  /** The per-thread default stream (`cudaStreamPerThread`), on the current device. */
+  static get ptds(): Stream {
+    return (Stream.#ptds ??= new Stream(INTERNAL, PTDS, -1))
+  }
+
+  /** `{ least, greatest }` priorities of a device's streams; lower numbers are higher priorities. */
+  static priorityRange(device?: number | Device): {
+    /** The lowest priority (the default), the largest number. */
+    least: number
+    /** The highest priority, the smallest number. */
+    greatest: number
+  } {
+    const [least, greatest] = native.streamPriorityRange(deviceOrdinal(device))
+    return { least, greatest }
+  }
+
+  #facts(): { handle: bigint; priority: number; nonBlocking: boolean } {
+    const h = streamHandle(this)
+    // A default stream's facts are its current device's: not kept.
+    if (own(this) < 0) return native.streamInfo(h)
+    return (this.#info ??= native.streamInfo(h))
+  }
+
+  /** The raw `CUstream` as a bigint: 0n for `Stream.null`, 2n for `Stream.ptds`. */
+  get handle(): bigint {
+    return this.#facts().handle
+  }
+
+  /** The ordinal of the stream's device (CuPy's `Stream.device_id`). A default stream's is the current device. */
+  get deviceId(): number {
+    return streamDevice(this)
+  }
+
+  /** The stream's priority; lower numbers are higher priorities (CuPy's `Stream.priority`). */
+  get priority(): number {
+    return this.#facts().priority
+  }
+
+  /** True for a stream created with `nonBlocking` (`cudaStreamNonBlocking`). */
+  get isNonBlocking(): boolean {
+    return this.#facts().nonBlocking
+  }
+
+  /** True when all work on the stream is complete (`cudaStreamQuery`). */
+  get done(): boolean {
+    return native.streamQuery(streamHandle(this))
+  }
+
+  /** Blocks until all work on the stream is complete, as CuPy's does. */
+  synchronize(): void {
+    native.streamSynchronize(streamHandle(this))
+  }
+
+  /** Resolves once all work on the stream is complete, without blocking the event loop. */
+  synchronizeAsync(): Promise<void> {
+    return native.streamSynchronizeAsync(streamHandle(this))
+  }
+
+  /** Records `event` (a new one by default) on this stream and returns it. */
+  record(event?: Event): Event {
+    const e = event ?? new Event({ device: this.deviceId })
+    native.streamRecord(streamHandle(this), handleOf(e, 'Event', 'event'))
+    return e
+  }
+
+  /** Makes all later work on this stream wait for the work `event` captured. */
+  waitEvent(event: Event): void {
+    native.streamWaitEvent(streamHandle(this), handleOf(event, 'Event', 'event'))
+  }
+
+  /**
+   * Runs `cb(arg)` on the JS thread once all work enqueued so far is done (CuPy's
+   * `launch_host_func`). An exception from `cb` reaches `uncaughtException`. During a capture
+   * the callback becomes part of the graph and runs at every launch.
+   */
+  launchHostFunc<T>(cb: (arg: T) => void, arg?: T): void {
+    func('callback', cb)
+    const s = streamHandle(this)
+    const id = register(cb as (a: unknown) => void, arg)
+    let captured: boolean
+    try {
+      captured = native.streamLaunchHostFn(s, id)
+    } catch (e) {
+      forget(id)
+      throw e
+    }
+    if (captured) persist(id, cb as (a: unknown) => void, arg)
+  }
+
+  /**
+   * Starts recording the work given to this stream into a graph instead of running it (CuPy's
+   * `begin_capture`). The default mode is `'relaxed'`, as CuPy's, since pools may call the driver.
+   * @throws {CudaError} `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` on `Stream.null`;
+   *   `CUDA_ERROR_ILLEGAL_STATE` if already capturing.
+   */
+  beginCapture(mode: CaptureMode = 'relaxed'): void {
+    if (typeof mode !== 'string') throw new TypeError(`capture mode must be a string, got ${typeof mode}`)
+    native.streamBeginCapture(streamHandle(this), mode)
+  }
+
+  /**
+   * Ends the capture begun on this stream and returns the graph (CuPy's `end_capture`).
+   * @throws {CudaError} `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` after an error during the
+   *   capture (the stream is usable again), `CUDA_ERROR_ILLEGAL_STATE` if not capturing.
+   */
+  endCapture(): Graph {
+    const s = streamHandle(this)
+    return new Graph(INTERNAL, (owner) => native.streamEndCapture(owner, s), this.deviceId)
+  }
+
+  /** True while the stream is capturing (an invalidated capture included, until it is ended). */
+  isCapturing(): boolean {
+    return native.streamCaptureStatus(streamHandle(this)) !== 'none'
+  }
+
+  /**
+   * Captures what `fn` (and, if it returns a promise, what it awaits) gives this stream, with
+   * this stream current, and returns the graph. The capture always ends: if `fn` throws or
+   * rejects, the partial graph is discarded, the stream is usable again, and the error rethrown.
+   */
+  capture(fn: () => void, mode?: CaptureMode): Graph
+  capture(fn: () => Promise<void>, mode?: CaptureMode): Promise<Graph>
+  capture(fn: () => void | Promise<void>, mode: CaptureMode = 'relaxed'): Graph | Promise<Graph> {
+    func('capture body', fn)
+    this.beginCapture(mode)
+    let result: void | Promise<void>
+    try {
+      result = this.run(fn)
+    } catch (e) {
+      this.#discard()
+      throw e
+    }
+    if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
+      return (result as Promise<void>).then(
+        () => this.endCapture(),
+        (e) => {
+          this.#discard()
+          throw e
+        },
+      )
+    }
+    return this.endCapture()
+  }
+
+  #discard(): void {
+    try {
+      this.endCapture().destroy()
+    } catch {
+      // An invalidated capture ends with an error; either way the stream leaves capture mode.
+    }
+  }
+
+  /**
+   * Runs `cb(stream, error, arg)` on the JS thread once all work enqueued so far is done
+   * (CuPy's `add_callback`; not capturable into graphs).
+   */
+  addCallback<T>(cb: (stream: Stream, error: CudaError | null, arg: T) => void, arg?: T): void {
+    func('callback', cb)
+    const s = streamHandle(this)
+    const id = register(() => cb(this, null, arg as T), undefined)
+    try {
+      native.streamAddCallback(s, id)
+    } catch (e) {
+      forget(id)
+      throw e
+    }
+  }
+
+  /** Makes this the current stream of its device for the rest of the async context (CuPy's `use()`). */
+  use(): this {
+    enterWith({ streams: withStream(this) })
+    return this
+  }
+
+  /** Runs `fn` with this as the current stream of its device (CuPy's `with stream:`). */
+  run<T>(fn: () => T): T {
+    return runWith({ streams: withStream(this) }, fn)
+  }
+
+  /**
+   * Makes this the current stream until the returned scope is disposed:
+   * `{ using _ = stream.enter(); ... }`.
+   */
+  enter(): Disposable {
+    const before = scope()
+    enterWith({ streams: withStream(this) })
+    return { [Symbol.dispose]: () => restore(before) }
+  }
+
+  /**
+   * Releases the stream (again: nothing). Work already enqueued still completes. Later calls throw.
+   * @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` for the default streams, which cannot be destroyed.
+   */
+  destroy(): void {
+    native.streamDestroy(streamHandle(this))
+  }
+
+  /** Destroys the stream, for `using`; does nothing for a default stream. */
+  [Symbol.dispose](): void {
+    if (own(this) >= 0) native.streamDestroy(own(this))
+  }
+
+  /** `'<Stream null>'`, `'<Stream ptds>'`, or `'<Stream 0x…>'` with the handle in hex. */
+  override toString(): string {
+    const h = own(this)
+    return h === NULL ? '<Stream null>' : h === PTDS ? '<Stream ptds>' : `<Stream 0x${this.handle.toString(16)}>`
+  }
+}
+
+function withStream(s: Stream): ReadonlyMap<number, object> {
+  const m = new Map(scope().streams)
+  m.set(s.deviceId, s)
+  return m
+}
