@@ -108,7 +108,7 @@ async function eventLoopWake(): Promise<void> {
     { eval: true, workerData: flag },
   )
   let wake = (): void => {}
-  let fail = (_: Error): void => {}
+  let fail: (e: Error) => void = () => {}
   w.on('message', () => wake())
   w.on('error', (e) => fail(e))
   w.on('exit', (code) => fail(new Error(`the wake-up worker exited (code ${code})`)))

@@ -4,9 +4,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { native } from './native'
 
-/** What the addon tells the dispatcher (crates/node/src/callbacks.rs `Kind`). */
+/** What the addon tells the dispatcher (crates/node/src/callbacks.rs `Kind`): run it (a graph's callback, it stays), 1 run it then forget it, or forget it. */
 const RUN = 0
-const RUN_ONCE = 1
 const RELEASE = 2
 
 const held = new Map<number, () => void>()

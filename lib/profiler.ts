@@ -1,6 +1,6 @@
 import { native } from './native'
 import { scope } from './context'
-import { beginTrace, endTrace, writeTrace, type TraceResult } from './trace'
+import { beginTrace, endTrace, writeTrace, type TraceResult, type TraceSlice } from './trace'
 import { describe } from './validate'
 
 /**
@@ -46,10 +46,11 @@ export const profiler = {
     if (typeof options?.path !== 'string') throw new TypeError(`trace needs { path }, got ${describe(options)}`)
     beginTrace(scope().device)
     let result: T
+    let slices: TraceSlice[]
     try {
       result = await fn()
     } finally {
-      var slices = await endTrace()
+      slices = await endTrace()
     }
     const { json, svg } = writeTrace(slices, options.path)
     return { result, slices, json, svg }

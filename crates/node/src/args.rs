@@ -4,7 +4,7 @@ use cuda_node_core::{Error, Result};
 
 /// A byte count, offset or element count: a whole number in [0, 2^53].
 pub fn count(name: &str, v: f64) -> Result<u64> {
-    if !v.is_finite() || v.fract() != 0.0 || v < 0.0 || v > 9_007_199_254_740_992.0 {
+    if !v.is_finite() || v.fract() != 0.0 || !(0.0..=9_007_199_254_740_992.0).contains(&v) {
         return Err(Error::range(format!("{name} must be a non-negative integer, got {v}")));
     }
     Ok(v as u64)

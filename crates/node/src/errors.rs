@@ -6,30 +6,14 @@
 //! cannot find a lock held. A panic is caught before it reaches JS and reported as a `CudaError`
 //! with `CUDA_ERROR_UNKNOWN`.
 
-use crate::raw::{self, Func};
 use cuda_node_core::{Code, Error};
 use napi::sys;
 use std::cell::Cell;
 use std::ptr;
 
 thread_local! {
-    /// The `CudaError` class of this JS thread (each worker registers its own).
-    static CUDA_ERROR: Cell<sys::napi_ref> = const { Cell::new(ptr::null_mut()) };
-}
-
-crate::exports! {
-    /// Registers the class CUDA failures are thrown as: `new CudaError(message, code)`.
-    c"registerErrorClass" => fn register_error_class(cx, error_class: Func) -> () {
-        let mut r = ptr::null_mut();
-        // SAFETY: `class` is a function of this call; `r` is a valid out-pointer.
-        raw::ok(unsafe { sys::napi_create_reference(cx.env, error_class.0, 1, &mut r) }, "keeping the error class")?;
-        let old = CUDA_ERROR.with(|c| c.replace(r));
-        if !old.is_null() {
-            // SAFETY: `old` was created by this function on this thread and is deleted once.
-            unsafe { sys::napi_delete_reference(cx.env, old) };
-        }
-        Ok(())
-    }
+    /// The `CudaError` class of this JS thread (each worker registers its own: error_class.rs).
+    pub(crate) static CUDA_ERROR: Cell<sys::napi_ref> = const { Cell::new(ptr::null_mut()) };
 }
 
 /// Throws `err` in `env`. An exception already pending (a getter of an argument threw) is
@@ -66,7 +50,11 @@ fn take_pending(env: sys::napi_env) -> Option<String> {
         take_pending(env);
         return Some("an exception".into());
     }
-    Some(raw::string(env, text, "message").unwrap_or_else(|_| "an exception".into()))
+    let mut buf = [0u8; 512];
+    let mut len = 0usize;
+    // SAFETY: `text` is a string of this call; `buf` has room for its 512 bytes (cut short past that).
+    unsafe { sys::napi_get_value_string_utf8(env, text, buf.as_mut_ptr().cast(), buf.len(), &mut len) };
+    Some(String::from_utf8_lossy(&buf[..len]).into_owned())
 }
 
 /// The JS error for `err`, or null if it could not be made.
@@ -79,8 +67,9 @@ pub fn build(env: sys::napi_env, err: &Error) -> sys::napi_value {
     }
     let mut out = ptr::null_mut();
     match err {
-        // SAFETY (both): `msg` is a string of this call; `out` is a valid out-pointer.
+        // SAFETY: `msg` is a string of this call; `out` is a valid out-pointer.
         Error::Type(_) => unsafe { sys::napi_create_type_error(env, ptr::null_mut(), msg, &mut out) },
+        // SAFETY: as above.
         Error::Range(_) => unsafe { sys::napi_create_range_error(env, ptr::null_mut(), msg, &mut out) },
         Error::Cuda { .. } | Error::Named { .. } => {
             let code = err.code_name().unwrap_or_else(|| "CUDA_ERROR_UNKNOWN".into());

@@ -1,6 +1,7 @@
 //! Graphs made by stream capture: launch, upload, update, dot, destroy. A graph owns the host
 //! callbacks it captured (core `Graph`); each launch owes the event loop one run of each.
 
+use crate::raw::Owner;
 use crate::{callbacks, stream};
 use cuda_node_core::{Code, Error, Graph};
 use std::cell::RefCell;
@@ -17,6 +18,12 @@ pub fn held(g: Graph) -> Held {
 }
 
 crate::exports! {
+    /// Ends the capture begun on the stream; returns the graph's handle, owned by `owner`.
+    c"streamEndCapture" => fn stream_end_capture(cx, owner: Owner, stream: f64) -> f64 {
+        let g = stream::with(stream, |s| s.end_capture())?;
+        insert(cx, &owner, held(g))
+    }
+
     /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
     c"graphLaunch" => fn graph_launch(cx, graph: f64, stream: f64) -> () {
         with(graph, |g| {

@@ -8,6 +8,7 @@ mod backend;
 mod blas;
 mod callbacks;
 mod device;
+mod error_class;
 mod errors;
 mod event;
 #[cfg(feature = "floor")]
@@ -36,7 +37,7 @@ use std::ptr;
 fn tables() -> Vec<&'static [Export]> {
     vec![
         backend::EXPORTS,
-        errors::EXPORTS,
+        error_class::EXPORTS,
         callbacks::EXPORTS,
         device::EXPORTS,
         stream::EXPORTS,

@@ -16,6 +16,7 @@ fn color(id_color: Option<f64>, argb: Option<u32>) -> Color {
 
 /// A message as NVTX takes it, NUL-terminated: inline when it fits (no allocation on the hot
 /// path), else on the heap. A NUL byte inside is a TypeError.
+#[allow(clippy::large_enum_variant)] // inline on purpose: the hot path allocates nothing
 pub enum Message {
     Inline([u8; 256]),
     Heap(CString),

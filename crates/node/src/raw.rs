@@ -124,8 +124,8 @@ impl<'a> Arg<'a> for f64 {
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<f64> {
         let mut v = 0f64;
-        // SAFETY: `env` and the argument belong to this call; `v` is a valid out-pointer.
         if let Some(a) = cx.arg(i) {
+            // SAFETY: `env` and the argument belong to this call; `v` is a valid out-pointer.
             if unsafe { sys::napi_get_value_double(cx.env, a, &mut v) } == sys::Status::napi_ok {
                 return Ok(v);
             }
@@ -309,8 +309,8 @@ impl<'a> Arg<'a> for Strings {
     }
 }
 
-/// The contents of a typed array of `kind`, borrowed for the call.
-fn typed_array<'a, T>(cx: &'a Cx, i: usize, name: &str, kind: sys::napi_typedarray_type, must: &str) -> Result<&'a mut [T]> {
+/// Where a typed array of `kind` keeps its elements, and how many there are.
+fn typed_array(cx: &Cx, i: usize, name: &str, kind: sys::napi_typedarray_type, must: &str) -> Result<(*mut std::ffi::c_void, usize)> {
     let Some(v) = cx.arg(i) else { return Err(wrong(cx, i, name, must)) };
     let mut is = false;
     // SAFETY: `v` belongs to this call; `is` is a valid out-pointer.
@@ -323,12 +323,7 @@ fn typed_array<'a, T>(cx: &'a Cx, i: usize, name: &str, kind: sys::napi_typedarr
     if t != kind {
         return Err(wrong(cx, i, name, must));
     }
-    if len == 0 || data.is_null() {
-        return Ok(&mut []);
-    }
-    // SAFETY: Node-API reports `len` elements of `T` at `data`, alive and unmoved while this
-    // synchronous call runs, and no JS runs meanwhile to touch them.
-    Ok(unsafe { std::slice::from_raw_parts_mut(data as *mut T, len) })
+    Ok((data, if data.is_null() { 0 } else { len }))
 }
 
 /// A `Uint8Array` (a `Buffer` too), read for the call.
@@ -339,7 +334,13 @@ impl<'a> Arg<'a> for Bytes<'a> {
         "Uint8Array".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<Bytes<'a>> {
-        typed_array::<u8>(cx, i, name, sys::TypedarrayType::uint8_array, "a Uint8Array").map(|s| Bytes(s))
+        let (data, len) = typed_array(cx, i, name, sys::TypedarrayType::uint8_array, "a Uint8Array")?;
+        if len == 0 {
+            return Ok(Bytes(&[]));
+        }
+        // SAFETY: Node-API reports `len` bytes at `data`, alive and unmoved while this synchronous
+        // call runs, and no JS runs meanwhile to touch them.
+        Ok(Bytes(unsafe { std::slice::from_raw_parts(data as *const u8, len) }))
     }
 }
 
@@ -351,7 +352,12 @@ impl<'a> Arg<'a> for BytesMut<'a> {
         "Uint8Array".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<BytesMut<'a>> {
-        typed_array::<u8>(cx, i, name, sys::TypedarrayType::uint8_array, "a Uint8Array").map(BytesMut)
+        let (data, len) = typed_array(cx, i, name, sys::TypedarrayType::uint8_array, "a Uint8Array")?;
+        if len == 0 {
+            return Ok(BytesMut(&mut []));
+        }
+        // SAFETY: as for `Bytes`; the call is the only writer while it runs.
+        Ok(BytesMut(unsafe { std::slice::from_raw_parts_mut(data as *mut u8, len) }))
     }
 }
 
@@ -363,7 +369,12 @@ impl<'a> Arg<'a> for Words<'a> {
         "Uint32Array".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<Words<'a>> {
-        typed_array::<u32>(cx, i, name, sys::TypedarrayType::uint32_array, "a Uint32Array").map(|s| Words(s))
+        let (data, len) = typed_array(cx, i, name, sys::TypedarrayType::uint32_array, "a Uint32Array")?;
+        if len == 0 {
+            return Ok(Words(&[]));
+        }
+        // SAFETY: as for `Bytes`: `len` aligned u32 elements (a Uint32Array's are aligned).
+        Ok(Words(unsafe { std::slice::from_raw_parts(data as *const u32, len) }))
     }
 }
 
@@ -375,7 +386,12 @@ impl<'a> Arg<'a> for Numbers<'a> {
         "Float64Array".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<Numbers<'a>> {
-        typed_array::<f64>(cx, i, name, sys::TypedarrayType::float64_array, "a Float64Array").map(|s| Numbers(s))
+        let (data, len) = typed_array(cx, i, name, sys::TypedarrayType::float64_array, "a Float64Array")?;
+        if len == 0 {
+            return Ok(Numbers(&[]));
+        }
+        // SAFETY: as for `Bytes`: `len` aligned f64 elements.
+        Ok(Numbers(unsafe { std::slice::from_raw_parts(data as *const f64, len) }))
     }
 }
 
@@ -574,12 +590,16 @@ macro_rules! js_object {
     };
 }
 
+/// A parameter as `native.d.ts` declares it: its Rust name, TypeScript type, and whether it
+/// may be left out.
+pub type Param = (&'static str, String, bool);
+
 /// One exported function: its JS name, its callback, and its TypeScript signature.
 pub struct Export {
     pub name: &'static CStr,
     pub f: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
     /// `(params, return type)`, each param `(rust name, TS type, optional)`.
-    pub signature: fn() -> (Vec<(&'static str, String, bool)>, String),
+    pub signature: fn() -> (Vec<Param>, String),
     pub doc: &'static str,
 }
 

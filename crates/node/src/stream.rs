@@ -4,7 +4,7 @@
 use crate::callbacks::{self, JsCallback};
 use crate::raw::{BigU64, Count, Owner};
 use crate::task::Blocking;
-use crate::{event, graph};
+use crate::event;
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Stream, StreamKind};
 use std::sync::Arc;
 
@@ -116,12 +116,6 @@ crate::exports! {
             other => return Err(Error::range(format!("capture mode must be 'global', 'threadLocal' or 'relaxed', got '{other}'"))),
         };
         with(stream, |s| s.begin_capture(mode))
-    }
-
-    /// Ends the capture begun on the stream; returns the graph's handle, owned by `owner`.
-    c"streamEndCapture" => fn stream_end_capture(cx, owner: Owner, stream: f64) -> f64 {
-        let g = with(stream, |s| s.end_capture())?;
-        graph::insert(cx, &owner, graph::held(g))
     }
 
     /// `'none' | 'active' | 'invalidated'`.

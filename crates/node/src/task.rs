@@ -78,8 +78,9 @@ impl Ret for Blocking {
         // SAFETY: `execute` and `complete` take `data` as the `Work` it is.
         let status = unsafe { sys::napi_create_async_work(env, ptr::null_mut(), name, Some(execute), Some(complete), data.cast(), &mut handle) };
         if status != sys::Status::napi_ok {
-            // SAFETY: not queued, so never completed: reclaim it.
-            drop(unsafe { Box::from_raw(data) });
+            // SAFETY: not created, so never completed: reclaim it.
+            let data = unsafe { Box::from_raw(data) };
+            drop(data);
             return ok(status, "queueing the work").map(|_| ptr::null_mut());
         }
         // SAFETY: `data` stays ours until `complete`, which runs after the queue below.
@@ -87,9 +88,11 @@ impl Ret for Blocking {
         // SAFETY: `handle` was just created.
         let status = unsafe { sys::napi_queue_async_work(env, handle) };
         if status != sys::Status::napi_ok {
-            // SAFETY: never queued: delete it and reclaim the data.
+            // SAFETY: never queued: delete it.
             unsafe { sys::napi_delete_async_work(env, handle) };
-            drop(unsafe { Box::from_raw(data) });
+            // SAFETY: never queued, so never completed: reclaim the data.
+            let data = unsafe { Box::from_raw(data) };
+            drop(data);
             return ok(status, "queueing the work").map(|_| ptr::null_mut());
         }
         Ok(promise)
