@@ -17,7 +17,7 @@ export { AsyncMemoryPool } from './lib/memory/async-pool'
 export { PinnedMemory } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
 export {
-  alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, usingAllocator, type Allocator,
+  alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, getAllocator, usingAllocator, type Allocator,
 } from './lib/memory/allocator'
 export { kernels } from './lib/kernel/builtins'
 export { type DType } from './lib/kernel/dtype'

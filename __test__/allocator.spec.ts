@@ -1,6 +1,6 @@
 import test from 'ava'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { alloc, getDefaultMemoryPool, MemoryPointer, MemoryPool, usingAllocator } from '..'
+import { alloc, CudaError, getDefaultMemoryPool, MemoryPointer, MemoryPool, setAllocator, usingAllocator } from '..'
 import { runJson } from './helpers'
 
 test('alloc draws from the default pool', (t) => {
@@ -59,6 +59,33 @@ test('setAllocator applies to the rest of the async context only', (t) => {
     other.then((o) => console.log(JSON.stringify({ mine, other: o })));
   `)
   t.deepEqual(r, { mine: 100, other: 512 })
+})
+
+test('setAllocator() with nothing or null allocates with cudaMalloc directly, the pool disabled, as CuPy\'s set_allocator(None)', (t) => {
+  const r = runJson(`
+    const { alloc, setAllocator, getAllocator, getDefaultMemoryPool } = cuda;
+    const pool = getDefaultMemoryPool();
+    setAllocator();
+    const a = alloc(100);
+    const plainA = a.size === 100 && pool.usedBytes() === 0;
+    setAllocator(null);
+    const b = getAllocator()(100);
+    console.log(JSON.stringify({ plainA, plainB: b.size === 100 && pool.usedBytes() === 0 }))
+  `)
+  t.deepEqual(r, { plainA: true, plainB: true })
+})
+
+test('setAllocator inside usingAllocator is refused, as CuPy refuses it, and the scope keeps its allocator', (t) => {
+  let inner = 0
+  usingAllocator((n) => {
+    inner++
+    return getDefaultMemoryPool().malloc(n)
+  }, () => {
+    const e = t.throws(() => setAllocator(null), { instanceOf: CudaError })
+    t.is(e!.code, 'CUDA_ERROR_ILLEGAL_STATE')
+    alloc(8)
+  })
+  t.is(inner, 1)
 })
 
 test('an allocator must be a function returning a MemoryPointer', (t) => {

@@ -74,11 +74,28 @@ test('the current stream is per device', (t) => {
   const r = runJson(
     `const { Stream, Device, getCurrentStream } = cuda;
      const s1 = new Device(1).run(() => new Stream());
-     const out = s1.run(() => ({ dev0: getCurrentStream(0) === Stream.null, dev1: getCurrentStream(1) === s1, s1dev: s1.deviceId }));
-     console.log(JSON.stringify(out))`,
+     const out = new Device(1).run(() => s1.run(() => ({ dev0: getCurrentStream(0) === Stream.null, dev1: getCurrentStream(1) === s1, s1dev: s1.deviceId })));
+     let refused = 'no';
+     try { s1.use() } catch (e) { refused = e.code }
+     let refusedRun = 'no';
+     try { s1.run(() => {}) } catch (e) { refusedRun = e.code }
+     console.log(JSON.stringify({ ...out, refused, refusedRun, after: getCurrentStream() === Stream.null }))`,
     { CUDA_NODE_BACKEND: 'sim', CUDA_NODE_SIM_DEVICES: '2' },
   )
-  t.deepEqual(r, { dev0: true, dev1: true, s1dev: 1 })
+  t.deepEqual(r, { dev0: true, dev1: true, s1dev: 1, refused: 'CUDA_ERROR_INVALID_CONTEXT', refusedRun: 'CUDA_ERROR_INVALID_CONTEXT', after: true })
+})
+
+test('leaving a nested scope restores the enclosing scope\'s stream, not one use() set inside it (cupy/cupy#5143)', (t) => {
+  const [s1, s2, s3] = [new Stream(), new Stream(), new Stream()]
+  const seen: Stream[] = []
+  s1.run(() => {
+    s2.use()
+    seen.push(getCurrentStream())
+    s3.run(() => seen.push(getCurrentStream()))
+    seen.push(getCurrentStream())
+  })
+  seen.push(getCurrentStream())
+  t.deepEqual(seen, [s2, s3, s1, Stream.null])
 })
 
 test('CUDA_NODE_PER_THREAD_DEFAULT_STREAM=1 makes Stream.ptds the default current stream', (t) => {

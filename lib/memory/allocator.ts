@@ -1,4 +1,5 @@
 import { scope, runWith, enterWith } from '../context'
+import { CudaError } from '../errors'
 import { describe, func } from '../validate'
 import { Memory } from './memory'
 import { PinnedMemory } from './pinned'
@@ -46,19 +47,33 @@ export function alloc(nbytes: number): MemoryPointer {
   return a === undefined ? getDefaultMemoryPool().malloc(nbytes) : checked(a(nbytes))
 }
 
-function allocatorArg(fn: Allocator | null): Allocator {
-  return fn === null ? mallocPlain : (func('allocator', fn) as Allocator)
+function allocatorArg(fn: Allocator | null | undefined): Allocator {
+  return fn === null || fn === undefined ? mallocPlain : (func('allocator', fn) as Allocator)
 }
 
 /**
  * Sets the allocator `alloc` uses for the rest of the current async context (CuPy's
- * `set_allocator`); `null` allocates with `cudaMalloc` directly.
+ * `set_allocator`); `null` or nothing allocates with `cudaMalloc` directly (the pool disabled),
+ * as CuPy's `set_allocator(None)` does.
+ * @throws {TypeError} for a non-function; {CudaError} `CUDA_ERROR_ILLEGAL_STATE` inside
+ *   `usingAllocator`, as CuPy refuses it.
  */
-export function setAllocator(fn: Allocator | null): void {
+export function setAllocator(fn?: Allocator | null): void {
+  if (scope().allocatorScoped) {
+    throw new CudaError('setAllocator cannot change the allocator inside usingAllocator: it would outlive the scope. Nest another usingAllocator instead', 'CUDA_ERROR_ILLEGAL_STATE')
+  }
   enterWith({ allocator: allocatorArg(fn) })
 }
 
-/** Runs `body` with `fn` as the allocator, for `body` and everything it awaits (CuPy's `using_allocator`). */
-export function usingAllocator<T>(fn: Allocator | null, body: () => T): T {
-  return runWith({ allocator: allocatorArg(fn) }, func('body', body) as () => T)
+/** The allocator `alloc` uses here (CuPy's `get_allocator`): a function of the size. */
+export function getAllocator(): Allocator {
+  return (scope().allocator as Allocator | undefined) ?? ((n: number) => getDefaultMemoryPool().malloc(n))
+}
+
+/**
+ * Runs `body` with `fn` as the allocator, for `body` and everything it awaits (CuPy's
+ * `using_allocator`); `null` or nothing allocates with `cudaMalloc` directly.
+ */
+export function usingAllocator<T>(fn: Allocator | null | undefined, body: () => T): T {
+  return runWith({ allocator: allocatorArg(fn), allocatorScoped: true }, func('body', body) as () => T)
 }

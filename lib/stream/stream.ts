@@ -225,15 +225,30 @@ export class Stream extends NativeObject {
     }
   }
 
-  /** Makes this the current stream of its device for the rest of the async context (CuPy's `use()`). */
+  /**
+   * Makes this the current stream of its device for the rest of the async context (CuPy's `use()`).
+   * @throws {CudaError} `CUDA_ERROR_INVALID_CONTEXT` when the stream's device is not the current one, as CuPy refuses it.
+   */
   use(): this {
     enterWith({ streams: withStream(this) })
     return this
   }
 
-  /** Runs `fn` with this as the current stream of its device (CuPy's `with stream:`). */
+  /**
+   * Runs `fn` with this as the current stream of its device (CuPy's `with stream:`), for `fn` and
+   * everything it awaits. Leaving it restores the stream of the scope it was entered from, as
+   * CuPy does (a `use()` inside that scope since does not outlive it: cupy/cupy#5143).
+   * @throws {CudaError} `CUDA_ERROR_INVALID_CONTEXT` when the stream's device is not the current one.
+   */
   run<T>(fn: () => T): T {
-    return runWith({ streams: withStream(this) }, fn)
+    const outer = scope()
+    const streams = withStream(this)
+    try {
+      return runWith({ streams }, fn)
+    } finally {
+      const base = outer.base
+      if (base !== undefined && outer.streams !== base.streams) enterWith({ streams: base.streams })
+    }
   }
 
   /**
@@ -266,8 +281,14 @@ export class Stream extends NativeObject {
   }
 }
 
+/** The current streams with `s` current on its device, which must be the current device. */
 function withStream(s: Stream): ReadonlyMap<number, object> {
-  const m = new Map(scope().streams)
-  m.set(s.deviceId, s)
+  const sc = scope()
+  const device = s.deviceId
+  if (device !== sc.device) {
+    throw new CudaError(`this stream belongs to device ${device}, but device ${sc.device} is current: make it current first (new Device(${device}).run(...))`, 'CUDA_ERROR_INVALID_CONTEXT')
+  }
+  const m = new Map(sc.streams)
+  m.set(device, s)
   return m
 }
