@@ -196,3 +196,24 @@ test('a copy round-trips fresh random bytes through device memory', (t) => {
   p.copyToHost(back)
   t.true(back.equals(src))
 })
+
+test('synchronizeAsync on an idle stream or a completed event resolves at once, with no thread hop', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const e = s.record()
+  await s.synchronizeAsync()
+  const settled: string[] = []
+  void s.synchronizeAsync().then(() => settled.push('stream'))
+  void e.synchronizeAsync().then(() => settled.push('event'))
+  // Two microtask turns: a Promise settled on the thread pool needs a turn of the event loop.
+  await Promise.resolve()
+  await Promise.resolve()
+  t.deepEqual(settled, ['stream', 'event'])
+  kernels.sleep(50 * MS, s)
+  let busy = false
+  const waited = s.synchronizeAsync().then(() => (busy = true))
+  await Promise.resolve()
+  await Promise.resolve()
+  t.false(busy, 'a busy stream still waits off the thread')
+  await waited
+  t.true(s.done)
+})

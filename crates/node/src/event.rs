@@ -50,7 +50,8 @@ crate::exports! {
     /// Resolves once the recorded work is complete, off the JS thread.
     c"eventSynchronizeAsync" => fn event_synchronize_async(_cx, event: f64) -> Blocking {
         let e = get(event)?;
-        Ok(Blocking::new(move || e.synchronize()))
+        let done = e.query().unwrap_or(false);
+        Ok(Blocking::unless_done(done, move || e.synchronize()))
     }
 
     /// Milliseconds from `start` to `end` (`cuEventElapsedTime`).

@@ -104,7 +104,9 @@ crate::exports! {
     /// Resolves once all work on the stream is complete, off the JS thread.
     c"streamSynchronizeAsync" => fn stream_synchronize_async(_cx, stream: f64) -> Blocking {
         let s = get(stream)?;
-        Ok(Blocking::new(move || s.synchronize()))
+        // An idle stream resolves at once; a capturing one rejects, as synchronize() does.
+        let idle = s.query().unwrap_or(false);
+        Ok(Blocking::unless_done(idle, move || s.synchronize()))
     }
 
     /// Starts capturing: `'global' | 'threadLocal' | 'relaxed'`.
