@@ -1,0 +1,37 @@
+// Loads the addon: the file named by NAPI_RS_NATIVE_LIBRARY_PATH (the bench's own build), else a
+// local build beside this file (`npm run build`), else the prebuilt package for this platform
+// (cuda-node-<platform>, an optional dependency of the published package). Written by hand and
+// kept in the repository: napi-rs writes no loader for an addon without #[napi] items.
+'use strict'
+const { existsSync } = require('node:fs')
+const path = require('node:path')
+
+/** The platform suffix of our prebuilt packages (package.json `napi.targets`), or undefined. */
+function platformSuffix() {
+  const key = `${process.platform}-${process.arch}`
+  const suffix = { 'linux-x64': 'linux-x64-gnu', 'linux-arm64': 'linux-arm64-gnu', 'darwin-arm64': 'darwin-arm64', 'win32-x64': 'win32-x64-msvc' }[key]
+  if (suffix !== undefined && process.platform === 'linux') {
+    // Our Linux builds link glibc; on musl (Alpine) they cannot load.
+    const glibc = process.report?.getReport?.().header?.glibcVersionRuntime
+    if (glibc === undefined) return undefined
+  }
+  return suffix
+}
+
+function load() {
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
+  if (override) return require(path.resolve(override))
+  const suffix = platformSuffix()
+  if (suffix === undefined) {
+    throw new Error(`cuda-node has no prebuilt addon for ${process.platform}-${process.arch}; build it from source with \`npm run build\` (needs Rust)`)
+  }
+  const local = path.join(__dirname, `cuda-node.${suffix}.node`)
+  if (existsSync(local)) return require(local)
+  try {
+    return require(`cuda-node-${suffix}`)
+  } catch (cause) {
+    throw new Error(`cuda-node could not load its addon: neither ${local} nor the package cuda-node-${suffix} is installed (reinstall without --omit=optional, or build from source with \`npm run build\`)`, { cause })
+  }
+}
+
+module.exports = load()
