@@ -265,3 +265,21 @@ test('a child process with a bad kernel source does not crash', (t) => {
   t.is(r.status, 0, r.stderr)
   t.is(r.stdout.trim(), 'ok')
 })
+
+test('getFunction looks the kernel up at once: a missing name is CUDA_ERROR_NOT_FOUND, and the module stays usable (#19.5)', (t) => {
+  const ptx = `.version 6.0\n.target sm_50\n.address_size 64\n.visible .entry here(.param .u64 p) { ret; }`
+  const m = new RawModule({ ptx })
+  const err = t.throws(() => m.getFunction('absent'), { instanceOf: CudaError })
+  t.is(err?.code, 'CUDA_ERROR_NOT_FOUND')
+  t.is(m.getFunction('here').name, 'here')
+  const src = new RawModule({ code: 'extern "C" __global__ void real(int* p) { *p = 1; }' })
+  t.is(t.throws(() => src.getFunction('unreal'), { instanceOf: CudaError })?.code, 'CUDA_ERROR_NOT_FOUND')
+  const k = src.getFunction('real')
+  if (onGpu) {
+    const p = alloc(4)
+    k.launch(1, 1, [p])
+    const h = new Int32Array(1)
+    p.copyToHost(h)
+    t.is(h[0], 1)
+  } else t.is(k.name, 'real')
+})

@@ -78,6 +78,21 @@ export class ModuleImage {
     return this.#source?.code
   }
 
+  /**
+   * Whether the module's text declares a kernel `name` (a name expression, a `__global__` function
+   * or a PTX `.entry`), for where nothing can be loaded to ask the driver (the simulator). A cubin
+   * cannot be read here: it may hold any name.
+   */
+  declares(name: string): boolean {
+    const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    if (this.#source) {
+      return this.#source.nameExpressions.includes(name) || new RegExp(`__global__[^;{]*\\b${esc}\\s*\\(`).test(this.#source.code)
+    }
+    const text = Buffer.from(this.#image!).toString('latin1')
+    if (!text.startsWith('\x7fELF')) return new RegExp(`\\.entry\\s+${esc}\\s*\\(`).test(text)
+    return true
+  }
+
   /** Compiles (through the cache) and loads the module on `device`, once. */
   load(device: number): Loaded {
     let m = this.#loaded.get(device)

@@ -1,6 +1,6 @@
 import { scope } from '../context'
 import { bind, ModuleImage, type ModuleSource } from './image'
-import { RawKernel } from './raw-kernel'
+import { lookUp, RawKernel } from './raw-kernel'
 
 export type { ModuleSource }
 
@@ -22,9 +22,17 @@ export class RawModule {
     return this.#image.lowered(nameExpression, device)
   }
 
-  /** The kernel `name` (a name expression given at construction, or an `extern "C"` name). */
+  /**
+   * The kernel `name` (a name expression given at construction, or an `extern "C"` name), looked
+   * up at once on the current device, compiling and loading the module if it is not yet (CuPy's
+   * `get_function`).
+   * @throws {CudaError} `CUDA_ERROR_NOT_FOUND` where the module has no such kernel; the module
+   *   stays usable.
+   */
   getFunction(name: string): RawKernel {
     if (typeof name !== 'string' || name === '') throw new TypeError('getFunction takes a kernel name')
-    return new RawKernel(this, name)
+    const kernel = new RawKernel(this, name)
+    lookUp(kernel, this.#image)
+    return kernel
   }
 }

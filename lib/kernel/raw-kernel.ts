@@ -59,6 +59,12 @@ export interface LaunchOptions {
 }
 
 /**
+ * Looks `kernel` (of the module whose image is `image`) up on the current device now, as CuPy's
+ * `RawModule.get_function` does: a missing name is a CudaError here, not at the first launch.
+ */
+export let lookUp: (kernel: RawKernel, image: ModuleImage) => void
+
+/**
  * A kernel (CuPy's `RawKernel`): `new RawKernel(code, name)` compiles on first use; launch it
  * with typed arguments on the current stream or a given one.
  */
@@ -87,6 +93,13 @@ export class RawKernel {
     }
     this.#simulate = options.simulate === undefined ? undefined : (func('simulate', options.simulate) as Simulate)
     this.name = name
+  }
+
+  static {
+    lookUp = (kernel, image) => {
+      if (compiledKernels()) kernel.#function(scope().device)
+      else if (!image.declares(kernel.name)) throw new CudaError(`the module declares no kernel named ${kernel.name}`, 'CUDA_ERROR_NOT_FOUND')
+    }
   }
 
   #signature(): Param[] | undefined {
