@@ -119,7 +119,11 @@ test('without a tool, NVTX calls are harmless', (t) => {
   nvtx.rangePop()
   const id = nvtx.rangeStart('s')
   t.is(typeof id, 'bigint')
-  nvtx.rangeEnd(id)
+  // Ids are distinct whether or not a tool listens (#19.7): NVTX alone gives 0 for every range.
+  const ids = [id, nvtx.rangeStart('t'), nvtx.rangeStartC('u', 0xff00ff00)]
+  t.is(new Set(ids).size, 3)
+  t.false(ids.includes(0n))
+  ids.forEach((i) => nvtx.rangeEnd(i))
   t.is(nvtx.range('r', () => 7), 7)
 })
 

@@ -75,15 +75,25 @@ pub fn range_pop() -> i32 {
     unsafe { cuda_node_nvtx_range_pop() }
 }
 
-/// Starts a range that any thread may end, by its id (0 with no tool attached).
+/// Ids this module gives ranges where no tool listens (NVTX then returns 0 for every range):
+/// the top bit marks them, so `range_end` does not hand them to a tool that never issued them.
+const OWN_ID: u64 = 1 << 63;
+
+/// Starts a range that any thread may end, by its id: the tool's, or where no tool is attached
+/// one of ours, so ids are distinct either way (timelines and callers key ranges by them).
 pub fn range_start(m: &str, color: Color) -> Result<u64> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let m = message(m)?;
     let (argb, has) = color.split();
     // SAFETY: as for `mark`.
-    Ok(unsafe { cuda_node_nvtx_range_start(m.as_ptr(), argb, has) })
+    let id = unsafe { cuda_node_nvtx_range_start(m.as_ptr(), argb, has) };
+    Ok(if id == 0 { OWN_ID | NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) } else { id })
 }
 
 pub fn range_end(id: u64) {
+    if id & OWN_ID != 0 {
+        return;
+    }
     // SAFETY: any id may be passed; NVTX hands it to the tool, if any.
     unsafe { cuda_node_nvtx_range_end(id) }
 }
@@ -98,7 +108,11 @@ mod tests {
         assert!(range_push("r", Color::None).is_ok());
         range_pop();
         let id = range_start("s", Color::Argb(0xFF123456)).unwrap();
+        let other = range_start("t", Color::None).unwrap();
+        assert_ne!(id, other, "range ids are distinct with no tool attached");
+        assert_ne!(id, 0);
         range_end(id);
+        range_end(other);
         assert!(matches!(mark("a\0b", Color::None), Err(Error::Type(_))));
     }
 
