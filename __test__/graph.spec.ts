@@ -181,8 +181,8 @@ test("inside a capture the library's blocking calls throw, naming the call, and 
     for (const [call, f, code] of [
       ['synchronize', () => s.synchronize(), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
       ['done', () => s.done, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
-      ['pageable host memory', () => p.copyFromHost(new Uint8Array(16)), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
-      ['pageable host memory', () => p.copyToHost(new Uint8Array(16)), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+      ['copyFromHost()', () => p.copyFromHost(new Uint8Array(16)), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
+      ['copyToHost()', () => p.copyToHost(new Uint8Array(16)), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
       ['synchronize', () => e.synchronize(), 'CUDA_ERROR_CAPTURED_EVENT'],
       ['Device.synchronize', () => new Device().synchronize(), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
       ['addCallback', () => s.addCallback(() => {}), 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED'],
@@ -289,4 +289,21 @@ test('launches made before an update still run their callbacks, and the process 
   t.is(out.old, 2)
   t.is(out.fresh, 1)
   t.is(out.pending, 0)
+})
+
+test('Stream.null.isCapturing() throws while a blocking stream captures, as any use of the legacy stream does (#19.9)', (t) => {
+  for (const mode of ['global', 'threadLocal', 'relaxed'] as const) {
+    const s = new Stream() // blocking
+    s.beginCapture(mode)
+    const e = t.throws(() => Stream.null.isCapturing(), { instanceOf: CudaError }, mode)
+    t.is(e?.code, 'CUDA_ERROR_STREAM_CAPTURE_IMPLICIT')
+    t.regex(e!.message, /isCapturing\(\)/)
+    t.true(s.isCapturing(), 'the capture survives')
+    s.endCapture().destroy()
+    t.false(Stream.null.isCapturing())
+  }
+  const nb = new Stream({ nonBlocking: true })
+  nb.beginCapture('global')
+  t.false(Stream.null.isCapturing(), 'a non-blocking stream capturing leaves the legacy stream free')
+  nb.endCapture().destroy()
 })

@@ -116,7 +116,10 @@ impl Stream {
         self.ops.synchronize()
     }
 
+    /// The capture status (`cuStreamIsCapturing`). Asking the legacy stream while a blocking stream
+    /// captures is itself a use of it (C6c): a CudaError, as the driver gives.
     pub fn capture_status(&self) -> Result<CaptureStatus> {
+        self.legacy_ok("isCapturing()")?;
         self.ops.capture_status()
     }
 
@@ -282,7 +285,7 @@ impl Stream {
         }
         self.same_device(dst, "copy")?;
         dst.check_range(offset, src.len() as u64, "copy")?;
-        self.pageable_ok("a copy from pageable host memory")?;
+        self.pageable_ok("copyFromHost()", "from")?;
         self.ops.copy_htod(dst.ops()?, offset, src)
     }
 
@@ -292,7 +295,7 @@ impl Stream {
         }
         self.same_device(src, "copy")?;
         src.check_range(offset, dst.len() as u64, "copy")?;
-        self.pageable_ok("a copy into pageable host memory")?;
+        self.pageable_ok("copyToHost()", "into")?;
         self.ops.copy_dtoh(dst, src.ops()?, offset)
     }
 
@@ -394,14 +397,19 @@ impl Stream {
 
     /// Pageable memory cannot be captured: the graph would read or write the JS buffer at each
     /// launch, long after this call returned and the buffer may be gone.
-    fn pageable_ok(&self, what: &str) -> Result<()> {
+    /// A synchronous copy with pageable host memory (`call`, the JS method that makes it, copies
+    /// `direction` the buffer) cannot be captured.
+    fn pageable_ok(&self, call: &str, direction: &str) -> Result<()> {
         if self.is_capturing()? {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                format!("{what} cannot be captured: the graph would touch the buffer at every launch, after it may be gone. Copy through PinnedMemory (allocPinned) inside a capture"),
+                format!(
+                    "{call} copies {direction} pageable host memory and cannot be captured: the graph would touch the buffer at every launch, \
+                     after it may be gone. Copy through PinnedMemory (allocPinned) inside a capture"
+                ),
             ));
         }
-        self.legacy_ok("copy")
+        self.legacy_ok(call)
     }
 
     fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {
