@@ -1,6 +1,6 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
-import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, PinnedMemoryPool, Stream } from '..'
+import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, MemoryPool, PinnedMemoryPool, Stream } from '..'
 
 test('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
   const pinned = allocPinned(1000)
@@ -75,4 +75,27 @@ test('a pinned copy past either end is a RangeError', (t) => {
   t.throws(() => alloc(1024).copyFromHostAsync(p, 101), { instanceOf: RangeError })
   t.throws(() => mallocPlain(64).copyToHostAsync(p, 100), { instanceOf: RangeError })
   t.throws(() => alloc(1024).copyToHostAsync(p, 101), { instanceOf: RangeError })
+})
+
+test('zero-size allocations are not taken from a pool: freeing one gives the pool no block (#19.13)', (t) => {
+  const pinnedPool = new PinnedMemoryPool()
+  const z = pinnedPool.malloc(0)
+  t.is(z.size, 0)
+  t.is(z.buffer.byteLength, 0)
+  const s = new Stream({ nonBlocking: true })
+  alloc(16).copyToHostAsync(z, 0, s)
+  s.synchronize()
+  z.free()
+  t.is(pinnedPool.nFreeBlocks(), 0)
+  const one = pinnedPool.malloc(1)
+  one.free()
+  t.is(pinnedPool.nFreeBlocks(), 1, 'a 1-byte allocation is pooled, so the count above could fail')
+
+  const pool = new MemoryPool()
+  pool.malloc(0).free()
+  t.is(pool.totalBytes(), 0)
+  t.is(pool.nFreeBlocks(), 0)
+  pool.malloc(1).free()
+  t.is(pool.nFreeBlocks(), 1)
+  t.is(pool.totalBytes(), 512)
 })

@@ -93,7 +93,12 @@ impl PinnedPool {
         if size > isize::MAX as u64 {
             return Err(Error::range(format!("{size} bytes is more than a host allocation can hold")));
         }
-        let capacity = round_size(size.max(1));
+        if size == 0 {
+            // As CuPy's PinnedMemoryPool: nothing is pinned for 0 bytes, so freeing it gives the
+            // pool no block.
+            return Ok(Arc::new(PinnedBlock { ops: None, size: 0, capacity: 0, home: Weak::new() }));
+        }
+        let capacity = round_size(size);
         let cached = self.free.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&capacity).and_then(Vec::pop);
         let ops = match cached {
             Some(ops) => ops,
