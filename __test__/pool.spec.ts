@@ -1,5 +1,7 @@
 import test from 'ava'
+import { spawnSync } from 'node:child_process'
 import { AsyncMemoryPool, CudaError, Device, kernels, MemoryPool, Stream } from '..'
+import { onGpu, runJson } from './helpers'
 
 test('sizes round up to 512-byte bins', (t) => {
   const pool = new MemoryPool()
@@ -146,4 +148,48 @@ test('AsyncMemoryPool allocates on the current stream and counts a block free wh
   t.is(pool.usedBytes(), before)
   pool.freeAllBlocks()
   t.true(pool.totalBytes() >= pool.usedBytes())
+})
+
+// One sequence of allocations, run in a fresh process, as CuPy's MemoryAsyncPool would see it
+// (#19.14): sizes rounded to 512, used = live rounded sizes, free = total - used.
+const ASYNC_SEQUENCE = [100, 1000, 1 << 20, 3, 5 << 20]
+
+test('AsyncMemoryPool counts bytes as CuPy\'s MemoryAsyncPool does on the same sequence (#19.14)', (t) => {
+  const ours = runJson(`
+    const pool = new cuda.AsyncMemoryPool(), s = cuda.Stream.null, rows = []
+    const count = () => ({ used: pool.usedBytes(), total: pool.totalBytes(), free: pool.freeBytes() })
+    const live = ${JSON.stringify(ASYNC_SEQUENCE)}.map((n) => pool.malloc(n))
+    rows.push({ sizes: live.map((p) => p.size), ...count() })
+    live[1].free(); live[3].free()
+    s.synchronize()
+    rows.push(count())
+    live.forEach((p) => p.free())
+    s.synchronize()
+    pool.freeAllBlocks()
+    rows.push(count())
+    console.log(JSON.stringify(rows))`)
+  const rounded = ASYNC_SEQUENCE.map((n) => Math.ceil(n / 512) * 512)
+  t.deepEqual(ours[0].sizes, rounded)
+  t.is(ours[0].used, rounded.reduce((a, b) => a + b))
+  t.is(ours[1].used, rounded[0] + rounded[2] + rounded[4])
+  for (const r of ours) {
+    t.is(r.free, r.total - r.used)
+    t.true(r.total >= r.used)
+  }
+  t.is(ours[2].used, 0)
+  if (!onGpu) return
+  const py = spawnSync('python3', ['-c', `
+import json, cupy
+from cupy.cuda import memory
+pool = memory.MemoryAsyncPool(); s = cupy.cuda.Stream.null; rows = []
+count = lambda: dict(used=pool.used_bytes(), total=pool.total_bytes(), free=pool.free_bytes())
+live = [pool.malloc(n) for n in ${JSON.stringify(ASYNC_SEQUENCE)}]
+rows.append(dict(sizes=[p.mem.size for p in live], **count()))
+live[1] = None; live[3] = None
+s.synchronize(); rows.append(count())
+live = None
+s.synchronize(); pool.free_all_blocks(); rows.append(count())
+print(json.dumps(rows))`], { encoding: 'utf8' })
+  if (py.status !== 0) return t.log(`CuPy not available here, compared with the model only: ${py.stderr.split('\n').slice(-2).join(' ')}`)
+  t.deepEqual(ours, JSON.parse(py.stdout.trim()), 'the same counts as CuPy')
 })

@@ -12,7 +12,7 @@ export class AsyncMemoryPool {
   /** The native pool of each device this pool is used on, owned by this object. */
   readonly #pools = new PerDevice((d) => native.asyncPoolCreate(this, d))
 
-  /** `nbytes` on the current device, allocated in order on the current stream. */
+  /** `nbytes`, rounded up to 512 as CuPy rounds, on the current device, allocated in order on the current stream. */
   malloc(nbytes: number): MemoryPointer {
     const sc = scope()
     const device = sc.device
@@ -27,6 +27,11 @@ export class AsyncMemoryPool {
   /** Bytes the pool has reserved on the current device. */
   totalBytes(): number {
     return native.asyncPoolTotalBytes(this.#pools.get())
+  }
+
+  /** Reserved bytes on the current device that no allocation uses (`totalBytes() - usedBytes()`). */
+  freeBytes(): number {
+    return native.asyncPoolFreeBytes(this.#pools.get())
   }
 
   /** Waits for the device, then releases reserved memory no block uses. */

@@ -21,7 +21,9 @@ impl AsyncMemoryPool {
         if size == 0 {
             return Ok(Block::whole(DeviceMemory::alloc(self.device, 0)?));
         }
-        let mem = stream.alloc_async(self.device, size)?;
+        // Rounded to 512 bytes first, as CuPy's MemoryAsyncPool.malloc does: the block's size and
+        // the pool's byte counts are the rounded size.
+        let mem = stream.alloc_async(self.device, crate::pool::round_size(size))?;
         Ok(Block::whole(mem).keeping(stream.clone()))
     }
 
@@ -33,6 +35,12 @@ impl AsyncMemoryPool {
     /// Bytes the pool has reserved from the device.
     pub fn total_bytes(&self) -> Result<u64> {
         Ok(runtime()?.backend.async_pool_stats(self.device)?.1)
+    }
+
+    /// Reserved bytes no allocation uses (CuPy's `free_bytes`: total − used).
+    pub fn free_bytes(&self) -> Result<u64> {
+        let (used, total) = runtime()?.backend.async_pool_stats(self.device)?;
+        Ok(total.saturating_sub(used))
     }
 
     /// Releases reserved memory that no allocation uses (after the device is idle).

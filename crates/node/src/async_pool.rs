@@ -27,6 +27,11 @@ crate::exports! {
         with(pool, |p| Ok(p.total_bytes()? as f64))
     }
 
+    /// Reserved bytes no allocation uses (total − used).
+    c"asyncPoolFreeBytes" => fn async_pool_free_bytes(_cx, pool: f64) -> f64 {
+        with(pool, |p| Ok(p.free_bytes()? as f64))
+    }
+
     /// Waits for the device, then releases reserved memory no block uses.
     c"asyncPoolFreeAllBlocks" => fn async_pool_free_all_blocks(_cx, pool: f64) -> () {
         with(pool, |p| p.free_all_blocks())
