@@ -98,7 +98,11 @@ fn select(forced: Option<&str>) -> Result<Runtime> {
                 other => other,
             })?;
             Ok(Runtime {
-                info: BackendInfo { kind: BackendKind::Cuda, reason: format!("{BACKEND_ENV}=cuda; {why}"), driver_version: Some(driver_version) },
+                info: BackendInfo {
+                    kind: BackendKind::Cuda,
+                    reason: format!("{BACKEND_ENV}=cuda; {why}"),
+                    driver_version: Some(driver_version),
+                },
                 backend: Box::new(backend),
             })
         }

@@ -102,7 +102,11 @@ impl Axpy {
             return Err(Error::range("strides must be at least 1"));
         }
         let need = |inc: u64| -> Result<u64> {
-            let elems = if self.n == 0 { 0 } else { (self.n - 1).checked_mul(inc).and_then(|v| v.checked_add(1)).ok_or_else(|| Error::range("the vector is too large"))? };
+            let elems = if self.n == 0 {
+                0
+            } else {
+                (self.n - 1).checked_mul(inc).and_then(|v| v.checked_add(1)).ok_or_else(|| Error::range("the vector is too large"))?
+            };
             bytes(elems, self.dtype.size(), "the vector")
         };
         Ok([need(self.incx)?, need(self.incy)?])
@@ -153,8 +157,20 @@ pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> R
 
 /// The host version of gemm, column-major, for the simulator (and as a reference).
 pub fn host_gemm<T: Copy + Into<f64>>(g: &Gemm, a: &[T], b: &[T], c: &mut [f64]) {
-    let at = |i: u64, l: u64| -> f64 { if g.trans_a { a[(l + i * g.lda) as usize].into() } else { a[(i + l * g.lda) as usize].into() } };
-    let bt = |l: u64, j: u64| -> f64 { if g.trans_b { b[(j + l * g.ldb) as usize].into() } else { b[(l + j * g.ldb) as usize].into() } };
+    let at = |i: u64, l: u64| -> f64 {
+        if g.trans_a {
+            a[(l + i * g.lda) as usize].into()
+        } else {
+            a[(i + l * g.lda) as usize].into()
+        }
+    };
+    let bt = |l: u64, j: u64| -> f64 {
+        if g.trans_b {
+            b[(j + l * g.ldb) as usize].into()
+        } else {
+            b[(l + j * g.ldb) as usize].into()
+        }
+    };
     for j in 0..g.n {
         for i in 0..g.m {
             let mut acc = 0.0;

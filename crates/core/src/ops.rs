@@ -71,9 +71,25 @@ pub trait StreamOps: Send + Sync + 'static {
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()>;
     /// Host (pinned) to device, asynchronous. With `hold`, `src` is kept alive until the copy
     /// has run; without (during a capture), the graph keeps it.
-    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64, hold: bool) -> Result<()>;
+    fn copy_htod_async(
+        &self,
+        dst: &dyn AllocOps,
+        offset: u64,
+        src: Arc<dyn HostBytes>,
+        src_offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()>;
     /// Device to host (pinned), asynchronous; `hold` as above.
-    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64, hold: bool) -> Result<()>;
+    fn copy_dtoh_async(
+        &self,
+        dst: Arc<dyn HostBytes>,
+        dst_offset: u64,
+        src: &dyn AllocOps,
+        offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()>;
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()>;
     /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
     /// order, when dropped. The caller keeps the stream alive as long as the allocation.

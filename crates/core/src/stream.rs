@@ -4,13 +4,13 @@ use crate::capture::{self, CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
 use crate::event::Event;
 use crate::graph::Graph;
-use crate::ops::{RepeatFn, RepeatSlot};
-use std::sync::Mutex;
 use crate::memory::DeviceMemory;
 use crate::ops::{HostBytes, HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
 use std::sync::Arc;
+use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamKind {
@@ -76,9 +76,7 @@ impl Stream {
     /// Wraps a stream created by other code (`ExternalStream`). It is never destroyed here.
     pub fn external(device: usize, handle: u64) -> Result<Stream> {
         if handle == 0 || handle == 1 || handle == 2 {
-            return Err(Error::range(
-                "handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string(),
-            ));
+            return Err(Error::range("handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string()));
         }
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
         let priority = ops.priority()?;

@@ -18,8 +18,38 @@ struct Cublas {
     create: unsafe extern "C" fn(*mut Handle) -> Status,
     destroy: unsafe extern "C" fn(Handle) -> Status,
     set_stream: unsafe extern "C" fn(Handle, sys::CUstream) -> Status,
-    sgemm: unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> Status,
-    dgemm: unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, c_int, *const f64, *mut f64, c_int) -> Status,
+    sgemm: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const f32,
+        *const f32,
+        c_int,
+        *const f32,
+        c_int,
+        *const f32,
+        *mut f32,
+        c_int,
+    ) -> Status,
+    dgemm: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const f64,
+        *const f64,
+        c_int,
+        *const f64,
+        c_int,
+        *const f64,
+        *mut f64,
+        c_int,
+    ) -> Status,
     saxpy: unsafe extern "C" fn(Handle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> Status,
     daxpy: unsafe extern "C" fn(Handle, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> Status,
 }
@@ -49,7 +79,12 @@ fn missing(what: &str, var: &str, tried: &str) -> Error {
 fn cublas() -> Result<&'static Cublas> {
     static C: OnceLock<std::result::Result<Cublas, String>> = OnceLock::new();
     C.get_or_init(|| {
-        let lib = dynlib::open(&dynlib::candidates("cublas", "CUDA_NODE_CUBLAS_PATH", &["13", "12", "11"], &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"]))?;
+        let lib = dynlib::open(&dynlib::candidates(
+            "cublas",
+            "CUDA_NODE_CUBLAS_PATH",
+            &["13", "12", "11"],
+            &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"],
+        ))?;
         macro_rules! sym {
             ($n:literal) => {
                 // SAFETY: cuBLAS's v2 entry points, with the signatures declared in `Cublas` (cublas_api.h).
@@ -74,7 +109,12 @@ fn cublas() -> Result<&'static Cublas> {
 fn cusolver() -> Result<&'static Cusolver> {
     static C: OnceLock<std::result::Result<Cusolver, String>> = OnceLock::new();
     C.get_or_init(|| {
-        let lib = dynlib::open(&dynlib::candidates("cusolver", "CUDA_NODE_CUSOLVER_PATH", &["12", "11"], &["cusolver64_12.dll", "cusolver64_11.dll"]))?;
+        let lib = dynlib::open(&dynlib::candidates(
+            "cusolver",
+            "CUDA_NODE_CUSOLVER_PATH",
+            &["12", "11"],
+            &["cusolver64_12.dll", "cusolver64_11.dll"],
+        ))?;
         // SAFETY: cusolverDnCreate(cusolverDnHandle_t*), from cusolverDn.h.
         let create = *unsafe { lib.get(b"cusolverDnCreate\0") }.map_err(|e| format!("{e}"))?;
         // SAFETY: cusolverDnDestroy(cusolverDnHandle_t), from cusolverDn.h.

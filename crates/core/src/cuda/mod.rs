@@ -103,7 +103,14 @@ impl CudaBackend {
             let mut dev: sys::CUdevice = 0;
             // SAFETY: ordinal is in [0, count); `dev` is a valid out-pointer.
             unsafe { sys::cuDeviceGet(&mut dev, ordinal) }.check("cuDeviceGet")?;
-            devices.push(Arc::new(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new(), kernels: OnceLock::new(), handles: Default::default(), staging: Default::default() }));
+            devices.push(Arc::new(CudaDevice {
+                dev,
+                ctx: OnceLock::new(),
+                props: OnceLock::new(),
+                kernels: OnceLock::new(),
+                handles: Default::default(),
+                staging: Default::default(),
+            }));
         }
         let why = format!(
             "CUDA driver {}.{} loaded with {} device{}",
@@ -263,7 +270,8 @@ impl Backend for CudaBackend {
         let read = |attr| -> Result<u64> {
             let mut v: u64 = 0;
             // SAFETY: these attributes are cuuint64_t values; `v` is a valid out-pointer.
-            unsafe { sys::cuMemPoolGetAttribute(pool, attr, &mut v as *mut u64 as *mut std::ffi::c_void) }.check("cuMemPoolGetAttribute")?;
+            unsafe { sys::cuMemPoolGetAttribute(pool, attr, &mut v as *mut u64 as *mut std::ffi::c_void) }
+                .check("cuMemPoolGetAttribute")?;
             Ok(v)
         };
         Ok((

@@ -2,8 +2,8 @@
 
 use super::kernels::{self, Kernels};
 use super::CudaDevice;
-use crate::error::{Check, Error, Result};
 use crate::capture::{CaptureMode, CaptureStatus};
+use crate::error::{Check, Error, Result};
 use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
 use cudarc::driver::sys;
 use std::any::Any;
@@ -215,23 +215,43 @@ impl StreamOps for CudaStream {
         unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
     }
 
-    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64, hold: bool) -> Result<()> {
+    fn copy_htod_async(
+        &self,
+        dst: &dyn AllocOps,
+        offset: u64,
+        src: Arc<dyn HostBytes>,
+        src_offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: `src` holds `src_offset + len` bytes (checked by the caller) and stays alive
         // until the host function below, enqueued after the copy, releases it.
-        unsafe { sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw) }
-            .check("cuMemcpyHtoDAsync")?;
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw)
+        }
+        .check("cuMemcpyHtoDAsync")?;
         if hold {
             self.keep_until_done(src)?;
         }
         Ok(())
     }
 
-    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64, hold: bool) -> Result<()> {
+    fn copy_dtoh_async(
+        &self,
+        dst: Arc<dyn HostBytes>,
+        dst_offset: u64,
+        src: &dyn AllocOps,
+        offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: as above, for writes into `dst`.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw) }
-            .check("cuMemcpyDtoHAsync")?;
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw)
+        }
+        .check("cuMemcpyDtoHAsync")?;
         if hold {
             self.keep_until_done(dst)?;
         }
@@ -310,8 +330,10 @@ impl StreamOps for CudaStream {
         // SAFETY: the function belongs to the bound context (checked by the caller); `params`
         // points at one value per parameter, sized as the driver reported (checked by the caller
         // where the driver can tell), alive for the duration of the call.
-        unsafe { sys::cuLaunchKernel(f.raw, gx, gy, gz, bx, by, bz, launch.shared_mem, self.raw, params.as_mut_ptr(), std::ptr::null_mut()) }
-            .check("cuLaunchKernel")
+        unsafe {
+            sys::cuLaunchKernel(f.raw, gx, gy, gz, bx, by, bz, launch.shared_mem, self.raw, params.as_mut_ptr(), std::ptr::null_mut())
+        }
+        .check("cuLaunchKernel")
     }
 
     fn gemm(&self, g: &crate::blas::Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {

@@ -154,7 +154,15 @@ impl StreamOps for SimStream {
         Ok(())
     }
 
-    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64, _hold: bool) -> Result<()> {
+    fn copy_htod_async(
+        &self,
+        dst: &dyn AllocOps,
+        offset: u64,
+        src: Arc<dyn HostBytes>,
+        src_offset: u64,
+        len: u64,
+        _hold: bool,
+    ) -> Result<()> {
         let buf = sim_alloc(dst).buffer.clone();
         self.run("memcpy", "HtoD", move || {
             let mut data = buf.lock();
@@ -165,7 +173,15 @@ impl StreamOps for SimStream {
         })
     }
 
-    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64, _hold: bool) -> Result<()> {
+    fn copy_dtoh_async(
+        &self,
+        dst: Arc<dyn HostBytes>,
+        dst_offset: u64,
+        src: &dyn AllocOps,
+        offset: u64,
+        len: u64,
+        _hold: bool,
+    ) -> Result<()> {
         let buf = sim_alloc(src).buffer.clone();
         self.run("memcpy", "DtoH", move || {
             let data = buf.lock();
@@ -200,7 +216,11 @@ impl StreamOps for SimStream {
 
     fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
         let nodes = self.dev.scheduler.end_capture(&self.queue)?;
-        Ok(Box::new(SimGraph { id: self.dev.next_handle.fetch_add(1, std::sync::atomic::Ordering::Relaxed), nodes: Mutex::new(Arc::new(nodes)), last_launch: Mutex::new(None) }))
+        Ok(Box::new(SimGraph {
+            id: self.dev.next_handle.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            nodes: Mutex::new(Arc::new(nodes)),
+            last_launch: Mutex::new(None),
+        }))
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {
@@ -213,7 +233,11 @@ impl StreamOps for SimStream {
         let mut last = lock(&g.last_launch);
         // One operation runs every node in recording order (a topological order, PG 4.2.1),
         // after the graph's previous launch (G2: an executable never runs concurrently with itself).
-        let done = self.dev.scheduler.enqueue(&self.queue, last.iter().cloned().collect(), Arc::new(move || nodes.iter().for_each(|n| (n.work)())));
+        let done = self.dev.scheduler.enqueue(
+            &self.queue,
+            last.iter().cloned().collect(),
+            Arc::new(move || nodes.iter().for_each(|n| (n.work)())),
+        );
         *last = Some(done);
         Ok(())
     }
@@ -375,7 +399,11 @@ impl GraphOps for SimGraph {
                 "host" => "octagon",
                 _ => "ellipse",
             };
-            s.push_str(&format!("\"{g}_node_{i}\"[style=\"solid\" shape=\"{shape}\" label=\"{i}\\n{}\\n{}\\n\"];\n", n.kind.to_uppercase(), n.label.replace('"', "'")));
+            s.push_str(&format!(
+                "\"{g}_node_{i}\"[style=\"solid\" shape=\"{shape}\" label=\"{i}\\n{}\\n{}\\n\"];\n",
+                n.kind.to_uppercase(),
+                n.label.replace('"', "'")
+            ));
         }
         for (i, n) in nodes.iter().enumerate() {
             for d in &n.deps {
