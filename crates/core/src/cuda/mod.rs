@@ -2,9 +2,12 @@
 //! Raw driver calls live here and nowhere else; each `unsafe` block says why it holds.
 
 mod blas;
+mod event;
 mod graph;
 mod kernels;
+mod memory;
 mod module;
+mod pinned;
 mod staging;
 mod stream;
 
@@ -14,10 +17,12 @@ use crate::error::{Check, Code, Error, Result};
 use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
+use event::CudaEvent;
+use memory::CudaAlloc;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-use stream::{CudaAlloc, CudaEvent, CudaStream};
+use stream::CudaStream;
 
 static LOADED: AtomicBool = AtomicBool::new(false);
 
@@ -292,7 +297,7 @@ impl Backend for CudaBackend {
         let mut ptr: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: `ptr` is a valid out-pointer; size > 0; a context is current.
         unsafe { sys::cuMemHostAlloc(&mut ptr, size as usize, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc")?;
-        Ok(Box::new(stream::CudaPinned { dev: self.devices[0].clone(), ptr }))
+        Ok(Box::new(pinned::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
     fn library_handle(&self, ordinal: usize, lib: crate::blas::Library) -> Result<u64> {
