@@ -4,7 +4,19 @@
 
 use crate::error::{Error, Result};
 use crate::memory::DeviceMemory;
+use crate::ops::{AllocOps, StreamOps};
+use crate::runtime;
 use crate::stream::Stream;
+
+/// What a backend implements for cuBLAS and cuSOLVER. Sizes and ranges reaching it are checked.
+pub trait BlasOps: Send + Sync + 'static {
+    /// The device's cuBLAS or cuSOLVER handle, created on first use.
+    fn handle(&self, ordinal: usize, lib: Library) -> Result<u64>;
+    /// Destroys every device's cuBLAS and cuSOLVER handles (at exit).
+    fn release_handles(&self) {}
+    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
+    fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Real {
@@ -125,18 +137,18 @@ impl Axpy {
 
 /// The device's cuBLAS handle, created on first use (one per device, whatever asks).
 pub fn cublas_handle(device: usize) -> Result<u64> {
-    crate::runtime()?.backend.library_handle(device, Library::Cublas)
+    runtime()?.backend.blas().handle(device, Library::Cublas)
 }
 
 /// The device's cuSOLVER (dense) handle, created on first use.
 pub fn cusolver_handle(device: usize) -> Result<u64> {
-    crate::runtime()?.backend.library_handle(device, Library::Cusolver)
+    runtime()?.backend.blas().handle(device, Library::Cusolver)
 }
 
 /// Destroys the handles (the TS layer calls this when the main thread exits).
 pub fn release_handles() {
-    if let Ok(rt) = crate::runtime() {
-        rt.backend.release_library_handles();
+    if let Ok(rt) = runtime() {
+        rt.backend.blas().release_handles();
     }
 }
 
@@ -148,11 +160,27 @@ pub enum Library {
 
 /// `C = alpha · op(A) · op(B) + beta · C` on `stream` (the device's cuBLAS handle, bound to it).
 pub fn gemm(stream: &Stream, g: &Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-    stream.blas_gemm(g, a, b, c)
+    for m in [a, b, c] {
+        stream.same_device(m, "gemm")?;
+    }
+    g.check(a, b, c)?;
+    stream.legacy_ok("a gemm")?;
+    if g.m == 0 || g.n == 0 {
+        return Ok(());
+    }
+    runtime()?.backend.blas().gemm(stream.ops(), g, a.ops()?, b.ops()?, c.ops()?)
 }
 
+/// `y = alpha · x + y` on `stream`.
 pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
-    stream.blas_axpy(op, x, y)
+    stream.same_device(x, "axpy")?;
+    stream.same_device(y, "axpy")?;
+    op.check(x, y)?;
+    stream.legacy_ok("an axpy")?;
+    if op.n == 0 {
+        return Ok(());
+    }
+    runtime()?.backend.blas().axpy(stream.ops(), op, x.ops()?, y.ops()?)
 }
 
 /// The host version of gemm, column-major, for the simulator (and as a reference).

@@ -23,11 +23,11 @@ pub mod pinned;
 pub mod pool;
 pub mod profiler;
 pub mod reaper;
+pub mod runtime;
 pub mod sim;
 pub mod stream;
 
 pub use async_pool::AsyncMemoryPool;
-pub use backend::{runtime, BackendInfo, BackendKind, Runtime};
 pub use block::Block;
 pub use capture::{CaptureMode, CaptureStatus};
 pub use device::{DeviceProps, MemInfo};
@@ -37,4 +37,5 @@ pub use graph::Graph;
 pub use memory::DeviceMemory;
 pub use ops::{HostFn, Pattern, StatusFn};
 pub use pool::MemoryPool;
+pub use runtime::{runtime, BackendInfo, BackendKind, Runtime};
 pub use stream::{priority_range, Stream, StreamKind};

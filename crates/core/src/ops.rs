@@ -103,9 +103,9 @@ pub trait StreamOps: Send + Sync + 'static {
     fn capture_status(&self) -> Result<CaptureStatus>;
     fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()>;
     fn launch_kernel(&self, f: &dyn FunctionOps, launch: &Launch) -> Result<()>;
-    fn gemm(&self, g: &crate::blas::Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
-    fn axpy(&self, op: &crate::blas::Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()>;
+    /// The backend's own stream, for its libraries' traits (`blas::BlasOps`, …).
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// A loaded module (`CUmodule`), unloaded when dropped.

@@ -167,7 +167,7 @@ impl Stream {
         self.legacy_ok(what)
     }
 
-    fn legacy_ok(&self, what: &str) -> Result<()> {
+    pub(crate) fn legacy_ok(&self, what: &str) -> Result<()> {
         if self.kind == StreamKind::Legacy && capture::blocking_active(self.device) {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
@@ -332,29 +332,6 @@ impl Stream {
         self.ops.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
     }
 
-    pub(crate) fn blas_gemm(&self, g: &crate::blas::Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-        for m in [a, b, c] {
-            self.same_device(m, "gemm")?;
-        }
-        g.check(a, b, c)?;
-        self.legacy_ok("a gemm")?;
-        if g.m == 0 || g.n == 0 {
-            return Ok(());
-        }
-        self.ops.gemm(g, a.ops()?, b.ops()?, c.ops()?)
-    }
-
-    pub(crate) fn blas_axpy(&self, op: &crate::blas::Axpy, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
-        self.same_device(x, "axpy")?;
-        self.same_device(y, "axpy")?;
-        op.check(x, y)?;
-        self.legacy_ok("an axpy")?;
-        if op.n == 0 {
-            return Ok(());
-        }
-        self.ops.axpy(op, x.ops()?, y.ops()?)
-    }
-
     pub(crate) fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
         self.legacy_ok("a kernel launch")?;
         self.ops.launch_kernel(f, launch)
@@ -402,7 +379,7 @@ impl Stream {
         self.legacy_ok("copy")
     }
 
-    fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {
+    pub(crate) fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {
         if mem.device() != self.device {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_INVALID_VALUE,

@@ -300,14 +300,8 @@ impl Backend for CudaBackend {
         Ok(Box::new(pinned::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
-    fn library_handle(&self, ordinal: usize, lib: crate::blas::Library) -> Result<u64> {
-        blas::handle(&self.devices[ordinal], lib)
-    }
-
-    fn release_library_handles(&self) {
-        for d in &self.devices {
-            blas::destroy(d);
-        }
+    fn blas(&self) -> &dyn crate::blas::BlasOps {
+        self
     }
 
     fn profiler(&self, on: bool) -> Result<()> {

@@ -329,14 +329,6 @@ impl StreamOps for CudaStream {
         .check("cuLaunchKernel")
     }
 
-    fn gemm(&self, g: &crate::blas::Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-        super::blas::gemm(&self.dev, self.raw, g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
-    }
-
-    fn axpy(&self, op: &crate::blas::Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
-        super::blas::axpy(&self.dev, self.raw, op, x.ptr() + op.x_off, y.ptr() + op.y_off)
-    }
-
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
         self.dev.bind()?;
         let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
@@ -357,6 +349,10 @@ impl StreamOps for CudaStream {
         // SAFETY: both ranges lie inside live allocations of this device (checked by the caller).
         unsafe { sys::cuMemcpyDtoDAsync_v2(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
             .check("cuMemcpyDtoDAsync")
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 /// Maps "no such stream" style failures of foreign handles to a clear message.

@@ -2,11 +2,31 @@
 
 use super::memory::{sim_alloc, Buffer};
 use super::stream::SimStream;
-use crate::blas::{host_gemm, Axpy, Gemm, Real};
+use super::SimBackend;
+use crate::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
 use crate::error::Result;
-use crate::ops::AllocOps;
+use crate::ops::{AllocOps, StreamOps};
 
-pub(super) fn gemm(s: &SimStream, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+fn sim_stream(s: &dyn StreamOps) -> &SimStream {
+    s.as_any().downcast_ref::<SimStream>().expect("the simulator is given its own streams")
+}
+
+impl BlasOps for SimBackend {
+    fn handle(&self, ordinal: usize, lib: Library) -> Result<u64> {
+        // Stable per device and library, as the real ones are; nothing to create.
+        Ok(0x0b1a_0000_0000 + ((ordinal as u64) << 8) + lib as u64 * 16)
+    }
+
+    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+        gemm(sim_stream(stream), g, a, b, c)
+    }
+
+    fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
+        axpy(sim_stream(stream), op, x, y)
+    }
+}
+
+fn gemm(s: &SimStream, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
     let (a, b, c, g) = (sim_alloc(a).buffer.clone(), sim_alloc(b).buffer.clone(), sim_alloc(c).buffer.clone(), *g);
     s.run("kernel", format!("gemm {}x{}x{}", g.m, g.n, g.k), move || {
         // Operands are copied out first: A, B and C may share an allocation.
@@ -40,7 +60,7 @@ pub(super) fn gemm(s: &SimStream, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, 
     })
 }
 
-pub(super) fn axpy(s: &SimStream, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
+fn axpy(s: &SimStream, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
     let (x, y, op) = (sim_alloc(x).buffer.clone(), sim_alloc(y).buffer.clone(), *op);
     s.run("kernel", format!("axpy {}", op.n), move || {
         let xs = x.lock()[op.x_off as usize..].to_vec();

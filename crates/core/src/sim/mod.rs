@@ -231,9 +231,8 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn library_handle(&self, ordinal: usize, lib: crate::blas::Library) -> Result<u64> {
-        // Stable per device and library, as the real ones are; nothing to create.
-        Ok(0x0b1a_0000_0000 + ((ordinal as u64) << 8) + lib as u64 * 16)
+    fn blas(&self) -> &dyn crate::blas::BlasOps {
+        self
     }
 
     fn profiler(&self, _on: bool) -> Result<()> {
