@@ -4,7 +4,19 @@
 
 use crate::error::{Error, Result};
 use crate::memory::DeviceMemory;
+use crate::ops::{AllocOps, StreamOps};
+use crate::runtime;
 use crate::stream::Stream;
+
+/// What a backend implements for cuBLAS and cuSOLVER. Sizes and ranges reaching it are checked.
+pub trait BlasOps: Send + Sync + 'static {
+    /// The device's cuBLAS or cuSOLVER handle, created on first use.
+    fn handle(&self, ordinal: usize, lib: Library) -> Result<u64>;
+    /// Destroys every device's cuBLAS and cuSOLVER handles (at exit).
+    fn release_handles(&self) {}
+    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
+    fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Real {
@@ -102,7 +114,11 @@ impl Axpy {
             return Err(Error::range("strides must be at least 1"));
         }
         let need = |inc: u64| -> Result<u64> {
-            let elems = if self.n == 0 { 0 } else { (self.n - 1).checked_mul(inc).and_then(|v| v.checked_add(1)).ok_or_else(|| Error::range("the vector is too large"))? };
+            let elems = if self.n == 0 {
+                0
+            } else {
+                (self.n - 1).checked_mul(inc).and_then(|v| v.checked_add(1)).ok_or_else(|| Error::range("the vector is too large"))?
+            };
             bytes(elems, self.dtype.size(), "the vector")
         };
         Ok([need(self.incx)?, need(self.incy)?])
@@ -121,18 +137,18 @@ impl Axpy {
 
 /// The device's cuBLAS handle, created on first use (one per device, whatever asks).
 pub fn cublas_handle(device: usize) -> Result<u64> {
-    crate::runtime()?.backend.library_handle(device, Library::Cublas)
+    runtime()?.backend.blas().handle(device, Library::Cublas)
 }
 
 /// The device's cuSOLVER (dense) handle, created on first use.
 pub fn cusolver_handle(device: usize) -> Result<u64> {
-    crate::runtime()?.backend.library_handle(device, Library::Cusolver)
+    runtime()?.backend.blas().handle(device, Library::Cusolver)
 }
 
 /// Destroys the handles (the TS layer calls this when the main thread exits).
 pub fn release_handles() {
-    if let Ok(rt) = crate::runtime() {
-        rt.backend.release_library_handles();
+    if let Ok(rt) = runtime() {
+        rt.backend.blas().release_handles();
     }
 }
 
@@ -144,17 +160,45 @@ pub enum Library {
 
 /// `C = alpha · op(A) · op(B) + beta · C` on `stream` (the device's cuBLAS handle, bound to it).
 pub fn gemm(stream: &Stream, g: &Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-    stream.blas_gemm(g, a, b, c)
+    for m in [a, b, c] {
+        stream.same_device(m, "gemm")?;
+    }
+    g.check(a, b, c)?;
+    stream.legacy_ok("a gemm")?;
+    if g.m == 0 || g.n == 0 {
+        return Ok(());
+    }
+    runtime()?.backend.blas().gemm(stream.ops(), g, a.ops()?, b.ops()?, c.ops()?)
 }
 
+/// `y = alpha · x + y` on `stream`.
 pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
-    stream.blas_axpy(op, x, y)
+    stream.same_device(x, "axpy")?;
+    stream.same_device(y, "axpy")?;
+    op.check(x, y)?;
+    stream.legacy_ok("an axpy")?;
+    if op.n == 0 {
+        return Ok(());
+    }
+    runtime()?.backend.blas().axpy(stream.ops(), op, x.ops()?, y.ops()?)
 }
 
 /// The host version of gemm, column-major, for the simulator (and as a reference).
 pub fn host_gemm<T: Copy + Into<f64>>(g: &Gemm, a: &[T], b: &[T], c: &mut [f64]) {
-    let at = |i: u64, l: u64| -> f64 { if g.trans_a { a[(l + i * g.lda) as usize].into() } else { a[(i + l * g.lda) as usize].into() } };
-    let bt = |l: u64, j: u64| -> f64 { if g.trans_b { b[(j + l * g.ldb) as usize].into() } else { b[(l + j * g.ldb) as usize].into() } };
+    let at = |i: u64, l: u64| -> f64 {
+        if g.trans_a {
+            a[(l + i * g.lda) as usize].into()
+        } else {
+            a[(i + l * g.lda) as usize].into()
+        }
+    };
+    let bt = |l: u64, j: u64| -> f64 {
+        if g.trans_b {
+            b[(j + l * g.ldb) as usize].into()
+        } else {
+            b[(l + j * g.ldb) as usize].into()
+        }
+    };
     for j in 0..g.n {
         for i in 0..g.m {
             let mut acc = 0.0;

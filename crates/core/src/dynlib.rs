@@ -21,7 +21,8 @@ pub fn candidates(stem: &str, override_var: &str, versions: &[&str], windows: &[
         n
     };
     c.extend(names.iter().cloned());
-    let mut dirs: Vec<String> = ["CUDA_PATH", "CUDA_HOME"].iter().filter_map(|v| std::env::var(v).ok()).map(|d| format!("{d}/lib64")).collect();
+    let mut dirs: Vec<String> =
+        ["CUDA_PATH", "CUDA_HOME"].iter().filter_map(|v| std::env::var(v).ok()).map(|d| format!("{d}/lib64")).collect();
     dirs.push("/usr/local/cuda/lib64".into());
     for d in dirs {
         c.extend(names.iter().map(|n| format!("{d}/{n}")));

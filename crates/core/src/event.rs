@@ -36,9 +36,8 @@ impl Event {
 
     /// Opens an interprocess event that another process shared with [`Event::ipc_handle`].
     pub fn from_ipc(device: usize, handle: &[u8]) -> Result<Event> {
-        let handle: &[u8; 64] = handle
-            .try_into()
-            .map_err(|_| Error::range(format!("an interprocess event handle is 64 bytes, got {}", handle.len())))?;
+        let handle: &[u8; 64] =
+            handle.try_into().map_err(|_| Error::range(format!("an interprocess event handle is 64 bytes, got {}", handle.len())))?;
         let ops = runtime()?.backend.event_from_ipc(device, handle)?;
         let flags = EventFlags { blocking: false, disable_timing: true, interprocess: true };
         Ok(Event { ops, device, flags, recorded: AtomicBool::new(true), captured: AtomicBool::new(false) })

@@ -4,8 +4,8 @@
 //! measurement interleaved with ours says what the binding adds. On `sim` it is the core's own
 //! call, without JS.
 
-use crate::backend::{runtime, BackendKind};
 use crate::error::{Check, Error, Result};
+use crate::runtime::{runtime, BackendKind};
 use crate::{Event, Stream, StreamKind};
 use cudarc::driver::sys;
 use std::hint::black_box;

@@ -128,10 +128,16 @@ pub fn check_shape(device: usize, launch: &Launch) -> Result<()> {
     let [bx, by, bz] = launch.block.map(u64::from);
     let threads = bx * by * bz;
     if l.threads != 0 && threads > l.threads {
-        return Err(Error::range(format!("a block of {bx}×{by}×{bz} = {threads} threads is more than device {device} allows ({})", l.threads)));
+        return Err(Error::range(format!(
+            "a block of {bx}×{by}×{bz} = {threads} threads is more than device {device} allows ({})",
+            l.threads
+        )));
     }
     if l.shared != 0 && launch.shared_mem as u64 > l.shared {
-        return Err(Error::range(format!("{} bytes of dynamic shared memory is more than device {device} allows a block ({})", launch.shared_mem, l.shared)));
+        return Err(Error::range(format!(
+            "{} bytes of dynamic shared memory is more than device {device} allows a block ({})",
+            launch.shared_mem, l.shared
+        )));
     }
     Ok(())
 }

@@ -30,7 +30,12 @@ struct Api {
 
 /// Where NVRTC is looked for, in order.
 pub fn candidates() -> Vec<String> {
-    crate::dynlib::candidates("nvrtc", "CUDA_NODE_NVRTC_PATH", &["13", "12", "11.2"], &["nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll"])
+    crate::dynlib::candidates(
+        "nvrtc",
+        "CUDA_NODE_NVRTC_PATH",
+        &["13", "12", "11.2"],
+        &["nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll"],
+    )
 }
 
 fn api() -> Result<&'static Api> {
@@ -123,7 +128,11 @@ pub fn compile(code: &str, file_name: &str, options: &[String], name_expressions
     let file = cstring(file_name, "file name")?;
     let mut prog: Program = std::ptr::null_mut();
     // SAFETY: `src` and `file` are NUL-terminated and outlive the call; no headers are given.
-    check(api, unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) }, "nvrtcCreateProgram")?;
+    check(
+        api,
+        unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) },
+        "nvrtcCreateProgram",
+    )?;
     let prog = Prog(api, prog);
     let names: Vec<CString> = name_expressions.iter().map(|n| cstring(n, "a name expression")).collect::<Result<_>>()?;
     for n in &names {

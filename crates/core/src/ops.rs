@@ -71,9 +71,25 @@ pub trait StreamOps: Send + Sync + 'static {
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()>;
     /// Host (pinned) to device, asynchronous. With `hold`, `src` is kept alive until the copy
     /// has run; without (during a capture), the graph keeps it.
-    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64, hold: bool) -> Result<()>;
+    fn copy_htod_async(
+        &self,
+        dst: &dyn AllocOps,
+        offset: u64,
+        src: Arc<dyn HostBytes>,
+        src_offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()>;
     /// Device to host (pinned), asynchronous; `hold` as above.
-    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64, hold: bool) -> Result<()>;
+    fn copy_dtoh_async(
+        &self,
+        dst: Arc<dyn HostBytes>,
+        dst_offset: u64,
+        src: &dyn AllocOps,
+        offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()>;
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()>;
     /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
     /// order, when dropped. The caller keeps the stream alive as long as the allocation.
@@ -87,9 +103,9 @@ pub trait StreamOps: Send + Sync + 'static {
     fn capture_status(&self) -> Result<CaptureStatus>;
     fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()>;
     fn launch_kernel(&self, f: &dyn FunctionOps, launch: &Launch) -> Result<()>;
-    fn gemm(&self, g: &crate::blas::Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
-    fn axpy(&self, op: &crate::blas::Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()>;
+    /// The backend's own stream, for its libraries' traits (`blas::BlasOps`, …).
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// A loaded module (`CUmodule`), unloaded when dropped.

@@ -111,7 +111,8 @@ impl State {
                 let c = self.chunk(id);
                 (c.mem.clone(), c.offset, c.next)
             };
-            let tail = self.insert(Chunk { mem, offset: offset + size, size: have - size, prev: Some(id), next, arena: key, in_use: false });
+            let tail =
+                self.insert(Chunk { mem, offset: offset + size, size: have - size, prev: Some(id), next, arena: key, in_use: false });
             if let Some(n) = next {
                 self.chunk(n).prev = Some(tail);
             }
@@ -249,8 +250,12 @@ impl MemoryPool {
             return Some((id, c.mem.clone(), c.offset));
         }
         // Another stream's free block, once that stream has passed the free.
-        let others: Vec<(ArenaKey, Arc<Stream>)> =
-            st.arenas.iter().filter(|(k, a)| **k != key && a.free.range((size, 0)..).next().is_some()).map(|(k, a)| (*k, a.stream.clone())).collect();
+        let others: Vec<(ArenaKey, Arc<Stream>)> = st
+            .arenas
+            .iter()
+            .filter(|(k, a)| **k != key && a.free.range((size, 0)..).next().is_some())
+            .map(|(k, a)| (*k, a.stream.clone()))
+            .collect();
         drop(st);
         for (other, s) in others {
             if s.query().unwrap_or(false) {

@@ -4,13 +4,13 @@ use crate::capture::{self, CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
 use crate::event::Event;
 use crate::graph::Graph;
-use crate::ops::{RepeatFn, RepeatSlot};
-use std::sync::Mutex;
 use crate::memory::DeviceMemory;
 use crate::ops::{HostBytes, HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
 use std::sync::Arc;
+use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamKind {
@@ -76,9 +76,7 @@ impl Stream {
     /// Wraps a stream created by other code (`ExternalStream`). It is never destroyed here.
     pub fn external(device: usize, handle: u64) -> Result<Stream> {
         if handle == 0 || handle == 1 || handle == 2 {
-            return Err(Error::range(
-                "handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string(),
-            ));
+            return Err(Error::range("handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string()));
         }
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
         let priority = ops.priority()?;
@@ -172,7 +170,7 @@ impl Stream {
         self.legacy_ok(what)
     }
 
-    fn legacy_ok(&self, what: &str) -> Result<()> {
+    pub(crate) fn legacy_ok(&self, what: &str) -> Result<()> {
         if self.kind == StreamKind::Legacy && capture::blocking_active(self.device) {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
@@ -337,29 +335,6 @@ impl Stream {
         self.ops.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
     }
 
-    pub(crate) fn blas_gemm(&self, g: &crate::blas::Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-        for m in [a, b, c] {
-            self.same_device(m, "gemm")?;
-        }
-        g.check(a, b, c)?;
-        self.legacy_ok("a gemm")?;
-        if g.m == 0 || g.n == 0 {
-            return Ok(());
-        }
-        self.ops.gemm(g, a.ops()?, b.ops()?, c.ops()?)
-    }
-
-    pub(crate) fn blas_axpy(&self, op: &crate::blas::Axpy, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
-        self.same_device(x, "axpy")?;
-        self.same_device(y, "axpy")?;
-        op.check(x, y)?;
-        self.legacy_ok("an axpy")?;
-        if op.n == 0 {
-            return Ok(());
-        }
-        self.ops.axpy(op, x.ops()?, y.ops()?)
-    }
-
     pub(crate) fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
         self.legacy_ok("a kernel launch")?;
         self.ops.launch_kernel(f, launch)
@@ -412,7 +387,7 @@ impl Stream {
         self.legacy_ok(call)
     }
 
-    fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {
+    pub(crate) fn same_device(&self, mem: &DeviceMemory, what: &str) -> Result<()> {
         if mem.device() != self.device {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_INVALID_VALUE,

@@ -172,7 +172,12 @@ pub fn owe(env: sys::napi_env, runs: usize) -> Result<()> {
 /// Takes back runs that were owed for work that failed to queue.
 pub fn forgive(env: sys::napi_env, runs: usize) {
     if let Ok(channel) = channel() {
-        if runs > 0 && channel.owed.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_sub(runs))).is_ok_and(|n| n > 0 && n <= runs) {
+        if runs > 0
+            && channel
+                .owed
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_sub(runs)))
+                .is_ok_and(|n| n > 0 && n <= runs)
+        {
             let tsfn = *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner());
             if !tsfn.is_null() {
                 // SAFETY: on the JS thread that owns the function.

@@ -84,7 +84,9 @@ pub fn register(exports: Object, env: Env) -> napi::Result<()> {
         for e in table {
             let mut f = ptr::null_mut();
             // SAFETY: `name` is NUL-terminated; `f` has Node-API's callback signature.
-            check_status!(unsafe { sys::napi_create_function(env.raw(), e.name.as_ptr(), e.name.count_bytes() as isize, Some(e.f), ptr::null_mut(), &mut f) })?;
+            check_status!(unsafe {
+                sys::napi_create_function(env.raw(), e.name.as_ptr(), e.name.count_bytes() as isize, Some(e.f), ptr::null_mut(), &mut f)
+            })?;
             // SAFETY: `exports` and `f` are values of this env.
             check_status!(unsafe { sys::napi_set_named_property(env.raw(), exports.raw(), e.name.as_ptr(), f) })?;
         }

@@ -2,9 +2,9 @@
 //! capture, and destroy.
 
 use crate::callbacks::{self, JsCallback};
+use crate::event;
 use crate::raw::{BigU64, Count, Owner};
 use crate::task::Blocking;
-use crate::event;
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Stream, StreamKind};
 use std::sync::Arc;
 

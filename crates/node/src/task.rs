@@ -92,7 +92,8 @@ impl Ret for Blocking {
         let data = Box::into_raw(Box::new(Work { job: Some(job), result: Ok(()), deferred, handle: ptr::null_mut() }));
         let mut handle = ptr::null_mut();
         // SAFETY: `execute` and `complete` take `data` as the `Work` it is.
-        let status = unsafe { sys::napi_create_async_work(env, ptr::null_mut(), name, Some(execute), Some(complete), data.cast(), &mut handle) };
+        let status =
+            unsafe { sys::napi_create_async_work(env, ptr::null_mut(), name, Some(execute), Some(complete), data.cast(), &mut handle) };
         if status != sys::Status::napi_ok {
             // SAFETY: not created, so never completed: reclaim it.
             let data = unsafe { Box::from_raw(data) };

@@ -1,10 +1,12 @@
 //! cuBLAS and cuSOLVER on the real device: loaded at run time, one handle per device, bound to
 //! the stream at each call, under a lock (a handle must not be used by two threads at once).
 
-use super::CudaDevice;
-use crate::blas::{Axpy, Gemm, Library as Lib, Real};
+use super::stream::CudaStream;
+use super::{CudaBackend, CudaDevice};
+use crate::blas::{Axpy, BlasOps, Gemm, Library as Lib, Real};
 use crate::dynlib;
 use crate::error::{Error, Result};
+use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
 use std::ffi::{c_int, c_void};
@@ -18,8 +20,38 @@ struct Cublas {
     create: unsafe extern "C" fn(*mut Handle) -> Status,
     destroy: unsafe extern "C" fn(Handle) -> Status,
     set_stream: unsafe extern "C" fn(Handle, sys::CUstream) -> Status,
-    sgemm: unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f32, *const f32, c_int, *const f32, c_int, *const f32, *mut f32, c_int) -> Status,
-    dgemm: unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, *const f64, *const f64, c_int, *const f64, c_int, *const f64, *mut f64, c_int) -> Status,
+    sgemm: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const f32,
+        *const f32,
+        c_int,
+        *const f32,
+        c_int,
+        *const f32,
+        *mut f32,
+        c_int,
+    ) -> Status,
+    dgemm: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const f64,
+        *const f64,
+        c_int,
+        *const f64,
+        c_int,
+        *const f64,
+        *mut f64,
+        c_int,
+    ) -> Status,
     saxpy: unsafe extern "C" fn(Handle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> Status,
     daxpy: unsafe extern "C" fn(Handle, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> Status,
 }
@@ -49,7 +81,12 @@ fn missing(what: &str, var: &str, tried: &str) -> Error {
 fn cublas() -> Result<&'static Cublas> {
     static C: OnceLock<std::result::Result<Cublas, String>> = OnceLock::new();
     C.get_or_init(|| {
-        let lib = dynlib::open(&dynlib::candidates("cublas", "CUDA_NODE_CUBLAS_PATH", &["13", "12", "11"], &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"]))?;
+        let lib = dynlib::open(&dynlib::candidates(
+            "cublas",
+            "CUDA_NODE_CUBLAS_PATH",
+            &["13", "12", "11"],
+            &["cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"],
+        ))?;
         macro_rules! sym {
             ($n:literal) => {
                 // SAFETY: cuBLAS's v2 entry points, with the signatures declared in `Cublas` (cublas_api.h).
@@ -74,7 +111,12 @@ fn cublas() -> Result<&'static Cublas> {
 fn cusolver() -> Result<&'static Cusolver> {
     static C: OnceLock<std::result::Result<Cusolver, String>> = OnceLock::new();
     C.get_or_init(|| {
-        let lib = dynlib::open(&dynlib::candidates("cusolver", "CUDA_NODE_CUSOLVER_PATH", &["12", "11"], &["cusolver64_12.dll", "cusolver64_11.dll"]))?;
+        let lib = dynlib::open(&dynlib::candidates(
+            "cusolver",
+            "CUDA_NODE_CUSOLVER_PATH",
+            &["12", "11"],
+            &["cusolver64_12.dll", "cusolver64_11.dll"],
+        ))?;
         // SAFETY: cusolverDnCreate(cusolverDnHandle_t*), from cusolverDn.h.
         let create = *unsafe { lib.get(b"cusolverDnCreate\0") }.map_err(|e| format!("{e}"))?;
         // SAFETY: cusolverDnDestroy(cusolverDnHandle_t), from cusolverDn.h.
@@ -114,7 +156,7 @@ pub struct Handles {
     cusolver: Mutex<Option<usize>>,
 }
 
-pub(super) fn handle(dev: &CudaDevice, lib: Lib) -> Result<u64> {
+fn handle(dev: &CudaDevice, lib: Lib) -> Result<u64> {
     dev.bind()?;
     let slot = match lib {
         Lib::Cublas => &dev.handles.cublas,
@@ -136,7 +178,7 @@ pub(super) fn handle(dev: &CudaDevice, lib: Lib) -> Result<u64> {
 }
 
 /// Destroys the device's handles (at exit); a later use creates new ones.
-pub(super) fn destroy(dev: &CudaDevice) {
+fn destroy(dev: &CudaDevice) {
     if dev.bind().is_err() {
         return;
     }
@@ -157,7 +199,7 @@ pub(super) fn destroy(dev: &CudaDevice) {
 const OP_N: c_int = 0;
 const OP_T: c_int = 1;
 
-pub(super) fn gemm(dev: &CudaDevice, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u64) -> Result<()> {
+fn gemm(dev: &CudaDevice, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
     let _serial = dev.handles.cublas.lock().unwrap_or_else(|p| p.into_inner());
@@ -179,7 +221,7 @@ pub(super) fn gemm(dev: &CudaDevice, stream: sys::CUstream, g: &Gemm, a: u64, b:
     status("cuBLAS", s, "cublas gemm")
 }
 
-pub(super) fn axpy(dev: &CudaDevice, stream: sys::CUstream, op: &Axpy, x: u64, y: u64) -> Result<()> {
+fn axpy(dev: &CudaDevice, stream: sys::CUstream, op: &Axpy, x: u64, y: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
     let _serial = dev.handles.cublas.lock().unwrap_or_else(|p| p.into_inner());
@@ -197,4 +239,30 @@ pub(super) fn axpy(dev: &CudaDevice, stream: sys::CUstream, op: &Axpy, x: u64, y
         }
     };
     status("cuBLAS", s, "cublas axpy")
+}
+
+fn cuda_stream(s: &dyn StreamOps) -> &CudaStream {
+    s.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams")
+}
+
+impl BlasOps for CudaBackend {
+    fn handle(&self, ordinal: usize, lib: Lib) -> Result<u64> {
+        handle(&self.devices[ordinal], lib)
+    }
+
+    fn release_handles(&self) {
+        for d in &self.devices {
+            destroy(d);
+        }
+    }
+
+    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+        let s = cuda_stream(stream);
+        gemm(&s.dev, s.raw, g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
+    }
+
+    fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
+        let s = cuda_stream(stream);
+        axpy(&s.dev, s.raw, op, x.ptr() + op.x_off, y.ptr() + op.y_off)
+    }
 }

@@ -64,14 +64,19 @@ impl GraphOps for CudaGraph {
         let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|_| Error::range("temporary path has a NUL byte"))?;
         // SAFETY: the graph is live; the path is NUL-terminated; flags 0 is the default detail.
         unsafe { sys::cuGraphDebugDotPrint(self.graph, cpath.as_ptr(), 0) }.check("cuGraphDebugDotPrint")?;
-        let dot = std::fs::read_to_string(&path).map_err(|e| Error::cuda(Code::CUDA_ERROR_OPERATING_SYSTEM, format!("reading {}: {e}", path.display())));
+        let dot = std::fs::read_to_string(&path)
+            .map_err(|e| Error::cuda(Code::CUDA_ERROR_OPERATING_SYSTEM, format!("reading {}: {e}", path.display())));
         let _ = std::fs::remove_file(&path);
         dot
     }
 
     fn update(&self, from: &dyn GraphOps) -> Result<()> {
         self.dev.bind()?;
-        let mut info = sys::CUgraphExecUpdateResultInfo { result: sys::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS, errorNode: std::ptr::null_mut(), errorFromNode: std::ptr::null_mut() };
+        let mut info = sys::CUgraphExecUpdateResultInfo {
+            result: sys::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
+            errorNode: std::ptr::null_mut(),
+            errorFromNode: std::ptr::null_mut(),
+        };
         // SAFETY: both graphs are live; `info` is a valid out-pointer.
         let r = unsafe { sys::cuGraphExecUpdate_v2(self.exec, cuda_graph(from).graph, &mut info) };
         if r != sys::CUresult::CUDA_SUCCESS {

@@ -115,6 +115,5 @@ impl Kernels {
 /// 2. `args` matches the kernel's parameters in number and size.
 pub unsafe fn launch(f: sys::CUfunction, grid: u32, block: u32, stream: sys::CUstream, args: &mut [*mut c_void]) -> Result<()> {
     // SAFETY: the caller guarantees (1) and (2); `args` outlives the call, which copies the values.
-    unsafe { sys::cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut()) }
-        .check("cuLaunchKernel")
+    unsafe { sys::cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut()) }.check("cuLaunchKernel")
 }

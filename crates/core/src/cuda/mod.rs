@@ -2,9 +2,12 @@
 //! Raw driver calls live here and nowhere else; each `unsafe` block says why it holds.
 
 mod blas;
+mod event;
 mod graph;
 mod kernels;
+mod memory;
 mod module;
+mod pinned;
 mod staging;
 mod stream;
 
@@ -14,10 +17,12 @@ use crate::error::{Check, Code, Error, Result};
 use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
+use event::CudaEvent;
+use memory::CudaAlloc;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-use stream::{CudaAlloc, CudaEvent, CudaStream};
+use stream::CudaStream;
 
 static LOADED: AtomicBool = AtomicBool::new(false);
 
@@ -103,7 +108,14 @@ impl CudaBackend {
             let mut dev: sys::CUdevice = 0;
             // SAFETY: ordinal is in [0, count); `dev` is a valid out-pointer.
             unsafe { sys::cuDeviceGet(&mut dev, ordinal) }.check("cuDeviceGet")?;
-            devices.push(Arc::new(CudaDevice { dev, ctx: OnceLock::new(), props: OnceLock::new(), kernels: OnceLock::new(), handles: Default::default(), staging: Default::default() }));
+            devices.push(Arc::new(CudaDevice {
+                dev,
+                ctx: OnceLock::new(),
+                props: OnceLock::new(),
+                kernels: OnceLock::new(),
+                handles: Default::default(),
+                staging: Default::default(),
+            }));
         }
         let why = format!(
             "CUDA driver {}.{} loaded with {} device{}",
@@ -263,7 +275,8 @@ impl Backend for CudaBackend {
         let read = |attr| -> Result<u64> {
             let mut v: u64 = 0;
             // SAFETY: these attributes are cuuint64_t values; `v` is a valid out-pointer.
-            unsafe { sys::cuMemPoolGetAttribute(pool, attr, &mut v as *mut u64 as *mut std::ffi::c_void) }.check("cuMemPoolGetAttribute")?;
+            unsafe { sys::cuMemPoolGetAttribute(pool, attr, &mut v as *mut u64 as *mut std::ffi::c_void) }
+                .check("cuMemPoolGetAttribute")?;
             Ok(v)
         };
         Ok((
@@ -284,17 +297,11 @@ impl Backend for CudaBackend {
         let mut ptr: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: `ptr` is a valid out-pointer; size > 0; a context is current.
         unsafe { sys::cuMemHostAlloc(&mut ptr, size as usize, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc")?;
-        Ok(Box::new(stream::CudaPinned { dev: self.devices[0].clone(), ptr }))
+        Ok(Box::new(pinned::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
-    fn library_handle(&self, ordinal: usize, lib: crate::blas::Library) -> Result<u64> {
-        blas::handle(&self.devices[ordinal], lib)
-    }
-
-    fn release_library_handles(&self) {
-        for d in &self.devices {
-            blas::destroy(d);
-        }
+    fn blas(&self) -> &dyn crate::blas::BlasOps {
+        self
     }
 
     fn profiler(&self, on: bool) -> Result<()> {

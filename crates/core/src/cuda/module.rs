@@ -50,8 +50,7 @@ impl ModuleOps for CudaModule {
         let cname = CString::new(name).map_err(|_| Error::type_error("a kernel name must not contain a NUL byte"))?;
         let mut f: sys::CUfunction = std::ptr::null_mut();
         // SAFETY: the module is loaded; `cname` is NUL-terminated.
-        unsafe { sys::cuModuleGetFunction(&mut f, self.0.raw, cname.as_ptr()) }
-            .check(&format!("cuModuleGetFunction(\"{name}\")"))?;
+        unsafe { sys::cuModuleGetFunction(&mut f, self.0.raw, cname.as_ptr()) }.check(&format!("cuModuleGetFunction(\"{name}\")"))?;
         Ok(Box::new(CudaFunction { module: self.0.clone(), raw: f }))
     }
 }

@@ -36,7 +36,8 @@ impl Staging {
             unsafe { sys::cuMemHostAlloc(&mut host, CHUNK, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc (staging)")?;
             let mut done: sys::CUevent = std::ptr::null_mut();
             // SAFETY: `done` is a valid out-pointer.
-            unsafe { sys::cuEventCreate(&mut done, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }.check("cuEventCreate (staging)")?;
+            unsafe { sys::cuEventCreate(&mut done, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }
+                .check("cuEventCreate (staging)")?;
             bufs.push(Buffer { host: host as *mut u8, done, in_flight: false });
         }
         Ok(Staging { bufs })
@@ -89,7 +90,8 @@ pub fn htod(dev: &CudaDevice, stream: sys::CUstream, dst: sys::CUdeviceptr, src:
         fill(b.host, chunk);
         // SAFETY: the staging buffer holds `chunk.len()` pinned bytes; the range of `dst` lies
         // inside the destination allocation (checked by the caller).
-        unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, b.host as *const c_void, chunk.len(), stream) }.check("cuMemcpyHtoDAsync")?;
+        unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, b.host as *const c_void, chunk.len(), stream) }
+            .check("cuMemcpyHtoDAsync")?;
         // SAFETY: event and stream are live.
         unsafe { sys::cuEventRecord(b.done, stream) }.check("cuEventRecord (staging)")?;
         b.in_flight = true;

@@ -1,12 +1,13 @@
-//! Streams, events and memory on the real driver.
+//! Streams on the real driver: ordering, host functions, copies, captures and launches.
 
+use super::event::raw_event;
 use super::kernels::{self, Kernels};
+use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::CudaDevice;
-use crate::error::{Check, Error, Result};
 use crate::capture::{CaptureMode, CaptureStatus};
+use crate::error::{Check, Error, Result};
 use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
 use cudarc::driver::sys;
-use std::any::Any;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -46,14 +47,6 @@ impl CudaStream {
         }
         Ok(())
     }
-}
-
-fn alloc_ptr(a: &dyn AllocOps, offset: u64) -> sys::CUdeviceptr {
-    a.ptr() + offset
-}
-
-fn raw_event(e: &dyn EventOps) -> sys::CUevent {
-    e.as_any().downcast_ref::<CudaEvent>().expect("the cuda backend is given its own events").raw
 }
 
 /// Runs a boxed `HostFn` on the driver's callback thread. It must make no CUDA call (ours only
@@ -215,23 +208,43 @@ impl StreamOps for CudaStream {
         unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
     }
 
-    fn copy_htod_async(&self, dst: &dyn AllocOps, offset: u64, src: Arc<dyn HostBytes>, src_offset: u64, len: u64, hold: bool) -> Result<()> {
+    fn copy_htod_async(
+        &self,
+        dst: &dyn AllocOps,
+        offset: u64,
+        src: Arc<dyn HostBytes>,
+        src_offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: `src` holds `src_offset + len` bytes (checked by the caller) and stays alive
         // until the host function below, enqueued after the copy, releases it.
-        unsafe { sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw) }
-            .check("cuMemcpyHtoDAsync")?;
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw)
+        }
+        .check("cuMemcpyHtoDAsync")?;
         if hold {
             self.keep_until_done(src)?;
         }
         Ok(())
     }
 
-    fn copy_dtoh_async(&self, dst: Arc<dyn HostBytes>, dst_offset: u64, src: &dyn AllocOps, offset: u64, len: u64, hold: bool) -> Result<()> {
+    fn copy_dtoh_async(
+        &self,
+        dst: Arc<dyn HostBytes>,
+        dst_offset: u64,
+        src: &dyn AllocOps,
+        offset: u64,
+        len: u64,
+        hold: bool,
+    ) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: as above, for writes into `dst`.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw) }
-            .check("cuMemcpyDtoHAsync")?;
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw)
+        }
+        .check("cuMemcpyDtoHAsync")?;
         if hold {
             self.keep_until_done(dst)?;
         }
@@ -310,16 +323,10 @@ impl StreamOps for CudaStream {
         // SAFETY: the function belongs to the bound context (checked by the caller); `params`
         // points at one value per parameter, sized as the driver reported (checked by the caller
         // where the driver can tell), alive for the duration of the call.
-        unsafe { sys::cuLaunchKernel(f.raw, gx, gy, gz, bx, by, bz, launch.shared_mem, self.raw, params.as_mut_ptr(), std::ptr::null_mut()) }
-            .check("cuLaunchKernel")
-    }
-
-    fn gemm(&self, g: &crate::blas::Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-        super::blas::gemm(&self.dev, self.raw, g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
-    }
-
-    fn axpy(&self, op: &crate::blas::Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
-        super::blas::axpy(&self.dev, self.raw, op, x.ptr() + op.x_off, y.ptr() + op.y_off)
+        unsafe {
+            sys::cuLaunchKernel(f.raw, gx, gy, gz, bx, by, bz, launch.shared_mem, self.raw, params.as_mut_ptr(), std::ptr::null_mut())
+        }
+        .check("cuLaunchKernel")
     }
 
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
@@ -343,148 +350,11 @@ impl StreamOps for CudaStream {
         unsafe { sys::cuMemcpyDtoDAsync_v2(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
             .check("cuMemcpyDtoDAsync")
     }
-}
 
-pub struct CudaEvent {
-    pub(super) dev: Arc<CudaDevice>,
-    pub(super) raw: sys::CUevent,
-}
-
-// SAFETY: CUevent handles may be used from any thread.
-unsafe impl Send for CudaEvent {}
-// SAFETY: as above.
-unsafe impl Sync for CudaEvent {}
-
-impl Drop for CudaEvent {
-    fn drop(&mut self) {
-        if self.dev.bind().is_ok() {
-            // SAFETY: created by us, destroyed once; an incomplete event is freed on completion (E6).
-            let _ = unsafe { sys::cuEventDestroy_v2(self.raw) };
-        }
-    }
-}
-
-impl EventOps for CudaEvent {
-    fn handle(&self) -> u64 {
-        self.raw as u64
-    }
-
-    fn query(&self) -> Result<bool> {
-        // An event carries its context: no bind (see `CudaStream::bind_implicit`).
-        // SAFETY: the event is live.
-        match unsafe { sys::cuEventQuery(self.raw) } {
-            sys::CUresult::CUDA_SUCCESS => Ok(true),
-            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            code => Err(Error::driver("cuEventQuery", code)),
-        }
-    }
-
-    fn synchronize(&self) -> Result<()> {
-        // SAFETY: the event is live (it carries its context: no bind).
-        unsafe { sys::cuEventSynchronize(self.raw) }.check("cuEventSynchronize")
-    }
-
-    fn elapsed_since(&self, start: &dyn EventOps) -> Result<f32> {
-        self.dev.bind()?;
-        let mut ms = 0f32;
-        // SAFETY: both events are live; `ms` is a valid out-pointer.
-        unsafe { sys::cuEventElapsedTime(&mut ms, raw_event(start), self.raw) }.check("cuEventElapsedTime")?;
-        Ok(ms)
-    }
-
-    fn ipc_handle(&self) -> Result<[u8; 64]> {
-        self.dev.bind()?;
-        let mut h = sys::CUipcEventHandle { reserved: [0; 64] };
-        // SAFETY: the event is live and interprocess (checked by the caller); `h` is a valid out-pointer.
-        unsafe { sys::cuIpcGetEventHandle(&mut h, self.raw) }.check("cuIpcGetEventHandle")?;
-        Ok(h.reserved.map(|c| c as u8))
-    }
-
-    fn as_any(&self) -> &dyn Any {
+    fn as_any(&self) -> &dyn std::any::Any {
         self
     }
 }
-
-pub struct CudaPinned {
-    pub(super) dev: Arc<CudaDevice>,
-    pub(super) ptr: *mut c_void,
-}
-
-// SAFETY: pinned host memory may be used from any thread.
-unsafe impl Send for CudaPinned {}
-// SAFETY: as above.
-unsafe impl Sync for CudaPinned {}
-
-impl crate::pinned::PinnedOps for CudaPinned {
-    fn ptr(&self) -> *mut u8 {
-        self.ptr as *mut u8
-    }
-}
-
-impl Drop for CudaPinned {
-    fn drop(&mut self) {
-        if self.dev.bind().is_ok() {
-            // SAFETY: allocated by cuMemHostAlloc and freed once; it waits for pending work (M2).
-            let _ = unsafe { sys::cuMemFreeHost(self.ptr) };
-        }
-    }
-}
-
-/// A stream-ordered allocation, freed on its stream (which the owning block keeps alive).
-pub struct CudaAsyncAlloc {
-    dev: Arc<CudaDevice>,
-    ptr: sys::CUdeviceptr,
-    stream: sys::CUstream,
-}
-
-// SAFETY: the handles may be used from any thread once the context is bound.
-unsafe impl Send for CudaAsyncAlloc {}
-// SAFETY: as above.
-unsafe impl Sync for CudaAsyncAlloc {}
-
-impl Drop for CudaAsyncAlloc {
-    fn drop(&mut self) {
-        if self.dev.bind().is_ok() {
-            // SAFETY: allocated by cuMemAllocAsync, freed once, on a stream still alive (the
-            // block holds it); work already enqueued on it completes before the free (A2).
-            let _ = unsafe { sys::cuMemFreeAsync(self.ptr, self.stream) };
-        }
-    }
-}
-
-impl AllocOps for CudaAsyncAlloc {
-    fn ptr(&self) -> u64 {
-        self.ptr
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
-pub struct CudaAlloc {
-    pub(super) dev: Arc<CudaDevice>,
-    pub(super) ptr: sys::CUdeviceptr,
-}
-
-impl Drop for CudaAlloc {
-    fn drop(&mut self) {
-        if self.dev.bind().is_ok() {
-            // SAFETY: allocated by cuMemAlloc and freed once. cuMemFree waits for pending work
-            // that may use it (M2), so the GPU never touches freed memory.
-            let _ = unsafe { sys::cuMemFree_v2(self.ptr) };
-        }
-    }
-}
-
-impl AllocOps for CudaAlloc {
-    fn ptr(&self) -> u64 {
-        self.ptr
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
 /// Maps "no such stream" style failures of foreign handles to a clear message.
 pub(super) fn external_error(handle: u64, e: Error) -> Error {
     match e {

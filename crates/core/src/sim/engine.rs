@@ -207,7 +207,10 @@ impl Scheduler {
                 .collect();
             if !blocking.is_empty() {
                 blocking.iter().for_each(|c| c.invalidate());
-                return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "the legacy stream was used while a blocking stream captures"));
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
+                    "the legacy stream was used while a blocking stream captures",
+                ));
             }
         }
         let mut deps = extra;
@@ -316,7 +319,10 @@ impl Scheduler {
             Some(mine) => {
                 mine.invalidate();
                 cap.invalidate();
-                return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_MERGE, "waiting on an event of another capture would merge two captures"));
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_STREAM_CAPTURE_MERGE,
+                    "waiting on an event of another capture would merge two captures",
+                ));
             }
             None => {
                 if cap.status() != CaptureStatus::Active {

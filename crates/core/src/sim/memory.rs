@@ -21,21 +21,6 @@ impl Buffer {
     }
 }
 
-/// Simulated pinned memory: ordinary host memory.
-pub struct SimPinned(pub std::cell::UnsafeCell<Box<[u8]>>);
-
-// SAFETY: the bytes are only reached through raw pointers whose use the caller orders.
-unsafe impl Send for SimPinned {}
-// SAFETY: as above.
-unsafe impl Sync for SimPinned {}
-
-impl crate::pinned::PinnedOps for SimPinned {
-    fn ptr(&self) -> *mut u8 {
-        // SAFETY: we only take the address; the box is never reallocated.
-        unsafe { (*self.0.get()).as_mut_ptr() }
-    }
-}
-
 pub struct SimAlloc {
     pub(super) dev: Arc<SimDevice>,
     pub(super) ptr: u64,
@@ -91,4 +76,8 @@ impl AllocOps for SimAlloc {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+pub(super) fn sim_alloc(a: &dyn AllocOps) -> &SimAlloc {
+    a.as_any().downcast_ref::<SimAlloc>().expect("the simulator is given its own allocations")
 }

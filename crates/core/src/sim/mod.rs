@@ -1,8 +1,12 @@
 //! The `sim` backend: a host simulator with CUDA's ordering rules, so that everything runs and
 //! tests anywhere. What it presents is documented in the README ("The simulator").
 
+mod blas;
 mod engine;
+mod event;
+mod graph;
 mod memory;
+mod pinned;
 mod stream;
 
 use crate::backend::Backend;
@@ -13,7 +17,7 @@ use crate::ops::{AllocOps, EventOps, StreamOps};
 use engine::{Class, Queue, Scheduler};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::thread::ThreadId;
 
 /// How many simulated devices (default 1).
@@ -27,6 +31,12 @@ pub const MAX_DEVICES: usize = 64;
 pub const PRIORITY_RANGE: (i32, i32) = (0, -5);
 /// Where each simulated device's addresses start: device `n` at `BASE + n << 40`.
 const ADDRESS_BASE: u64 = 0x7f00_0000_0000;
+
+/// A lock that a panicked holder leaves usable: the simulator's state stays consistent across
+/// a panicking host function.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 pub(crate) struct SimDevice {
     ordinal: usize,
@@ -201,15 +211,15 @@ impl Backend for SimBackend {
 
     fn event_create(&self, ordinal: usize, _flags: EventFlags) -> Result<Box<dyn EventOps>> {
         let handle = self.devices[ordinal].next_handle.fetch_add(0x10, Ordering::Relaxed);
-        Ok(Box::new(stream::SimEvent { handle, state: Mutex::new(stream::Recorded::Empty) }))
+        Ok(Box::new(event::SimEvent { handle, state: Mutex::new(event::Recorded::Empty) }))
     }
 
     fn event_from_ipc(&self, _ordinal: usize, _handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
-        Err(stream::ipc_unsupported())
+        Err(event::ipc_unsupported())
     }
 
     fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
-        Ok(Box::new(memory::SimPinned(std::cell::UnsafeCell::new(vec![0u8; size as usize].into_boxed_slice()))))
+        Ok(Box::new(pinned::SimPinned(std::cell::UnsafeCell::new(vec![0u8; size as usize].into_boxed_slice()))))
     }
 
     fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
@@ -221,9 +231,8 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn library_handle(&self, ordinal: usize, lib: crate::blas::Library) -> Result<u64> {
-        // Stable per device and library, as the real ones are; nothing to create.
-        Ok(0x0b1a_0000_0000 + ((ordinal as u64) << 8) + lib as u64 * 16)
+    fn blas(&self) -> &dyn crate::blas::BlasOps {
+        self
     }
 
     fn profiler(&self, _on: bool) -> Result<()> {

@@ -1,0 +1,85 @@
+//! The simulator's BLAS: cuBLAS's column-major results, computed on the host in stream order.
+
+use super::memory::{sim_alloc, Buffer};
+use super::stream::SimStream;
+use super::SimBackend;
+use crate::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
+use crate::error::Result;
+use crate::ops::{AllocOps, StreamOps};
+
+fn sim_stream(s: &dyn StreamOps) -> &SimStream {
+    s.as_any().downcast_ref::<SimStream>().expect("the simulator is given its own streams")
+}
+
+impl BlasOps for SimBackend {
+    fn handle(&self, ordinal: usize, lib: Library) -> Result<u64> {
+        // Stable per device and library, as the real ones are; nothing to create.
+        Ok(0x0b1a_0000_0000 + ((ordinal as u64) << 8) + lib as u64 * 16)
+    }
+
+    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+        gemm(sim_stream(stream), g, a, b, c)
+    }
+
+    fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
+        axpy(sim_stream(stream), op, x, y)
+    }
+}
+
+fn gemm(s: &SimStream, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+    let (a, b, c, g) = (sim_alloc(a).buffer.clone(), sim_alloc(b).buffer.clone(), sim_alloc(c).buffer.clone(), *g);
+    s.run("kernel", format!("gemm {}x{}x{}", g.m, g.n, g.k), move || {
+        // Operands are copied out first: A, B and C may share an allocation.
+        let words = |buf: &Buffer, off: u64| buf.lock()[off as usize..].to_vec();
+        let (ab, bb) = (words(&a, g.a_off), words(&b, g.b_off));
+        let mut cb = c.lock();
+        let cs = &mut cb[g.c_off as usize..];
+        let n = (g.ldc * (g.n - 1) + g.m) as usize;
+        match g.dtype {
+            Real::F32 => {
+                let f = |v: &[u8]| v.chunks_exact(4).map(|w| f32::from_le_bytes(w.try_into().unwrap())).collect::<Vec<f32>>();
+                let mut out: Vec<f64> = f(&cs[..n * 4]).into_iter().map(f64::from).collect();
+                host_gemm(&g, &f(&ab), &f(&bb), &mut out);
+                for (i, v) in out.iter().enumerate() {
+                    if (i as u64 % g.ldc) < g.m {
+                        cs[i * 4..i * 4 + 4].copy_from_slice(&(*v as f32).to_le_bytes());
+                    }
+                }
+            }
+            Real::F64 => {
+                let f = |v: &[u8]| v.chunks_exact(8).map(|w| f64::from_le_bytes(w.try_into().unwrap())).collect::<Vec<f64>>();
+                let mut out = f(&cs[..n * 8]);
+                host_gemm(&g, &f(&ab), &f(&bb), &mut out);
+                for (i, v) in out.iter().enumerate() {
+                    if (i as u64 % g.ldc) < g.m {
+                        cs[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+        }
+    })
+}
+
+fn axpy(s: &SimStream, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
+    let (x, y, op) = (sim_alloc(x).buffer.clone(), sim_alloc(y).buffer.clone(), *op);
+    s.run("kernel", format!("axpy {}", op.n), move || {
+        let xs = x.lock()[op.x_off as usize..].to_vec();
+        let mut ys = y.lock();
+        let w = op.dtype.size() as usize;
+        for i in 0..op.n as usize {
+            let (xi, yi) = (i * op.incx as usize * w, op.y_off as usize + i * op.incy as usize * w);
+            match op.dtype {
+                Real::F32 => {
+                    let xv = f32::from_le_bytes(xs[xi..xi + 4].try_into().unwrap());
+                    let yv = f32::from_le_bytes(ys[yi..yi + 4].try_into().unwrap());
+                    ys[yi..yi + 4].copy_from_slice(&(op.alpha as f32 * xv + yv).to_le_bytes());
+                }
+                Real::F64 => {
+                    let xv = f64::from_le_bytes(xs[xi..xi + 8].try_into().unwrap());
+                    let yv = f64::from_le_bytes(ys[yi..yi + 8].try_into().unwrap());
+                    ys[yi..yi + 8].copy_from_slice(&(op.alpha * xv + yv).to_le_bytes());
+                }
+            }
+        }
+    })
+}

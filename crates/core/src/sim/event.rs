@@ -1,0 +1,77 @@
+//! Simulated events: what a record captured, and when it completed.
+
+use super::engine::{Capture, Completion};
+use super::lock;
+use crate::error::{Code, Error, Result};
+use crate::ops::EventOps;
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+
+pub(super) fn sim_event(e: &dyn EventOps) -> &SimEvent {
+    e.as_any().downcast_ref::<SimEvent>().expect("the simulator is given its own events")
+}
+
+#[derive(Clone)]
+pub(super) enum Recorded {
+    /// Never recorded: an empty set of work.
+    Empty,
+    Ran(Arc<Completion>),
+    /// Recorded in a capture: the node it follows, and the queue that recorded it.
+    Captured(Arc<Capture>, usize, u64),
+}
+
+pub struct SimEvent {
+    pub(super) handle: u64,
+    pub(super) state: Mutex<Recorded>,
+}
+
+impl EventOps for SimEvent {
+    fn handle(&self) -> u64 {
+        self.handle
+    }
+
+    fn query(&self) -> Result<bool> {
+        match &*lock(&self.state) {
+            Recorded::Empty => Ok(true),
+            Recorded::Ran(c) => Ok(c.is_done()),
+            Recorded::Captured(..) => Err(Error::cuda(Code::CUDA_ERROR_CAPTURED_EVENT, "the event was last recorded in a capture")),
+        }
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        let captured = lock(&self.state).clone();
+        match captured {
+            Recorded::Empty => Ok(()),
+            Recorded::Ran(c) => {
+                c.wait();
+                Ok(())
+            }
+            Recorded::Captured(..) => Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "the event was last recorded in a capture")),
+        }
+    }
+
+    fn elapsed_since(&self, start: &dyn EventOps) -> Result<f32> {
+        let time = |e: &SimEvent| match &*lock(&e.state) {
+            Recorded::Ran(c) => c.time(),
+            _ => None,
+        };
+        match (time(sim_event(start)), time(self)) {
+            (Some(a), Some(b)) => {
+                let ms = if b >= a { b.duration_since(a).as_secs_f64() * 1e3 } else { -(a.duration_since(b).as_secs_f64() * 1e3) };
+                Ok(ms as f32)
+            }
+            _ => Err(Error::cuda(Code::CUDA_ERROR_NOT_READY, "an event has not completed yet")),
+        }
+    }
+
+    fn ipc_handle(&self) -> Result<[u8; 64]> {
+        Err(ipc_unsupported())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+pub(super) fn ipc_unsupported() -> Error {
+    Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "interprocess events need the GPU: the simulator cannot share events between processes")
+}
