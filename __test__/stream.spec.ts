@@ -1,6 +1,6 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
-import { alloc, CudaError, Event, ExternalStream, getElapsedTime, kernels, Stream } from '..'
+import { alloc, CudaError, Device, Event, ExternalStream, getElapsedTime, kernels, Stream } from '..'
 import { gpuTest, onGpu } from './helpers'
 
 const MS = 1e6
@@ -216,4 +216,29 @@ test('synchronizeAsync on an idle stream or a completed event resolves at once, 
   t.false(busy, 'a busy stream still waits off the thread')
   await waited
   t.true(s.done)
+})
+
+test('a new stream or event carries nothing from a released one, whose handle it may reuse (#25.1)', (t) => {
+  const busy = new Stream({ nonBlocking: true })
+  kernels.sleep(50e6, busy)
+  const e = new Event().record(busy)
+  busy.destroy()
+  e.destroy()
+  // Made while the released ones still have work pending: each starts idle and unrecorded.
+  const s = new Stream({ nonBlocking: true })
+  const f = new Event()
+  t.true(s.done, 'no pending work from a last life')
+  t.true(f.done, 'an unrecorded event is complete')
+  t.throws(() => getElapsedTime(f, new Event().record()), { instanceOf: CudaError, message: /never recorded/ })
+  t.false(s.isCapturing())
+  new Device().synchronize()
+  // Once idle, released handles of the same kind are what the next ones get on the GPU.
+  const idle = new Stream({ nonBlocking: true })
+  const h = idle.handle
+  idle.destroy()
+  const again = new Stream({ nonBlocking: true })
+  if (onGpu) t.is(again.handle, h, 'the released stream was reused')
+  t.true(again.done)
+  again.destroy()
+  s.destroy()
 })

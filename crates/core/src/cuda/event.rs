@@ -10,6 +10,9 @@ use std::sync::Arc;
 pub struct CudaEvent {
     pub(super) dev: Arc<CudaDevice>,
     pub(super) raw: sys::CUevent,
+    /// The flags it was created with, where it may be kept for reuse when released (not an
+    /// interprocess event, nor one opened from another process).
+    pub(super) keep: Option<u32>,
 }
 
 // SAFETY: CUevent handles may be used from any thread.
@@ -19,6 +22,9 @@ unsafe impl Sync for CudaEvent {}
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
+        if self.keep.is_some_and(|flags| self.dev.recycled.keep_event(self.raw, flags)) {
+            return;
+        }
         if self.dev.bind().is_ok() {
             // SAFETY: created by us, destroyed once; an incomplete event is freed on completion (E6).
             let _ = unsafe { sys::cuEventDestroy_v2(self.raw) };

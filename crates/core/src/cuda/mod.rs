@@ -8,6 +8,7 @@ mod kernels;
 mod memory;
 mod module;
 mod pinned;
+mod recycle;
 mod staging;
 mod stream;
 
@@ -46,6 +47,8 @@ pub(crate) struct CudaDevice {
     handles: blas::Handles,
     /// Pinned buffers for pipelined copies from pageable memory, made on first use.
     staging: std::sync::Mutex<Option<staging::Staging>>,
+    /// Released streams and events kept for reuse.
+    recycled: recycle::Recycled,
 }
 
 impl CudaDevice {
@@ -115,6 +118,7 @@ impl CudaBackend {
                 kernels: OnceLock::new(),
                 handles: Default::default(),
                 staging: Default::default(),
+                recycled: Default::default(),
             }));
         }
         let why = format!(
@@ -207,20 +211,27 @@ impl Backend for CudaBackend {
 
     fn stream_create(&self, ordinal: usize, nonblocking: bool, priority: i32) -> Result<Box<dyn StreamOps>> {
         self.bind(ordinal)?;
-        let flags = if nonblocking { sys::CUstream_flags::CU_STREAM_NON_BLOCKING } else { sys::CUstream_flags::CU_STREAM_DEFAULT };
-        let mut raw: sys::CUstream = std::ptr::null_mut();
-        // SAFETY: `raw` is a valid out-pointer; a context is current.
-        unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags as u32, priority) }.check("cuStreamCreateWithPriority")?;
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw, owned: true }))
+        let flags = if nonblocking { sys::CUstream_flags::CU_STREAM_NON_BLOCKING } else { sys::CUstream_flags::CU_STREAM_DEFAULT } as u32;
+        let dev = &self.devices[ordinal];
+        let raw = match dev.recycled.take_stream(flags, priority) {
+            Some(raw) => raw,
+            None => {
+                let mut raw: sys::CUstream = std::ptr::null_mut();
+                // SAFETY: `raw` is a valid out-pointer; a context is current.
+                unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags, priority) }.check("cuStreamCreateWithPriority")?;
+                raw
+            }
+        };
+        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)) }))
     }
 
     fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
         // Handle 0 is the legacy stream of the current context (S3); every call binds first.
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: false }))
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: None }))
     }
 
     fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream::CU_STREAM_PER_THREAD, owned: false }))
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream::CU_STREAM_PER_THREAD, owned: None }))
     }
 
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
@@ -240,7 +251,7 @@ impl Backend for CudaBackend {
         // SAFETY: as above; `flags` is a valid out-pointer.
         unsafe { sys::cuStreamGetFlags(raw, &mut flags) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
         let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
-        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw, owned: false }), nonblocking))
+        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw, owned: None }), nonblocking))
     }
 
     fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>> {
@@ -255,10 +266,19 @@ impl Backend for CudaBackend {
         if flags.interprocess {
             bits |= sys::CUevent_flags::CU_EVENT_INTERPROCESS as u32;
         }
-        let mut raw: sys::CUevent = std::ptr::null_mut();
-        // SAFETY: `raw` is a valid out-pointer; a context is current.
-        unsafe { sys::cuEventCreate(&mut raw, bits) }.check("cuEventCreate")?;
-        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
+        let dev = &self.devices[ordinal];
+        // An interprocess event may be open in another process: never handed to a second owner.
+        let keep = (!flags.interprocess).then_some(bits);
+        let raw = match keep.and_then(|bits| dev.recycled.take_event(bits)) {
+            Some(raw) => raw,
+            None => {
+                let mut raw: sys::CUevent = std::ptr::null_mut();
+                // SAFETY: `raw` is a valid out-pointer; a context is current.
+                unsafe { sys::cuEventCreate(&mut raw, bits) }.check("cuEventCreate")?;
+                raw
+            }
+        };
+        Ok(Box::new(CudaEvent { dev: dev.clone(), raw, keep }))
     }
 
     fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
@@ -267,7 +287,7 @@ impl Backend for CudaBackend {
         let mut raw: sys::CUevent = std::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; the driver validates the handle's contents.
         unsafe { sys::cuIpcOpenEventHandle(&mut raw, h) }.check("cuIpcOpenEventHandle")?;
-        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
+        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw, keep: None }))
     }
 
     fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {

@@ -15,8 +15,9 @@ use std::sync::Arc;
 pub struct CudaStream {
     pub(super) dev: Arc<CudaDevice>,
     pub(super) raw: sys::CUstream,
-    /// Created here, so destroyed here; false for the default streams and external ones.
-    pub(super) owned: bool,
+    /// Created here (with these flags and priority), so released here; None for the default
+    /// streams and external ones.
+    pub(super) owned: Option<(u32, i32)>,
 }
 
 // SAFETY: a CUstream may be used from any thread: a created one carries its context, and the
@@ -27,7 +28,11 @@ unsafe impl Sync for CudaStream {}
 
 impl Drop for CudaStream {
     fn drop(&mut self) {
-        if self.owned && self.dev.bind().is_ok() {
+        let Some((flags, priority)) = self.owned else { return };
+        if self.dev.recycled.keep_stream(self.raw, flags, priority) {
+            return;
+        }
+        if self.dev.bind().is_ok() {
             // SAFETY: the stream was created by us and is destroyed once. Pending work still
             // completes (S13). An error here has nobody to report to.
             let _ = unsafe { sys::cuStreamDestroy_v2(self.raw) };
