@@ -58,6 +58,12 @@ impl<'a> Arg<'a> for Message {
 
 crate::exports! {
     /// A point in time.
+    /// Whether an NVTX tool listens (read once: tools attach at start). With none, the JS layer
+    /// skips its calls for messages the core would accept.
+    c"nvtxAttached" => fn nvtx_attached(_cx) -> bool {
+        Ok(nvtx::attached())
+    }
+
     c"nvtxMark" => fn nvtx_mark(_cx, message: String, id_color: Option<f64>, argb: Option<u32>) -> () {
         nvtx::mark(&message, color(id_color, argb))
     }
