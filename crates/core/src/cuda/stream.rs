@@ -205,6 +205,9 @@ impl StreamOps for CudaStream {
 
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()> {
         self.dev.bind()?;
+        if dst.len() >= super::staging::MIN {
+            return super::staging::dtoh(&self.dev, self.raw, dst, alloc_ptr(src, offset));
+        }
         // SAFETY: `dst` is valid for writes of its length until the stream synchronize below
         // returns, after which the copy is complete.
         unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, alloc_ptr(src, offset), dst.len(), self.raw) }
