@@ -10,9 +10,11 @@ use crate::stream::Stream;
 
 /// What a backend implements for cuBLAS and cuSOLVER. Sizes and ranges reaching it are checked.
 pub trait BlasOps: Send + Sync + 'static {
-    /// The device's cuBLAS or cuSOLVER handle, created on first use.
+    /// The calling thread's cuBLAS or cuSOLVER handle for the device, created on first use (one
+    /// per thread, as CuPy keeps them: a handle is never used by two threads at once).
     fn handle(&self, ordinal: usize, lib: Library) -> Result<u64>;
-    /// Destroys every device's cuBLAS and cuSOLVER handles (at exit).
+    /// Destroys the calling thread's cuBLAS and cuSOLVER handles (the main thread's, at exit;
+    /// another thread's go when it ends).
     fn release_handles(&self) {}
     fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;

@@ -44,7 +44,6 @@ pub(crate) struct CudaDevice {
     ctx: OnceLock<std::result::Result<usize, Error>>,
     props: OnceLock<DeviceProps>,
     kernels: OnceLock<Result<kernels::Kernels>>,
-    handles: blas::Handles,
     /// Pinned buffers for pipelined copies from pageable memory, made on first use.
     staging: std::sync::Mutex<Option<staging::Staging>>,
     /// Released streams and events kept for reuse.
@@ -116,7 +115,6 @@ impl CudaBackend {
                 ctx: OnceLock::new(),
                 props: OnceLock::new(),
                 kernels: OnceLock::new(),
-                handles: Default::default(),
                 staging: Default::default(),
                 recycled: Default::default(),
             }));
