@@ -55,7 +55,7 @@ impl CudaStream {
 unsafe extern "C" fn host_fn_trampoline(user: *mut c_void) {
     // SAFETY: `user` is the Box::into_raw of a HostFn, handed to exactly one call.
     let f = unsafe { Box::from_raw(user as *mut HostFn) };
-    let _ = catch_unwind(AssertUnwindSafe(move || f()));
+    let _ = catch_unwind(AssertUnwindSafe(f));
 }
 
 /// Runs a host function captured into a graph, at every launch: it borrows, never consumes.
