@@ -32,10 +32,18 @@ pub fn candidates(stem: &str, override_var: &str, versions: &[&str], windows: &[
 
 /// The first candidate that loads, or the list of what was tried.
 pub fn open(candidates: &[String]) -> Result<Library, String> {
+    open_with(candidates, Some)
+}
+
+/// The first candidate that loads and that `bind` accepts (it resolves the symbols it needs,
+/// `None` where one is missing, and the next candidate is tried), or the list of what was tried.
+pub fn open_with<T>(candidates: &[String], mut bind: impl FnMut(Library) -> Option<T>) -> Result<T, String> {
     for name in candidates {
         // SAFETY: loading a CUDA library runs its initialisers, which have no preconditions.
         if let Ok(lib) = unsafe { Library::new(name) } {
-            return Ok(lib);
+            if let Some(t) = bind(lib) {
+                return Ok(t);
+            }
         }
     }
     Err(candidates.join(", "))

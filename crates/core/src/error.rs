@@ -152,16 +152,24 @@ pub fn describe(code: Code) -> &'static str {
 }
 
 /// Turns a driver call's result into ours, naming the call.
-pub(crate) trait Check {
-    fn check(self, api: &str) -> Result<()>;
+pub(crate) trait Check<T> {
+    fn check(self, api: &str) -> Result<T>;
 }
 
-impl Check for CUresult {
+impl Check<()> for CUresult {
     fn check(self, api: &str) -> Result<()> {
         match self {
             CUresult::CUDA_SUCCESS => Ok(()),
             code => Err(Error::driver(api, code)),
         }
+    }
+}
+
+/// A raw layer's result (`cuda::raw`), the driver's code as its error.
+impl<T> Check<T> for std::result::Result<T, CUresult> {
+    #[inline]
+    fn check(self, api: &str) -> Result<T> {
+        self.map_err(|code| Error::driver(api, code))
     }
 }
 

@@ -46,20 +46,14 @@ fn api() -> Result<&'static Api> {
 }
 
 fn load() -> std::result::Result<Api, String> {
-    let tried = candidates();
-    for name in &tried {
-        // SAFETY: loading NVRTC runs its initialisers, which have no preconditions.
-        let Ok(lib) = (unsafe { Library::new(name) }) else { continue };
+    crate::dynlib::open_with(&candidates(), |lib| {
         macro_rules! sym {
             ($n:literal) => {
                 // SAFETY: the symbol is NVRTC's, with the signature declared in `Api` (nvrtc.h).
-                match unsafe { lib.get($n) } {
-                    Ok(s) => *s,
-                    Err(_) => continue,
-                }
+                *unsafe { lib.get($n) }.ok()?
             };
         }
-        let api = Api {
+        Some(Api {
             version: sym!(b"nvrtcVersion\0"),
             error_string: sym!(b"nvrtcGetErrorString\0"),
             create: sym!(b"nvrtcCreateProgram\0"),
@@ -74,10 +68,8 @@ fn load() -> std::result::Result<Api, String> {
             ptx: sym!(b"nvrtcGetPTX\0"),
             lowered: sym!(b"nvrtcGetLoweredName\0"),
             _lib: lib,
-        };
-        return Ok(api);
-    }
-    Err(tried.join(", "))
+        })
+    })
 }
 
 /// NVRTC's `(major, minor)`.
@@ -128,11 +120,8 @@ pub fn compile(code: &str, file_name: &str, options: &[String], name_expressions
     let file = cstring(file_name, "file name")?;
     let mut prog: Program = std::ptr::null_mut();
     // SAFETY: `src` and `file` are NUL-terminated and outlive the call; no headers are given.
-    check(
-        api,
-        unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) },
-        "nvrtcCreateProgram",
-    )?;
+    let status = unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) };
+    check(api, status, "nvrtcCreateProgram")?;
     let prog = Prog(api, prog);
     let names: Vec<CString> = name_expressions.iter().map(|n| cstring(n, "a name expression")).collect::<Result<_>>()?;
     for n in &names {

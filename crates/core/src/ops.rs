@@ -30,6 +30,9 @@ pub struct Pattern {
 pub trait HostBytes: Send + Sync + 'static {
     fn ptr(&self) -> *mut u8;
     fn len(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 pub trait AllocOps: Send + Sync + 'static {

@@ -73,9 +73,21 @@ fn select(forced: Option<&str>) -> Result<Runtime> {
                 info: BackendInfo { kind: BackendKind::Cuda, reason: why, driver_version: Some(driver_version) },
                 backend: Box::new(backend),
             }),
-            Err(e) => sim(format!("no usable CUDA driver ({}); using the simulator", e.message())),
+            Err(e) => sim(format!("{}; using the simulator", unavailable(&e))),
         },
         other => Err(Error::range(format!("{BACKEND_ENV} must be 'cuda' or 'sim', got '{other}'"))),
+    }
+}
+
+/// Why the driver is unusable, in a few words. The full story (where libcuda was looked for,
+/// the driver's own message) is what forcing `CUDA_NODE_BACKEND=cuda` throws.
+fn unavailable(e: &Error) -> String {
+    if !crate::cuda::driver_present() {
+        "no CUDA driver (libcuda) found".into()
+    } else if e.is_code(crate::error::Code::CUDA_ERROR_NO_DEVICE) {
+        "the CUDA driver found no device".into()
+    } else {
+        format!("the CUDA driver did not start ({})", e.code_name().unwrap_or_else(|| e.message().to_string()))
     }
 }
 
@@ -95,6 +107,15 @@ mod tests {
         let rt = select(Some("sim")).unwrap();
         assert_eq!(rt.info.kind, BackendKind::Sim);
         assert!(rt.info.reason.contains("CUDA_NODE_BACKEND=sim"));
+    }
+
+    #[test]
+    fn the_default_says_in_one_short_sentence_why_it_simulates() {
+        if crate::cuda::driver_present() {
+            return;
+        }
+        let rt = select(None).unwrap();
+        assert_eq!(rt.info.reason, "no CUDA driver (libcuda) found; using the simulator");
     }
 
     #[test]

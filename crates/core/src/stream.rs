@@ -258,7 +258,7 @@ impl Stream {
         if bytes == 0 {
             return Ok(());
         }
-        if offset % pattern.width as u64 != 0 {
+        if !offset.is_multiple_of(pattern.width as u64) {
             return Err(Error::range(format!("a fill of {}-byte elements must start at a multiple of {}", pattern.width, pattern.width)));
         }
         self.same_device(dst, "fill")?;

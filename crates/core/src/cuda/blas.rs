@@ -153,7 +153,7 @@ fn status(lib: &str, s: Status, call: &str) -> Result<()> {
 thread_local! {
     /// This thread's handles, by device and library, created on first use and destroyed when
     /// the thread ends (a worker's with it; the main thread's by `release_handles` at exit).
-    static HANDLES: std::cell::RefCell<ThreadHandles> = std::cell::RefCell::new(ThreadHandles(Vec::new()));
+    static HANDLES: std::cell::RefCell<ThreadHandles> = const { std::cell::RefCell::new(ThreadHandles(Vec::new())) };
 }
 
 struct ThreadHandles(Vec<(Arc<CudaDevice>, Lib, usize)>);

@@ -1,6 +1,6 @@
 //! Device allocations on the real driver: `cuMemAlloc` and stream-ordered `cuMemAllocAsync`.
 
-use super::CudaDevice;
+use super::{raw, CudaDevice};
 use crate::ops::AllocOps;
 use cudarc::driver::sys;
 use std::any::Any;
@@ -27,7 +27,7 @@ impl Drop for CudaAsyncAlloc {
         if self.dev.bind().is_ok() {
             // SAFETY: allocated by cuMemAllocAsync, freed once, on a stream still alive (the
             // block holds it); work already enqueued on it completes before the free (A2).
-            let _ = unsafe { sys::cuMemFreeAsync(self.ptr, self.stream) };
+            let _ = unsafe { raw::mem_free_async(self.ptr, self.stream) };
         }
     }
 }
@@ -51,7 +51,7 @@ impl Drop for CudaAlloc {
         if self.dev.bind().is_ok() {
             // SAFETY: allocated by cuMemAlloc and freed once. cuMemFree waits for pending work
             // that may use it (M2), so the GPU never touches freed memory.
-            let _ = unsafe { sys::cuMemFree_v2(self.ptr) };
+            let _ = unsafe { raw::mem_free(self.ptr) };
         }
     }
 }

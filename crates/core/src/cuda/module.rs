@@ -1,6 +1,6 @@
 //! Modules and kernels on the real driver.
 
-use super::CudaDevice;
+use super::{raw, CudaDevice};
 use crate::error::{Check, Error, Result};
 use crate::ops::{FuncAttr, FunctionOps, ModuleOps};
 use cudarc::driver::sys;
@@ -22,7 +22,7 @@ impl Drop for Loaded {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // SAFETY: loaded by cuModuleLoadData, unloaded once, when no function refers to it.
-            let _ = unsafe { sys::cuModuleUnload(self.raw) };
+            let _ = unsafe { raw::module_unload(self.raw) };
         }
     }
 }
@@ -37,9 +37,8 @@ impl CudaModule {
         if owned.last() != Some(&0) {
             owned.push(0);
         }
-        let mut raw: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: `owned` is a complete image that outlives the call; a context is current.
-        unsafe { sys::cuModuleLoadData(&mut raw, owned.as_ptr() as *const c_void) }.check("cuModuleLoadData")?;
+        let raw = unsafe { raw::module_load_data(owned.as_ptr() as *const c_void) }.check("cuModuleLoadData")?;
         Ok(CudaModule(Arc::new(Loaded { dev, raw })))
     }
 }
@@ -48,9 +47,8 @@ impl ModuleOps for CudaModule {
     fn function(&self, name: &str) -> Result<Box<dyn FunctionOps>> {
         self.0.dev.bind()?;
         let cname = CString::new(name).map_err(|_| Error::type_error("a kernel name must not contain a NUL byte"))?;
-        let mut f: sys::CUfunction = std::ptr::null_mut();
-        // SAFETY: the module is loaded; `cname` is NUL-terminated.
-        unsafe { sys::cuModuleGetFunction(&mut f, self.0.raw, cname.as_ptr()) }.check(&format!("cuModuleGetFunction(\"{name}\")"))?;
+        // SAFETY: the module is loaded.
+        let f = unsafe { raw::module_get_function(self.0.raw, &cname) }.check(&format!("cuModuleGetFunction(\"{name}\")"))?;
         Ok(Box::new(CudaFunction { module: self.0.clone(), raw: f }))
     }
 }
@@ -82,31 +80,28 @@ fn attr(a: FuncAttr) -> sys::CUfunction_attribute {
 impl FunctionOps for CudaFunction {
     fn attribute(&self, a: FuncAttr) -> Result<i32> {
         self.module.dev.bind()?;
-        let mut v = 0;
-        // SAFETY: the function is live (its module is held); `v` is a valid out-pointer.
-        unsafe { sys::cuFuncGetAttribute(&mut v, attr(a), self.raw) }.check("cuFuncGetAttribute")?;
-        Ok(v)
+        // SAFETY: the function is live (its module is held).
+        unsafe { raw::func_attribute(self.raw, attr(a)) }.check("cuFuncGetAttribute")
     }
 
     fn set_max_dynamic_shared(&self, bytes: i32) -> Result<()> {
         self.module.dev.bind()?;
         // SAFETY: the function is live; the driver validates the value.
-        unsafe { sys::cuFuncSetAttribute(self.raw, attr(FuncAttr::MaxDynamicSharedSizeBytes), bytes) }.check("cuFuncSetAttribute")
+        unsafe { raw::func_set_attribute(self.raw, attr(FuncAttr::MaxDynamicSharedSizeBytes), bytes) }.check("cuFuncSetAttribute")
     }
 
     fn param_sizes(&self) -> Option<Vec<usize>> {
         self.module.dev.bind().ok()?;
-        let raw = self.raw;
+        let f = self.raw;
         // cuFuncGetParamInfo needs a 12.4+ driver; cudarc panics where the symbol is missing.
         std::panic::catch_unwind(move || {
             let mut sizes = Vec::new();
             for i in 0.. {
-                let (mut offset, mut size) = (0usize, 0usize);
-                // SAFETY: the function is live; both are valid out-pointers.
-                match unsafe { sys::cuFuncGetParamInfo(raw, i, &mut offset, &mut size) } {
-                    sys::CUresult::CUDA_SUCCESS => sizes.push(size),
-                    sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
-                    _ => return None,
+                // SAFETY: the function is live.
+                match unsafe { raw::func_param_info(f, i) } {
+                    Ok((_, size)) => sizes.push(size),
+                    Err(sys::CUresult::CUDA_ERROR_INVALID_VALUE) => return Some(sizes),
+                    Err(_) => return None,
                 }
             }
             None

@@ -1,7 +1,6 @@
 //! Pinned host memory on the real driver (`cuMemHostAlloc`).
 
-use super::CudaDevice;
-use cudarc::driver::sys;
+use super::{raw, CudaDevice};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -25,7 +24,7 @@ impl Drop for CudaPinned {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // SAFETY: allocated by cuMemHostAlloc and freed once; it waits for pending work (M2).
-            let _ = unsafe { sys::cuMemFreeHost(self.ptr) };
+            let _ = unsafe { raw::mem_free_host(self.ptr) };
         }
     }
 }

@@ -4,6 +4,7 @@
 //! an event whose last record has completed (so it queries as complete, as a fresh one does; the
 //! core's own `Event` starts unrecorded, so elapsed time and waits see a fresh event).
 
+use super::raw;
 use cudarc::driver::sys;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -23,17 +24,15 @@ impl Recycled {
     pub(super) fn take_stream(&self, flags: u32, priority: i32) -> Option<sys::CUstream> {
         let mut all = self.streams.lock().unwrap_or_else(|p| p.into_inner());
         let kept = all.get_mut(&(flags, priority))?;
-        let at = kept.iter().rposition(|&raw| stream_is_clean(raw as sys::CUstream))?;
+        let at = kept.iter().rposition(|&kept| stream_is_clean(kept as sys::CUstream))?;
         Some(kept.swap_remove(at) as sys::CUstream)
     }
 
     /// Keeps a released stream for reuse; false where it must be destroyed instead (busy in a
     /// capture, or the bin is full).
     pub(super) fn keep_stream(&self, raw: sys::CUstream, flags: u32, priority: i32) -> bool {
-        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: `raw` is a live stream we created; `status` is a valid out-pointer.
-        let captured = unsafe { sys::cuStreamIsCapturing(raw, &mut status) };
-        if captured != sys::CUresult::CUDA_SUCCESS || status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+        // SAFETY: `raw` is a live stream we created.
+        if !matches!(unsafe { raw::stream_is_capturing(raw) }, Ok(sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)) {
             return false;
         }
         let mut all = self.streams.lock().unwrap_or_else(|p| p.into_inner());
@@ -49,7 +48,7 @@ impl Recycled {
         let mut all = self.events.lock().unwrap_or_else(|p| p.into_inner());
         let kept = all.get_mut(&flags)?;
         // SAFETY: every kept handle is a live event we created and never destroyed.
-        let at = kept.iter().rposition(|&raw| unsafe { sys::cuEventQuery(raw as sys::CUevent) } == sys::CUresult::CUDA_SUCCESS)?;
+        let at = kept.iter().rposition(|&kept| matches!(unsafe { raw::event_query(kept as sys::CUevent) }, Ok(true)))?;
         Some(kept.swap_remove(at) as sys::CUevent)
     }
 
@@ -65,7 +64,7 @@ impl Recycled {
 }
 
 /// Idle (no pending work) and not capturing.
-fn stream_is_clean(raw: sys::CUstream) -> bool {
-    // SAFETY: `raw` is a live stream we created and never destroyed.
-    unsafe { sys::cuStreamQuery(raw) == sys::CUresult::CUDA_SUCCESS }
+fn stream_is_clean(stream: sys::CUstream) -> bool {
+    // SAFETY: `stream` is a live stream we created and never destroyed.
+    matches!(unsafe { raw::stream_query(stream) }, Ok(true))
 }

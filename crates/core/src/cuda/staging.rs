@@ -3,7 +3,7 @@
 //! copies through a single staging area in turn; overlapping the two, and filling with several
 //! threads, is what lets a plain Buffer approach pinned bandwidth.
 
-use super::CudaDevice;
+use super::{raw, CudaDevice};
 use crate::error::{Check, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -31,13 +31,9 @@ impl Staging {
     fn new() -> Result<Staging> {
         let mut bufs = Vec::with_capacity(BUFFERS);
         for _ in 0..BUFFERS {
-            let mut host: *mut c_void = std::ptr::null_mut();
-            // SAFETY: `host` is a valid out-pointer; a context is current (the caller bound it).
-            unsafe { sys::cuMemHostAlloc(&mut host, CHUNK, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc (staging)")?;
-            let mut done: sys::CUevent = std::ptr::null_mut();
-            // SAFETY: `done` is a valid out-pointer.
-            unsafe { sys::cuEventCreate(&mut done, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }
-                .check("cuEventCreate (staging)")?;
+            // A context is current (the caller bound it).
+            let host = raw::mem_host_alloc(CHUNK).check("cuMemHostAlloc (staging)")?;
+            let done = raw::event_create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32).check("cuEventCreate (staging)")?;
             bufs.push(Buffer { host: host as *mut u8, done, in_flight: false });
         }
         Ok(Staging { bufs })
@@ -50,9 +46,9 @@ impl Drop for Staging {
             // SAFETY: created in `new` and freed once; the process is shutting the device's
             // staging down, after the last copy's event.
             unsafe {
-                sys::cuEventSynchronize(b.done);
-                sys::cuEventDestroy_v2(b.done);
-                sys::cuMemFreeHost(b.host as *mut c_void);
+                let _ = raw::event_synchronize(b.done);
+                let _ = raw::event_destroy(b.done);
+                let _ = raw::mem_free_host(b.host as *mut c_void);
             }
         }
     }
@@ -86,7 +82,7 @@ fn staging(dev: &CudaDevice) -> Result<std::sync::MutexGuard<'_, Option<Staging>
 fn settle(b: &mut Buffer) -> Result<()> {
     if b.in_flight {
         // SAFETY: the event is live; this waits for the DMA that last used this buffer.
-        unsafe { sys::cuEventSynchronize(b.done) }.check("cuEventSynchronize (staging)")?;
+        unsafe { raw::event_synchronize(b.done) }.check("cuEventSynchronize (staging)")?;
         b.in_flight = false;
     }
     Ok(())
@@ -104,9 +100,9 @@ pub fn dtoh(dev: &CudaDevice, stream: sys::CUstream, dst: &mut [u8], src: sys::C
         settle(b)?;
         // SAFETY: the staging buffer holds CHUNK ≥ `len` pinned bytes that no DMA uses (settled);
         // the range of `src` lies inside the source allocation (checked by the caller).
-        unsafe { sys::cuMemcpyDtoHAsync_v2(b.host as *mut c_void, src + (i * CHUNK) as u64, len, stream) }.check("cuMemcpyDtoHAsync")?;
+        unsafe { raw::memcpy_dtoh_async(b.host as *mut c_void, src + (i * CHUNK) as u64, len, stream) }.check("cuMemcpyDtoHAsync")?;
         // SAFETY: event and stream are live.
-        unsafe { sys::cuEventRecord(b.done, stream) }.check("cuEventRecord (staging)")?;
+        unsafe { raw::event_record(b.done, stream) }.check("cuEventRecord (staging)")?;
         b.in_flight = true;
         Ok(())
     };
@@ -141,10 +137,10 @@ pub fn htod(dev: &CudaDevice, stream: sys::CUstream, dst: sys::CUdeviceptr, src:
         fill(b.host, chunk);
         // SAFETY: the staging buffer holds `chunk.len()` pinned bytes; the range of `dst` lies
         // inside the destination allocation (checked by the caller).
-        unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, b.host as *const c_void, chunk.len(), stream) }
+        unsafe { raw::memcpy_htod_async(dst + (i * CHUNK) as u64, b.host as *const c_void, chunk.len(), stream) }
             .check("cuMemcpyHtoDAsync")?;
         // SAFETY: event and stream are live.
-        unsafe { sys::cuEventRecord(b.done, stream) }.check("cuEventRecord (staging)")?;
+        unsafe { raw::event_record(b.done, stream) }.check("cuEventRecord (staging)")?;
         b.in_flight = true;
     }
     Ok(())
