@@ -89,6 +89,18 @@ pub fn runtime() -> Result<&'static Runtime> {
     RUNTIME.get_or_init(|| select(std::env::var(BACKEND_ENV).ok().as_deref())).as_ref().map_err(Clone::clone)
 }
 
+/// WebAssembly has the simulator only: forcing `cuda` says so.
+#[cfg(target_family = "wasm")]
+fn select(forced: Option<&str>) -> Result<Runtime> {
+    match forced.map(str::trim).unwrap_or("") {
+        "sim" => sim(format!("{BACKEND_ENV}=sim (WebAssembly)")),
+        "cuda" => Err(Error::cuda(crate::Code::CUDA_ERROR_NOT_INITIALIZED, format!("{BACKEND_ENV}=cuda, but this is the WebAssembly build, which has the simulator only"))),
+        "" => sim("the WebAssembly build has the simulator only".into()),
+        other => Err(Error::range(format!("{BACKEND_ENV} must be 'cuda' or 'sim', got '{other}'"))),
+    }
+}
+
+#[cfg(not(target_family = "wasm"))]
 fn select(forced: Option<&str>) -> Result<Runtime> {
     match forced.map(str::trim).unwrap_or("") {
         "sim" => sim(format!("{BACKEND_ENV}=sim")),
