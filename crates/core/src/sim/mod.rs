@@ -1,6 +1,8 @@
 //! The `sim` backend: a host simulator with CUDA's ordering rules, so that everything runs and
 //! tests anywhere. What it presents is documented in the README ("The simulator").
 
+#[cfg(target_family = "wasm")]
+pub mod coop;
 mod engine;
 mod memory;
 mod stream;

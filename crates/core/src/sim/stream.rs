@@ -49,7 +49,7 @@ impl StreamOps for SimStream {
     }
 
     fn query(&self) -> Result<bool> {
-        Ok(self.queue.tail().is_done())
+        Ok(self.queue.tail().poll())
     }
 
     fn synchronize(&self) -> Result<()> {
@@ -309,9 +309,10 @@ impl EventOps for SimEvent {
     }
 
     fn query(&self) -> Result<bool> {
-        match &*lock(&self.state) {
+        let state = lock(&self.state).clone();
+        match &state {
             Recorded::Empty => Ok(true),
-            Recorded::Ran(c) => Ok(c.is_done()),
+            Recorded::Ran(c) => Ok(c.poll()),
             Recorded::Captured(..) => Err(Error::cuda(Code::CUDA_ERROR_CAPTURED_EVENT, "the event was last recorded in a capture")),
         }
     }
