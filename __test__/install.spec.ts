@@ -1,6 +1,6 @@
 import test from 'ava'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { root, scratchDir } from './helpers'
 
@@ -34,9 +34,14 @@ installTest('the packed tarballs install into a fresh project without Rust, and 
   const app = path.join(work, 'app')
   mkdirSync(app)
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }))
-  const nodeDir = path.dirname(process.execPath)
-  const npmDir = path.dirname(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim())
-  const PATH = [...new Set([nodeDir, npmDir, '/usr/bin', '/bin'])].join(':')
+  // Only node, npm and sh, linked into a folder of their own: the system's bin folders may hold a
+  // rustc (Debian's rustc-web, which the WebAssembly build installs, is /usr/bin/rustc).
+  const tools = path.join(work, 'tools')
+  mkdirSync(tools)
+  for (const [name, target] of [['node', process.execPath], ...['npm', 'sh'].map((n) => [n, execFileSync('sh', ['-c', `command -v ${n}`], { encoding: 'utf8' }).trim()])]) {
+    symlinkSync(target, path.join(tools, name))
+  }
+  const PATH = tools
   t.not(spawnSync('sh', ['-c', 'command -v cargo || command -v rustc'], { env: { PATH } }).status, 0, 'no Rust on this PATH')
   const install = spawnSync('npm', ['install', '--offline', path.join(work, binTgz), path.join(work, mainTgz)], { cwd: app, env: { ...env, PATH }, encoding: 'utf8' })
   t.is(install.status, 0, install.stderr)

@@ -11,6 +11,13 @@ export const native: typeof Binding = require('../native.js')
 
 native.registerErrorClass(CudaError)
 
+// The WebAssembly build has no threads: the simulator runs queued stream work when JS waits,
+// and between macrotasks through this pump (natively the scheduler is never called).
+function pump(): void {
+  if (native.simPump()) setTimeout(pump, 0)
+}
+native.simSetScheduler(() => setTimeout(pump, 0))
+
 let libraryHandles = false
 
 /** The cuBLAS/cuSOLVER handles exist: destroy them when the main thread exits (CuPy does this at exit). */

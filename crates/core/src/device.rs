@@ -20,7 +20,7 @@ pub struct MemInfo {
     pub total: u64,
 }
 
-use cudarc::driver::sys::CUdevice_attribute as A;
+use crate::driver_sys::CUdevice_attribute as A;
 
 /// The attributes a `Device` reports, by the camelCase form of the driver's name.
 pub const ATTRIBUTES: &[(&str, A)] = &[

@@ -2,10 +2,10 @@
 //! a CUDA failure carries the driver's `CUresult` (its name becomes the JS `code`), and bad
 //! arguments become `TypeError` / `RangeError` before anything reaches a backend.
 
-use cudarc::driver::sys::CUresult;
+use crate::driver_sys::CUresult;
 use std::fmt;
 
-pub use cudarc::driver::sys::CUresult as Code;
+pub use crate::driver_sys::CUresult as Code;
 
 /// What went wrong, in the shape the JS layer throws it.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +108,14 @@ pub fn is_sticky(code: Code) -> bool {
     )
 }
 
+/// No driver on WebAssembly: our own sentences only.
+#[cfg(target_family = "wasm")]
+fn driver_description(_code: Code) -> Option<String> {
+    None
+}
+
 /// The driver's own sentence for a code, when a driver is loaded.
+#[cfg(not(target_family = "wasm"))]
 fn driver_description(code: Code) -> Option<String> {
     if !crate::cuda::driver_loaded() {
         return None;
@@ -152,6 +159,7 @@ pub fn describe(code: Code) -> &'static str {
 }
 
 /// Turns a driver call's result into ours, naming the call.
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub(crate) trait Check<T> {
     fn check(self, api: &str) -> Result<T>;
 }

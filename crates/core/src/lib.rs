@@ -7,11 +7,15 @@ pub mod backend;
 pub mod blas;
 pub mod block;
 pub mod capture;
+#[cfg(not(target_family = "wasm"))]
 pub mod cuda;
 pub mod device;
+pub mod driver_sys;
+#[cfg(not(target_family = "wasm"))]
 pub mod dynlib;
 pub mod error;
 pub mod event;
+#[cfg(not(target_family = "wasm"))]
 pub mod floor;
 pub mod graph;
 pub mod memory;

@@ -3,7 +3,11 @@
 //! the names CUDA 11 to 13 use, `CUDA_NODE_NVRTC_PATH`, and the toolkit's usual folders.
 
 use crate::error::{Error, Result};
+#[cfg(not(target_family = "wasm"))]
 use libloading::Library;
+/// WebAssembly loads no libraries: NVRTC is never found there.
+#[cfg(target_family = "wasm")]
+type Library = ();
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::OnceLock;
 
@@ -29,6 +33,13 @@ struct Api {
 }
 
 /// Where NVRTC is looked for, in order.
+#[cfg(target_family = "wasm")]
+pub fn candidates() -> Vec<String> {
+    vec!["nothing (the WebAssembly build loads no libraries)".into()]
+}
+
+/// Where NVRTC is looked for, in order.
+#[cfg(not(target_family = "wasm"))]
 pub fn candidates() -> Vec<String> {
     crate::dynlib::candidates(
         "nvrtc",
@@ -45,6 +56,12 @@ fn api() -> Result<&'static Api> {
     })
 }
 
+#[cfg(target_family = "wasm")]
+fn load() -> std::result::Result<Api, String> {
+    Err(candidates().join(", "))
+}
+
+#[cfg(not(target_family = "wasm"))]
 fn load() -> std::result::Result<Api, String> {
     crate::dynlib::open_with(&candidates(), |lib| {
         macro_rules! sym {

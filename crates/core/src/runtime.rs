@@ -51,6 +51,21 @@ pub fn runtime() -> Result<&'static Runtime> {
     RUNTIME.get_or_init(|| select(std::env::var(BACKEND_ENV).ok().as_deref())).as_ref().map_err(Clone::clone)
 }
 
+/// WebAssembly has the simulator only: forcing `cuda` says so.
+#[cfg(target_family = "wasm")]
+fn select(forced: Option<&str>) -> Result<Runtime> {
+    match forced.map(str::trim).unwrap_or("") {
+        "sim" => sim(format!("{BACKEND_ENV}=sim (WebAssembly)")),
+        "cuda" => Err(Error::cuda(
+            crate::Code::CUDA_ERROR_NOT_INITIALIZED,
+            format!("{BACKEND_ENV}=cuda, but this is the WebAssembly build, which has the simulator only"),
+        )),
+        "" => sim("the WebAssembly build has the simulator only".into()),
+        other => Err(Error::range(format!("{BACKEND_ENV} must be 'cuda' or 'sim', got '{other}'"))),
+    }
+}
+
+#[cfg(not(target_family = "wasm"))]
 fn select(forced: Option<&str>) -> Result<Runtime> {
     match forced.map(str::trim).unwrap_or("") {
         "sim" => sim(format!("{BACKEND_ENV}=sim")),
@@ -81,6 +96,7 @@ fn select(forced: Option<&str>) -> Result<Runtime> {
 
 /// Why the driver is unusable, in a few words. The full story (where libcuda was looked for,
 /// the driver's own message) is what forcing `CUDA_NODE_BACKEND=cuda` throws.
+#[cfg(not(target_family = "wasm"))]
 fn unavailable(e: &Error) -> String {
     if !crate::cuda::driver_present() {
         "no CUDA driver (libcuda) found".into()

@@ -7,6 +7,7 @@ mod async_pool;
 mod backend;
 mod blas;
 mod callbacks;
+mod coop;
 mod device;
 mod error_class;
 mod errors;
@@ -54,6 +55,7 @@ fn tables() -> Vec<&'static [Export]> {
         blas::EXPORTS,
         nvtx::EXPORTS,
         profiler::EXPORTS,
+        coop::EXPORTS,
         EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,

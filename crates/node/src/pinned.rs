@@ -42,6 +42,16 @@ crate::exports! {
             raw::ok(unsafe { sys::napi_create_arraybuffer(cx.env, 0, &mut data, &mut out) }, "creating an ArrayBuffer")?;
             return Ok(ArrayBufferOut(out));
         }
+        // emnapi's external ArrayBuffers are copies of wasm memory, not views of it: refuse, as
+        // where the runtime refuses them.
+        #[cfg(target_family = "wasm")]
+        if len > 0 {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "the WebAssembly build cannot expose pinned memory as an ArrayBuffer (its ArrayBuffers would be copies); \
+                 copy through the PinnedMemory itself (its set() and get() methods) instead",
+            ));
+        }
         let hint = Arc::into_raw(block) as *mut c_void;
         // SAFETY: `data` is valid for `len` bytes as long as the block lives, and the finalizer
         // owns a reference to it (`hint`) until V8 releases the buffer.

@@ -2,6 +2,8 @@
 //! tests anywhere. What it presents is documented in the README ("The simulator").
 
 mod blas;
+#[cfg(target_family = "wasm")]
+pub mod coop;
 mod engine;
 mod event;
 mod graph;

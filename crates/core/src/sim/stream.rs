@@ -37,7 +37,7 @@ impl StreamOps for SimStream {
     }
 
     fn query(&self) -> Result<bool> {
-        Ok(self.queue.tail().is_done())
+        Ok(self.queue.tail().poll())
     }
 
     fn synchronize(&self) -> Result<()> {
