@@ -19,8 +19,12 @@ function node(args: string[], env = wasiEnv, timeout = 90_000) {
   return spawnSync(process.execPath, args, { cwd: root, env, encoding: 'utf8', timeout })
 }
 
-const wasmTest = built ? test : test.skip
-if (!built) test('WebAssembly build absent', (t) => t.log(`skipped: ${noBuild}`) || t.pass())
+/** `test.skip` with the reason in the title, so the skip says why. */
+function skipping(why: string): typeof test {
+  return ((title: string, ...rest: any[]) => (test.skip as any)(`${title} (${why})`, ...rest)) as any
+}
+
+const wasmTest = built ? test : skipping(noBuild)
 
 wasmTest('the WebAssembly build runs the API slice: copies, streams, events, a graph, a simulated kernel, a callback, typed errors', (t) => {
   const r = node([path.join(__dirname, 'fixtures/wasm-slice.js')])
@@ -57,8 +61,7 @@ wasmTest('forcing cuda on the WebAssembly build says it has the simulator only',
   t.regex(r.stdout, /CUDA_ERROR_NOT_INITIALIZED .*WebAssembly build, which has the simulator only/)
 })
 
-const browserTest = built && hasChromium ? test : test.skip
-if (built && !hasChromium) test('Chromium absent', (t) => t.log(`skipped: no ${chromium} to open the page (apt-get install chromium)`) || t.pass())
+const browserTest = !built ? skipping(noBuild) : hasChromium ? test : skipping(`no ${chromium} to open the page: apt-get install chromium`)
 
 browserTest('headless Chromium runs the tour from examples/browser and draws the timeline', (t) => {
   const b = node(['examples/browser/build.mjs'], process.env, 60_000)
