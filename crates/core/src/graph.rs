@@ -48,9 +48,28 @@ impl Graph {
     }
 
     /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
+    /// The launch keeps what its nodes use — captured host functions, pinned memory — until it
+    /// has run, so the graph may be destroyed (or its thread end) while the launch is queued:
+    /// the driver calls a host node through a pointer into the graph's slot, and freeing that
+    /// slot first was a use-after-free on the GPU (#20).
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "launch")?;
-        stream.ops().launch_graph(&*self.ops)
+        stream.ops().launch_graph(&*self.ops)?;
+        if self.host_fns.is_empty() && self.keep.is_empty() {
+            return Ok(());
+        }
+        let (host_fns, keep) = (self.host_fns.clone(), self.keep.clone());
+        let release = move || {
+            drop(host_fns);
+            // On the reaper thread: the last pinned block may go back to the driver, a CUDA call
+            // a host function must not make.
+            crate::reaper::defer_drop(keep);
+        };
+        if stream.ops().launch_host_fn(Box::new(release)).is_err() {
+            // Not queued (the graph itself still holds them): wait for the launch instead.
+            let _ = stream.ops().synchronize();
+        }
+        Ok(())
     }
 
     /// Prepares the graph on `stream` without running it.

@@ -78,6 +78,15 @@ impl Stream {
         if handle == 0 || handle == 1 || handle == 2 {
             return Err(Error::range("handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string()));
         }
+        // A CUstream is the address of the driver's stream object: the driver dereferences
+        // whatever it is given, so a value no such address can have is refused here (#20: 2^63
+        // crashed the driver). Below the lowest mappable page (Linux's vm.mmap_min_addr), past
+        // 57-bit user space (5-level paging), or not 8-byte aligned (a heap object) is no stream.
+        if !(0x1_0000..1u64 << 57).contains(&handle) || !handle.is_multiple_of(8) {
+            return Err(Error::range(format!(
+                "0x{handle:x} cannot be a stream handle: a CUstream is the address of a driver object (8-byte aligned, in user space); pass the handle another library gave you, as a bigint"
+            )));
+        }
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
         let priority = ops.priority()?;
         Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None) })

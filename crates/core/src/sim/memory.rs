@@ -2,6 +2,7 @@
 //! and are never reused, so a stale pointer can always be told apart.
 
 use super::SimDevice;
+use crate::error::{Code, Error, Result};
 use crate::ops::AllocOps;
 use std::any::Any;
 use std::sync::atomic::Ordering;
@@ -21,6 +22,12 @@ impl Buffer {
     }
 }
 
+/// The error for a host allocation the process cannot make: the allocator's failure becomes
+/// `CUDA_ERROR_OUT_OF_MEMORY`, as `cuMemHostAlloc`'s does, never the allocator's abort.
+pub(super) fn host_oom(size: u64, what: &str) -> Error {
+    Error::cuda(Code::CUDA_ERROR_OUT_OF_MEMORY, format!("out of host memory: {size} bytes of {what} cannot be allocated"))
+}
+
 pub struct SimAlloc {
     pub(super) dev: Arc<SimDevice>,
     pub(super) ptr: u64,
@@ -30,8 +37,17 @@ pub struct SimAlloc {
 }
 
 impl SimAlloc {
-    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64) -> SimAlloc {
-        SimAlloc { dev, ptr, size, buffer: Arc::new(Buffer { bytes: Mutex::new(vec![POISON; size as usize]) }) }
+    /// The bytes of a simulated allocation, or `CUDA_ERROR_OUT_OF_MEMORY` where the host cannot
+    /// hold them (a simulated device larger than the host's memory). The caller has counted
+    /// `size` in `dev.used`; it is uncounted when the allocation drops, or here on failure.
+    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64) -> Result<SimAlloc> {
+        let mut bytes = Vec::new();
+        if usize::try_from(size).map_or(true, |n| bytes.try_reserve_exact(n).is_err()) {
+            dev.used.fetch_sub(size, Ordering::Relaxed);
+            return Err(host_oom(size, "simulated device memory"));
+        }
+        bytes.resize(size as usize, POISON);
+        Ok(SimAlloc { dev, ptr, size, buffer: Arc::new(Buffer { bytes: Mutex::new(bytes) }) })
     }
 }
 

@@ -221,7 +221,7 @@ impl Backend for SimBackend {
     }
 
     fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
-        Ok(Box::new(pinned::SimPinned(std::cell::UnsafeCell::new(vec![0u8; size as usize].into_boxed_slice()))))
+        Ok(Box::new(pinned::SimPinned::new(size)?))
     }
 
     fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
@@ -275,7 +275,7 @@ pub(crate) fn alloc_on(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool) ->
         ));
     }
     let ptr = dev.next_addr.fetch_add(size.div_ceil(512) * 512, Ordering::Relaxed);
-    Ok(memory::SimAlloc::new(dev.clone(), ptr, size))
+    memory::SimAlloc::new(dev.clone(), ptr, size)
 }
 
 #[cfg(test)]

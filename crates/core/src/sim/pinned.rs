@@ -1,7 +1,31 @@
 //! Simulated pinned memory: ordinary host memory.
 
+use super::memory::host_oom;
+use crate::error::Result;
+use std::cell::UnsafeCell;
+
 /// Host bytes at a fixed address, never reallocated.
-pub struct SimPinned(pub std::cell::UnsafeCell<Box<[u8]>>);
+pub struct SimPinned(UnsafeCell<Box<[u8]>>);
+
+impl SimPinned {
+    /// `size` zeroed bytes, or `CUDA_ERROR_OUT_OF_MEMORY` where the host cannot provide them.
+    /// Zeroed pages come from the allocator untouched, so a large block costs no writes.
+    pub fn new(size: u64) -> Result<SimPinned> {
+        let n = usize::try_from(size).map_err(|_| host_oom(size, "pinned memory"))?;
+        if n == 0 {
+            return Ok(SimPinned(UnsafeCell::new(Box::default())));
+        }
+        let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| host_oom(size, "pinned memory"))?;
+        // SAFETY: `layout` has a non-zero size (n > 0).
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        if p.is_null() {
+            return Err(host_oom(size, "pinned memory"));
+        }
+        // SAFETY: `p` is a fresh allocation of `n` initialised (zero) bytes from the global
+        // allocator, with the layout a `Box<[u8]>` of length `n` is freed with.
+        Ok(SimPinned(UnsafeCell::new(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n)) })))
+    }
+}
 
 // SAFETY: the bytes are only reached through raw pointers whose use the caller orders.
 unsafe impl Send for SimPinned {}

@@ -205,7 +205,7 @@ impl StreamOps for SimStream {
     fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
         let nodes = self.dev.scheduler.end_capture(&self.queue)?;
         Ok(Box::new(SimGraph {
-            id: self.dev.next_handle.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            id: self.dev.next_handle.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed),
             nodes: Mutex::new(Arc::new(nodes)),
             last_launch: Mutex::new(None),
         }))
