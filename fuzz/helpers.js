@@ -46,7 +46,13 @@ function classify(e) {
     return 'threw an error whose message cannot be read'
   }
   if (typeof message === 'string' && message.includes('FUZZ-MARK')) return null
-  for (const c of registered) if (e instanceof c) return null
+  for (const c of registered) {
+    try {
+      if (e instanceof c) return null
+    } catch {
+      // Not a constructor (an arrow function, say): nothing is an instance of it.
+    }
+  }
   if (typeof message !== 'string' || message.trim() === '' || /^unknown$/i.test(message.trim())) {
     return `error with no useful message: ${e.constructor?.name} ${JSON.stringify(message)}`
   }
