@@ -56,3 +56,10 @@ test('CudaError is an Error with a name and a code', (t) => {
   t.is(e.code, 'CUDA_ERROR_INVALID_VALUE')
   t.regex(String(e), /^CudaError: boom/)
 })
+
+test('CudaError takes a string message and code, and converts nothing else (#20: a huge array message hung)', (t) => {
+  const huge = new Proxy([], { get: (a, k) => (k === 'length' ? 2 ** 32 - 1 : Reflect.get(a, k)) })
+  t.throws(() => new CudaError(huge as any, 'CUDA_ERROR_UNKNOWN'), { instanceOf: TypeError, message: /message as a string/ })
+  t.throws(() => new (CudaError as any)('boom'), { instanceOf: TypeError, message: /code as a string/ })
+  t.throws(() => new CudaError({ toString: () => 'x' } as any, 'CUDA_ERROR_UNKNOWN'), { instanceOf: TypeError })
+})

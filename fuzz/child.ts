@@ -11,7 +11,12 @@ import * as rawFuzz from './raw'
 import type { Code } from './values'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const h = require('./helpers.js') as typeof import('./helpers.js')
+const h = require('./helpers.js') as {
+  cuda: typeof import('..')
+  raw: { bindingDeclarations(): Buffer }
+  take(): string[]
+  settle(): Promise<void>
+}
 
 const mode = process.env.FUZZ_MODE ?? 'api'
 const seed = Number(process.env.FUZZ_SEED ?? 1)
@@ -77,7 +82,7 @@ async function main(): Promise<void> {
   if (out.failed) {
     const example = out.counterexample?.[0]
     const repro = mode === 'model' ? `model sequence: ${[...(example as Iterable<unknown>)].map(String).join('; ')}` : snippet(example as Code[])
-    const error = String((out.errorInstance as Error | undefined)?.message ?? out.error).split('\n').slice(0, 6).join(' | ')
+    const error = String((out.errorInstance as Error | undefined)?.message ?? (out as { error?: unknown }).error).split('\n').slice(0, 6).join(' | ')
     console.log(JSON.stringify({ failed: true, mode, seed, path: out.counterexamplePath, error, repro, runs: out.numRuns }))
     process.exitCode = 1
   } else console.log(JSON.stringify({ failed: false, mode, seed, runs: out.numRuns }))

@@ -6,7 +6,7 @@
 //   FUZZ_SEED=7 FUZZ_MODES=api,raw npm run fuzz    # another seed, some modes
 //   FUZZ_REPLAY=api:1234:17:3 npm run fuzz         # one case again: mode:seed:path
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -31,6 +31,8 @@ export interface Options {
   modes: Mode[]
   /** A batch that runs longer is a hang. */
   batchTimeoutMs: number
+  /** A case that runs longer is a hang. */
+  caseTimeoutMs: number
   /** Stop starting batches after this long (0: run them all). */
   totalMs: number
   parallel: number
@@ -74,12 +76,26 @@ function batch(mode: Mode, seed: number, o: Options): Promise<BatchResult> {
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (err = (err + d).slice(-4000)))
     let hung = false
-    const timer = setTimeout(() => {
+    let why = ''
+    const kill = (reason: string): void => {
       hung = true
+      why = reason
       child.kill('SIGKILL')
-    }, o.batchTimeoutMs)
+    }
+    const timer = setTimeout(() => kill(`no exit within ${o.batchTimeoutMs} ms`), o.batchTimeoutMs)
+    // A case that runs longer than caseTimeoutMs is a hang: the progress file stops growing.
+    let size = -1
+    let since = Date.now()
+    const watch = setInterval(() => {
+      const now = existsSync(progress) ? statSync(progress).size : 0
+      if (now !== size) {
+        size = now
+        since = Date.now()
+      } else if (Date.now() - since > o.caseTimeoutMs) kill(`one case ran for more than ${o.caseTimeoutMs} ms`)
+    }, 500)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
+      clearInterval(watch)
       const lines = existsSync(progress) ? readFileSync(progress, 'utf8').trim().split('\n').filter(Boolean) : []
       rmSync(dir, { recursive: true, force: true })
       const last = lines.length > 0 ? (JSON.parse(lines[lines.length - 1]) as { run: number; what: string }) : undefined
@@ -92,7 +108,7 @@ function batch(mode: Mode, seed: number, o: Options): Promise<BatchResult> {
       }
       // Killed, crashed or silent: the case that was running is the last one it announced.
       const kind = hung ? 'hang' : 'crash'
-      const why = hung ? `no exit within ${o.batchTimeoutMs} ms` : `exit ${code}${signal ? `, signal ${signal}` : ''}: ${err.trim().split('\n').slice(-3).join(' | ')}`
+      if (!hung) why = `exit ${code}${signal ? `, signal ${signal}` : ''}: ${err.trim().split('\n').slice(-3).join(' | ')}`
       resolve({ cases: lines.length, failure: { kind, mode, seed, path: last ? String(last.run) : undefined, error: why, repro: last?.what ?? '(before the first case)' } })
     })
   })
@@ -142,7 +158,7 @@ async function main(): Promise<void> {
   let o: Options
   if (env.FUZZ_REPLAY) {
     const [mode, seed, ...p] = env.FUZZ_REPLAY.split(':')
-    o = { seed: Number(seed), runs: 1_000_000, batches: 1, modes: [mode as Mode], batchTimeoutMs: 120_000, totalMs: 0, parallel: 1, path: p.join(':'), log }
+    o = { seed: Number(seed), runs: 1_000_000, batches: 1, modes: [mode as Mode], batchTimeoutMs: 120_000, caseTimeoutMs: 30_000, totalMs: 0, parallel: 1, path: p.join(':'), log }
     // The batch's seed is given as is: replay runs exactly that batch's case at `path`.
     const r = await batch(mode as Mode, Number(seed), o)
     console.log(r.failure ? describeFailure(r.failure) : 'replayed: no failure')
@@ -155,7 +171,8 @@ async function main(): Promise<void> {
     runs: Number(env.FUZZ_RUNS ?? 200),
     batches: Number(env.FUZZ_BATCHES ?? 1_000_000),
     modes: (env.FUZZ_MODES ?? MODES.join(',')).split(',') as Mode[],
-    batchTimeoutMs: Number(env.FUZZ_BATCH_TIMEOUT_MS ?? 120_000),
+    batchTimeoutMs: Number(env.FUZZ_BATCH_TIMEOUT_MS ?? 300_000),
+    caseTimeoutMs: Number(env.FUZZ_CASE_TIMEOUT_MS ?? 20_000),
     totalMs: seconds * 1000,
     parallel: Number(env.FUZZ_PARALLEL ?? Math.max(1, cpus().length)),
     log,
