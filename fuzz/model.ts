@@ -52,8 +52,10 @@ function order(w: World, b: Buf, s: Stream): void {
   b.after = s
 }
 
+/** The `i`-th live buffer (modulo their number), so that most commands find one. */
 function live(w: World, i: number): Buf | undefined {
-  return w.bufs.length === 0 ? undefined : w.bufs[i % w.bufs.length]
+  const all = w.bufs.filter((b): b is Buf => b !== undefined)
+  return all.length === 0 ? undefined : all[i % all.length]
 }
 
 function dropGraphsUsing(w: World, idx: number): void {
@@ -84,9 +86,9 @@ class Free implements Cmd {
   constructor(readonly i: number) {}
   check = () => true
   async run(_m: Model, w: World) {
-    const idx = w.bufs.length === 0 ? -1 : this.i % w.bufs.length
-    const b = w.bufs[idx]
+    const b = live(w, this.i)
     if (b === undefined) return
+    const idx = w.bufs.indexOf(b)
     // A correct program orders the free after the buffer's last use, on the stream it frees on.
     order(w, b, w.cuda.Stream.null)
     dropGraphsUsing(w, idx)
@@ -218,9 +220,9 @@ class Capture implements Cmd {
   constructor(readonly i: number, readonly val: number, readonly hostFn: boolean, readonly s: number) {}
   check = () => true
   async run(_m: Model, w: World) {
-    const idx = w.bufs.length === 0 ? -1 : this.i % w.bufs.length
-    const b = w.bufs[idx]
+    const b = live(w, this.i)
     if (b === undefined) return
+    const idx = w.bufs.indexOf(b)
     const s = w.streams[this.s === 2 ? 0 : this.s] // the legacy stream cannot capture
     const len = b.bytes.length
     const g = s.capture(() => {
@@ -282,15 +284,22 @@ const idx = fc.nat(15)
 const str = fc.nat(2)
 
 export function commands(): fc.Arbitrary<Iterable<Cmd>> {
+  // Allocations and reads listed three times each: they are picked more often.
+  const alloc = fc.tuple(fc.constantFrom('pool' as const, 'plain' as const, 'async' as const), fc.integer({ min: 1, max: 4096 }), fc.nat(255)).map(([k, n, s]) => new Alloc(k, n, s))
+  const read = fc.tuple(idx, str).map(([i, s]) => new Read(i, s))
   return fc.commands(
     [
-      fc.tuple(fc.constantFrom('pool' as const, 'plain' as const, 'async' as const), fc.integer({ min: 1, max: 4096 }), fc.nat(255)).map(([k, n, s]) => new Alloc(k, n, s)),
+      alloc,
+      alloc,
+      alloc,
       idx.map((i) => new Free(i)),
       fc.tuple(idx, fc.nat(4095), fc.integer({ min: 0, max: 4096 }), fc.nat(255), str).map(([i, o, l, v, s]) => new Memset(i, o, l, v, s)),
       fc.tuple(idx, fc.nat(4095), fc.integer({ min: 1, max: 4096 }), fc.nat(255), str, fc.boolean(), fc.boolean()).map(([i, o, l, sd, s, p, sc]) => new CopyIn(i, o, l, sd, s, p, sc)),
       fc.tuple(idx, idx, fc.integer({ min: 0, max: 4096 }), str).map(([i, j, l, s]) => new CopyDD(i, j, l, s)),
       fc.tuple(idx, fc.integer({ min: 0, max: 2048 }), fc.nat(65535), str).map(([i, n, v, s]) => new Fill(i, n, v, s)),
-      fc.tuple(idx, str).map(([i, s]) => new Read(i, s)),
+      read,
+      read,
+      read,
       fc.tuple(fc.integer({ min: 0, max: 3e6 }), str).map(([n, s]) => new Sleep(n, s)),
       fc.tuple(idx, fc.nat(255)).map(([i, v]) => new Churn(i, v)),
       fc.tuple(idx, fc.nat(255), fc.boolean(), str).map(([i, v, h, s]) => new Capture(i, v, h, s)),
@@ -298,7 +307,7 @@ export function commands(): fc.Arbitrary<Iterable<Cmd>> {
       fc.constant(new Settle()),
       fc.constant(new Gc()),
     ],
-    { maxCommands: 40 },
+    { maxCommands: 40, size: 'max' },
   )
 }
 
