@@ -306,6 +306,8 @@ test('Stream.null.isCapturing() throws while a blocking stream captures, as any 
   nb.beginCapture('global')
   t.false(Stream.null.isCapturing(), 'a non-blocking stream capturing leaves the legacy stream free')
   nb.endCapture().destroy()
+})
+
 test('a launch keeps its host callbacks after the graph and stream are destroyed while it is queued (#20)', (t) => {
   // On the GPU this was a SIGSEGV every time: the host node called into the destroyed graph's slot.
   const r = runNode(`

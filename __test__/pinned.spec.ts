@@ -1,7 +1,6 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
 import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, MemoryPool, PinnedMemoryPool, Stream } from '..'
-import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, PinnedMemoryPool, Stream } from '..'
 import { runNode } from './helpers'
 
 test('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
@@ -100,6 +99,8 @@ test('zero-size allocations are not taken from a pool: freeing one gives the poo
   pool.malloc(1).free()
   t.is(pool.nFreeBlocks(), 1)
   t.is(pool.totalBytes(), 512)
+})
+
 test('a pinned size no host can hold is CUDA_ERROR_OUT_OF_MEMORY, not an abort (#20)', (t) => {
   const r = runNode(`
     const out = [];
