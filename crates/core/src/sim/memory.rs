@@ -27,17 +27,42 @@ pub struct SimAlloc {
     pub(super) size: u64,
     /// Shared with queued operations, which keep the bytes alive until they have run.
     pub buffer: Arc<Buffer>,
+    /// False for a view of another allocation (foreign memory): it frees and counts nothing.
+    owns: bool,
+}
+
+/// What the simulator knows of a live allocation, for `cuPointerGetAttribute` and foreign
+/// pointers: its size, its bytes and whether it is managed.
+pub(super) struct Known {
+    pub size: u64,
+    pub buffer: std::sync::Weak<Buffer>,
+    pub managed: bool,
 }
 
 impl SimAlloc {
-    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64) -> SimAlloc {
-        SimAlloc { dev, ptr, size, buffer: Arc::new(Buffer { bytes: Mutex::new(vec![POISON; size as usize]) }) }
+    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64, managed: bool) -> SimAlloc {
+        let buffer = Arc::new(Buffer { bytes: Mutex::new(vec![POISON; size as usize]) });
+        super::lock(&dev.allocs).insert(ptr, Known { size, buffer: Arc::downgrade(&buffer), managed });
+        SimAlloc { dev, ptr, size, buffer, owns: true }
+    }
+
+    /// A view of the live allocation at `base` (never freed through the view).
+    pub(super) fn view(dev: Arc<SimDevice>, base: u64, size: u64, buffer: Arc<Buffer>) -> SimAlloc {
+        SimAlloc { dev, ptr: base, size, buffer, owns: false }
+    }
+
+    /// The host address of the bytes (managed memory's host view).
+    pub(super) fn host_ptr(&self) -> *mut u8 {
+        self.buffer.lock().as_mut_ptr()
     }
 }
 
 impl Drop for SimAlloc {
     fn drop(&mut self) {
-        self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+        if self.owns {
+            super::lock(&self.dev.allocs).remove(&self.ptr);
+            self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+        }
     }
 }
 
@@ -75,6 +100,10 @@ impl AllocOps for SimAlloc {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn host_ptr(&self) -> Option<*mut u8> {
+        let managed = super::lock(&self.dev.allocs).get(&self.ptr).is_some_and(|k| k.managed);
+        managed.then(|| SimAlloc::host_ptr(self))
     }
 }
 
