@@ -31,11 +31,17 @@ export interface ExternalOptions {
  * stream the producer's work is on (null: none to wait for).
  */
 export interface CudaArrayInterface {
+  /** Elements along each dimension. */
   shape: number[]
+  /** The element type in NumPy's notation (`'|u1'` bytes, `'<f4'` float32). */
   typestr: string
+  /** `[address, readonly]`. */
   data: [bigint, boolean]
+  /** The interface's version: 3. */
   version: 3
+  /** Null: contiguous (C order); strided arrays are refused. */
   strides: number[] | null
+  /** The handle of the stream the producer's work is on; null: nothing to wait for. */
   stream: bigint | null
   /** Not in the Python protocol (a pointer names its device there); the device ordinal. */
   device?: number
@@ -43,9 +49,13 @@ export interface CudaArrayInterface {
 
 /** What {@link pointerGetAttributes} reports. */
 export interface PointerAttributes {
+  /** The device ordinal the driver reports. */
   device: number
+  /** Device memory, page-locked host memory, or managed memory. */
   kind: 'device' | 'host' | 'managed'
+  /** The start of the allocation holding the address. */
   base: bigint
+  /** The size of that allocation in bytes. */
   size: number
 }
 
@@ -61,7 +71,9 @@ export function pointerGetAttributes(ptr: bigint): PointerAttributes {
 
 /** A 64-byte IPC handle of a pointer's allocation and the pointer's offset in it. */
 export interface IpcMemHandle {
+  /** The 64-byte handle of the whole allocation (`cuIpcGetMemHandle`). */
   handle: Buffer
+  /** Where the pointer lies in that allocation. */
   offset: number
 }
 
