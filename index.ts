@@ -11,10 +11,13 @@ export { getCurrentStream } from './lib/stream/current'
 export { Graph } from './lib/graph'
 export { Event, getElapsedTime, type EventOptions } from './lib/event'
 export { Memory } from './lib/memory/memory'
-export { MemoryPointer, type HostBuffer } from './lib/memory/pointer'
+export {
+  MemoryPointer, pointerGetAttributes, type HostBuffer, type ExternalOptions, type CudaArrayInterface, type PointerAttributes, type IpcMemHandle,
+} from './lib/memory/pointer'
+export { mallocManaged, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
 export { MemoryPool } from './lib/memory/pool'
 export { AsyncMemoryPool } from './lib/memory/async-pool'
-export { PinnedMemory } from './lib/memory/pinned'
+export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
 export {
   alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, getAllocator, usingAllocator, type Allocator,

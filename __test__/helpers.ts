@@ -58,8 +58,8 @@ export function runNode(script: string, env: Record<string, string | undefined> 
 }
 
 /** Runs `script` in a child and parses the JSON it prints last. */
-export function runJson(script: string, env: Record<string, string | undefined> = {}): any {
-  const r = runNode(script, env)
+export function runJson(script: string, env: Record<string, string | undefined> = {}, args: string[] = []): any {
+  const r = runNode(script, env, args)
   if (r.status !== 0) throw new Error(`child failed (${r.status} ${r.signal}): ${r.stderr}`)
   return JSON.parse(r.stdout.trim().split('\n').pop()!)
 }

@@ -5,6 +5,7 @@
 use crate::device::{DeviceProps, MemInfo};
 use crate::error::Result;
 use crate::event::EventFlags;
+use crate::memory::{Advice, Location, PointerAttributes};
 use crate::ops::{AllocOps, EventOps, StreamOps};
 
 /// What a backend must do. Each method takes device ordinals already checked against
@@ -39,4 +40,22 @@ pub trait Backend: Send + Sync + 'static {
     fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn crate::ops::ModuleOps>>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>>;
+    /// Managed memory of `size` > 0 bytes (`cuMemAllocManaged`; `global` attaches it to every
+    /// stream, else to the host), freed when dropped.
+    fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>>;
+    /// What the driver knows of `ptr` (`cuPointerGetAttribute`): `CUDA_ERROR_INVALID_VALUE`
+    /// for an address it does not know.
+    fn pointer_attributes(&self, ptr: u64) -> Result<PointerAttributes>;
+    /// Memory someone else allocated: the allocation holding `ptr` (known to the driver, on
+    /// `ordinal`), never freed by us. Returns it and the offset of `ptr` in it.
+    fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)>;
+    /// Advice on how managed memory `[ptr, ptr + len)` is used (`cuMemAdvise` v2).
+    fn mem_advise(&self, ptr: u64, len: u64, advice: Advice, location: Location) -> Result<()>;
+    /// The handle another process opens the allocation starting at `ptr` with (`cuIpcGetMemHandle`).
+    fn ipc_mem_handle(&self, ordinal: usize, ptr: u64) -> Result<[u8; 64]>;
+    /// Opens another process's allocation (`cuIpcOpenMemHandle`), closed when dropped; its size.
+    fn ipc_open_mem(&self, ordinal: usize, handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)>;
+    /// Page-locks `len` > 0 bytes of host memory at `ptr` (`cuMemHostRegister`, portable);
+    /// unregistered when dropped. The caller keeps the bytes alive longer than the result.
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::pinned::PinnedOps>>;
 }

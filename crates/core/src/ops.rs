@@ -39,6 +39,10 @@ pub trait AllocOps: Send + Sync + 'static {
     /// The device address.
     fn ptr(&self) -> u64;
     fn as_any(&self) -> &dyn Any;
+    /// Where the host reaches the bytes: managed memory only.
+    fn host_ptr(&self) -> Option<*mut u8> {
+        None
+    }
 }
 
 pub trait EventOps: Send + Sync + 'static {
@@ -97,6 +101,9 @@ pub trait StreamOps: Send + Sync + 'static {
     /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
     /// order, when dropped. The caller keeps the stream alive as long as the allocation.
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>>;
+    /// Migrates `[offset, offset + len)` of managed memory to `to` in stream order
+    /// (`cuMemPrefetchAsync` v2).
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()>;
 
     /// A host function that may run more than once (captured into a graph, which keeps it alive).
     fn launch_repeat_fn(&self, slot: &RepeatSlot) -> Result<()>;

@@ -332,6 +332,19 @@ impl Stream {
         self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len, hold)
     }
 
+    /// Migrates `[offset, offset + len)` of managed memory to `to` in stream order
+    /// (`cuMemPrefetchAsync`; CuPy: `cupy.cuda.runtime.memPrefetchAsync`).
+    pub fn prefetch(&self, mem: &DeviceMemory, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+        mem.check_managed("prefetch")?;
+        mem.check_range(offset, len, "prefetch")?;
+        crate::memory::check_location(to)?;
+        if len == 0 {
+            return Ok(());
+        }
+        self.legacy_ok("prefetch")?;
+        self.ops.prefetch(mem.ops()?, offset, len, to)
+    }
+
     pub fn copy_dtod(&self, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {
         if size == 0 {
             return Ok(());

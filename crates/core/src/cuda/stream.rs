@@ -326,6 +326,13 @@ impl StreamOps for CudaStream {
         unsafe { raw::graph_upload(g.exec, self.raw) }.check("cuGraphUpload")
     }
 
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
+        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.raw) }
+            .check("cuMemPrefetchAsync")
+    }
+
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
         self.dev.bind()?;
         // SAFETY: the stream is live; size > 0.

@@ -198,6 +198,11 @@ impl StreamOps for SimStream {
         Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
     }
 
+    fn prefetch(&self, _mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+        // One memory serves host and device alike here: a prefetch only takes its place in order.
+        self.run("prefetch", format!("{len} bytes at +{offset} to {to:?}"), || {})
+    }
+
     fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
         self.dev.scheduler.begin_capture(&self.queue, mode)
     }
