@@ -18,6 +18,7 @@ mod handles;
 mod kernel;
 mod memory;
 mod module;
+mod nvjitlink;
 mod nvrtc;
 mod nvtx;
 mod pinned;
@@ -49,6 +50,7 @@ fn tables() -> Vec<&'static [Export]> {
         pinned::EXPORTS,
         pinned_pool::EXPORTS,
         nvrtc::EXPORTS,
+        nvjitlink::EXPORTS,
         module::EXPORTS,
         kernel::EXPORTS,
         blas::EXPORTS,
