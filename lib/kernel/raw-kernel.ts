@@ -339,6 +339,7 @@ export class RawKernel {
     config: LaunchConfig | undefined,
   ): void {
     native.kernelCheckShape(device, shape)
+    this.#image.checkSimulated(device)
     if (this.#simulate === undefined) {
       throw new CudaError(
         `the simulator cannot run the compiled kernel ${this.name}: give it a host implementation, new RawKernel(code, name, { simulate(args, grid, block) { ... } })`,

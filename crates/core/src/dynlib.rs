@@ -11,7 +11,7 @@ use libloading::Library;
 /// in the toolkit's folders.
 pub fn candidates(stem: &str, override_var: &str, versions: &[&str], windows: &[&str]) -> Vec<String> {
     let mut c = Vec::new();
-    if let Ok(p) = std::env::var(override_var) {
+    if let Some(p) = std::env::var(override_var).ok().filter(|p| !p.is_empty()) {
         c.push(p);
     }
     let names: Vec<String> = if cfg!(windows) {
@@ -75,4 +75,21 @@ pub fn open(candidates: &[String]) -> Result<Library, String> {
         }
     }
     Err(candidates.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn library_path_is_searched_in_wheel_layouts() {
+        // No other test of this crate reads this variable.
+        std::env::set_var("CUDA_NODE_LIBRARY_PATH", "/w1");
+        let c = super::candidates("nvrtc", "CUDA_NODE_TEST_NO_OVERRIDE", &["13", "12"], &["nvrtc64_130_0.dll"]);
+        std::env::remove_var("CUDA_NODE_LIBRARY_PATH");
+        if cfg!(target_os = "linux") {
+            let at = |s: &str| c.iter().position(|x| x == s).unwrap_or_else(|| panic!("{s} not in {c:?}"));
+            assert!(at("/w1/libnvrtc.so.13") < at("/w1/nvidia/cu13/lib/libnvrtc.so.13"));
+            assert!(at("/w1/nvidia/cu13/lib/libnvrtc.so.13") < at("/w1/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"));
+            assert!(at("/w1/nvidia/cuda_nvrtc/lib/libnvrtc.so.12") < at("libnvrtc.so.13"), "wheels come before the system's names");
+        }
+    }
 }
