@@ -132,8 +132,9 @@ linkTest('Linker links LTO-IR from two programs into a cubin, or PTX, with its l
 })
 
 linkTest('Linker links PTX inputs, and names a missing symbol in its error log', (t) => {
-  const use = new Program(USE).compile({ target: 'ptx', arch: 90 })
-  const add = new Program(ADD1).compile({ target: 'ptx', arch: 90 })
+  // Calls across PTX modules need relocatable device code.
+  const use = new Program(USE, { options: ['-rdc=true'] }).compile({ target: 'ptx', arch: 90 })
+  const add = new Program(ADD1, { options: ['-rdc=true'] }).compile({ target: 'ptx', arch: 90 })
   t.is(new Linker([use, { ptx: add.code.toString(), name: 'add1.ptx' }], { arch: 90 }).link().target, 'cubin')
   const e = t.throws(() => new Linker([use], { arch: 90 }).link(), { instanceOf: CudaError })
   t.regex(e!.code!, /^NVJITLINK_ERROR_/)

@@ -138,7 +138,7 @@ fn check(status: Status, what: &str, log: &str) -> Result<()> {
     if status == 0 {
         return Ok(());
     }
-    const NAMES: [&str; 10] = [
+    const NAMES: [&str; 16] = [
         "NVJITLINK_SUCCESS",
         "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
         "NVJITLINK_ERROR_MISSING_ARCH",
@@ -149,6 +149,12 @@ fn check(status: Status, what: &str, log: &str) -> Result<()> {
         "NVJITLINK_ERROR_THREADPOOL",
         "NVJITLINK_ERROR_UNRECOGNIZED_INPUT",
         "NVJITLINK_ERROR_FINALIZE",
+        "NVJITLINK_ERROR_NULL_INPUT",
+        "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
+        "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE",
+        "NVJITLINK_ERROR_ARCH_MISMATCH",
+        "NVJITLINK_ERROR_OUTDATED_LIBRARY",
+        "NVJITLINK_ERROR_MISSING_FATBIN",
     ];
     let code = NAMES.get(status as usize).copied().unwrap_or("NVJITLINK_ERROR");
     let log = log.trim_end();
