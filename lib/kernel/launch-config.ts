@@ -29,12 +29,19 @@ export interface LaunchConfigOptions {
 
 /** A launch's configuration (cuda.core's `LaunchConfig`), for `kernel.launch(config, args)`. */
 export class LaunchConfig {
+  /** Blocks in the grid, x y z. */
   readonly grid: [number, number, number]
+  /** Threads in a block, x y z. */
   readonly block: [number, number, number]
+  /** Bytes of dynamic shared memory per block. */
   readonly sharedMem: number
+  /** The stream; undefined for the current one at the launch. */
   readonly stream: Stream | undefined
+  /** Whether it is a cooperative launch. */
   readonly cooperative: boolean
+  /** Cluster dimensions, x y z; undefined for none. */
   readonly cluster: [number, number, number] | undefined
+  /** Whether programmatic dependent launch is allowed. */
   readonly programmaticDependentLaunch: boolean
 
   /** @throws {TypeError} for a value of the wrong kind; {RangeError} for a non-positive dimension or a bad size. */

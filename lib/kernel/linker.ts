@@ -12,9 +12,37 @@ export type LinkInputKind = 'cubin' | 'ptx' | 'ltoir' | 'fatbin' | 'object' | 'l
  * One input: a {@link Program.compile} result, or bytes of a named kind (`{ ltoir: bytes }`,
  * `{ ptx: text }`, …), with an optional name for the log.
  */
-export type LinkInput =
-  | ProgramOutput
-  | ({ name?: string } & ({ ptx: string | Uint8Array } | { ltoir: Uint8Array } | { cubin: Uint8Array } | { fatbin: Uint8Array } | { object: Uint8Array } | { library: Uint8Array }))
+export type LinkInput = ProgramOutput | ({
+      /** A name for the log. */
+      name?: string
+    } & LinkBytes)
+
+/** An input's bytes, keyed by their kind (a host object or library archive too). */
+export type LinkBytes =
+  | {
+      /** PTX text. */
+      ptx: string | Uint8Array
+    }
+  | {
+      /** LTO-IR. */
+      ltoir: Uint8Array
+    }
+  | {
+      /** A cubin. */
+      cubin: Uint8Array
+    }
+  | {
+      /** A fatbin. */
+      fatbin: Uint8Array
+    }
+  | {
+      /** A host object with device code. */
+      object: Uint8Array
+    }
+  | {
+      /** A library archive of objects. */
+      library: Uint8Array
+    }
 
 /** Options for a {@link Linker} (cuda.core's `LinkerOptions`). */
 export interface LinkerOptions {
@@ -30,6 +58,7 @@ export interface LinkerOptions {
 export interface LinkOutput {
   /** A cubin, or PTX (as bytes) for `link('ptx')`. */
   code: Buffer
+  /** What `code` is. */
   target: 'cubin' | 'ptx'
   /** nvJitLink's info log (also on success). */
   log: string

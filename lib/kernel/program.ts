@@ -31,6 +31,7 @@ export interface CompileOptions {
 export interface ProgramOutput {
   /** The cubin, PTX (text, as bytes) or LTO-IR. */
   code: Buffer
+  /** What `code` is. */
   target: CompileTarget
   /** NVRTC's log: warnings, also when the compile succeeded; `''` when it had nothing to say. */
   log: string
@@ -43,6 +44,7 @@ export interface ProgramOutput {
  * so this works on the simulator too wherever NVRTC is installed.
  */
 export class Program {
+  /** The CUDA C++ source. */
   readonly code: string
   readonly #options: string[]
   readonly #fileName: string

@@ -57,7 +57,9 @@ export interface FunctionAttributes {
   clusterSizeMustBeSet: number
   /** Its compile-time cluster dimensions, 0 where none. */
   requiredClusterWidth: number
+  /** See `requiredClusterWidth`. */
   requiredClusterHeight: number
+  /** See `requiredClusterWidth`. */
   requiredClusterDepth: number
   /** 1 if clusters larger than 8 blocks (non-portable) are allowed. */
   nonPortableClusterSizeAllowed: number
