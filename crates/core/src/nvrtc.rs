@@ -214,11 +214,8 @@ pub fn compile(
     let file = cstring(file_name, "file name")?;
     let mut prog: Program = std::ptr::null_mut();
     // SAFETY: `src` and `file` are NUL-terminated and outlive the call; no headers are given.
-    check(
-        api,
-        unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) },
-        "nvrtcCreateProgram",
-    )?;
+    let status = unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) };
+    check(api, status, "nvrtcCreateProgram")?;
     let prog = Prog(api, prog);
     let names: Vec<CString> = name_expressions.iter().map(|n| cstring(n, "a name expression")).collect::<Result<_>>()?;
     for n in &names {
