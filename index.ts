@@ -26,8 +26,12 @@ export { kernels } from './lib/kernel/builtins'
 export { type DType } from './lib/kernel/dtype'
 export { Scalar, f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, type ScalarType } from './lib/kernel/scalar'
 export { RawModule, type ModuleSource } from './lib/kernel/module'
+export { Program, type ProgramOptions, type CompileOptions, type ProgramOutput, type CompileTarget } from './lib/kernel/program'
+export { Linker, type LinkInput, type LinkInputKind, type LinkBytes, type LinkerOptions, type LinkOutput } from './lib/kernel/linker'
+export { LaunchConfig, type LaunchConfigOptions } from './lib/kernel/launch-config'
 export {
   RawKernel, type Simulate, type RawKernelOptions, type LaunchOptions, type FunctionAttributes,
+  type SettableAttribute, type CacheConfig, type SuggestedBlockSize,
 } from './lib/kernel/raw-kernel'
 export { type KernelArg, type Dim3 } from './lib/kernel/launch'
 export { cacheDir, kernelCacheStats, type KernelCacheStats } from './lib/kernel/cache'

@@ -63,3 +63,28 @@ export function runJson(script: string, env: Record<string, string | undefined> 
   if (r.status !== 0) throw new Error(`child failed (${r.status} ${r.signal}): ${r.stderr}`)
   return JSON.parse(r.stdout.trim().split('\n').pop()!)
 }
+
+function loads(f: () => unknown): boolean {
+  try {
+    f()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Whether NVRTC and nvJitLink load here (the toolkit's, or NVIDIA's wheels under CUDA_NODE_LIBRARY_PATH). */
+export const hasNvrtc = loads(() => require('../lib/native').native.nvrtcVersion())
+export const hasNvJitLink = loads(() => require('../lib/native').native.nvJitLinkVersion())
+
+const WHEELS = 'pip install --target DIR nvidia-cuda-nvrtc nvidia-nvjitlink, then CUDA_NODE_LIBRARY_PATH=DIR'
+
+/** A test that needs NVRTC (compiling only: it runs on the simulator too). */
+export const nvrtcTest: typeof test = hasNvrtc
+  ? test
+  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs NVRTC: ${WHEELS})`, ...rest)) as any)
+
+/** A test that needs NVRTC and nvJitLink. */
+export const linkTest: typeof test = hasNvrtc && hasNvJitLink
+  ? test
+  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs NVRTC and nvJitLink: ${WHEELS})`, ...rest)) as any)

@@ -58,11 +58,11 @@ function classify(e) {
   }
   if (e instanceof TypeError || e instanceof RangeError) return null
   if (e instanceof cuda.CudaError) {
-    return typeof e.code === 'string' && /^(CUDA|NVRTC|CUBLAS|CUSOLVER)_/.test(e.code) ? null : `CudaError without a code: ${message}`
+    return typeof e.code === 'string' && /^(CUDA|NVRTC|NVJITLINK|NCCL|CUBLAS|CUSOLVER)_/.test(e.code) ? null : `CudaError without a code: ${message}`
   }
   // A plain Error carrying a CUDA code is what the addon throws while a raw case has replaced
   // the CudaError class with one that fails to construct.
-  if (registered.size > 0 && typeof e.code === 'string' && /^(CUDA|NVRTC)_/.test(e.code)) return null
+  if (registered.size > 0 && typeof e.code === 'string' && /^(CUDA|NVRTC|NVJITLINK|NCCL)_/.test(e.code)) return null
   return `untyped error: ${e.constructor?.name ?? typeof e}: ${String(message).slice(0, 200)}`
 }
 

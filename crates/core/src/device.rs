@@ -60,6 +60,8 @@ pub const ATTRIBUTES: &[(&str, A)] = &[
     ("kernelExecTimeout", A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT),
     ("streamPrioritiesSupported", A::CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED),
     ("cooperativeLaunch", A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH),
+    ("maxBlocksPerMultiprocessor", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR),
+    ("clusterLaunch", A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH),
     ("memoryPoolsSupported", A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
 ];
 

@@ -312,6 +312,14 @@ impl StreamOps for CudaStream {
             })
             .collect();
         let mut params: Vec<*mut c_void> = store.iter_mut().map(|w| w.as_mut_ptr() as *mut c_void).collect();
+        if launch.has_attributes() {
+            let c = super::module::Config::new(launch, self.raw);
+            let raw = f.raw;
+            return super::module::newer("cuLaunchKernelEx", || {
+                // SAFETY: as below; `c.config` points at `c.attrs`, alive for the call.
+                unsafe { sys::cuLaunchKernelEx(&c.config, raw, params.as_mut_ptr(), std::ptr::null_mut()) }.check("cuLaunchKernelEx")
+            });
+        }
         // SAFETY: the function belongs to the bound context (checked by the caller); `params`
         // points at one value per parameter, sized as the driver reported (checked by the caller
         // where the driver can tell), alive for the duration of the call.

@@ -136,6 +136,8 @@ fn sim_props(ordinal: usize, memory: u64) -> DeviceProps {
             "concurrentKernels" | "unifiedAddressing" | "canMapHostMemory" => 1,
             "asyncEngineCount" => 2,
             "streamPrioritiesSupported" | "memoryPoolsSupported" => 1,
+            "cooperativeLaunch" | "clusterLaunch" => 1,
+            "maxBlocksPerMultiprocessor" => 32,
             "pciBusId" => ordinal as i64,
             _ => 0,
         }
