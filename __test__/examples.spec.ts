@@ -1,6 +1,7 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
+import { scratchDir } from './helpers'
 
 const cases: [string, RegExp[]][] = [
   ['current-stream.ts', [/a: current stream is its own: true; data 1/, /b: current stream is its own: true; data 2/, /outside: Stream\.null/]],
@@ -15,7 +16,8 @@ const cases: [string, RegExp[]][] = [
 for (const [file, expect] of cases) {
   test(`examples/${file} runs on the simulator`, (t) => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'examples', file)], {
-      env: { ...process.env, CUDA_NODE_BACKEND: 'sim' },
+      // What an example writes (the tour's timeline, a trace) goes to the temporary directory.
+      env: { ...process.env, CUDA_NODE_BACKEND: 'sim', TMPDIR: scratchDir('cuda-node-example-') },
       encoding: 'utf8',
       timeout: 60_000,
     })
