@@ -127,3 +127,26 @@ test('npm publish from a clone is refused: the clone is not an assembled release
   t.regex(r.stderr, /not an assembled release/)
   t.regex(r.stderr, /optionalDependencies lacks cuda-node-linux-x64-gnu/)
 })
+
+test('the release workflow runs on a version tag, builds every target, and publishes through the commands tested here', (t) => {
+  const yml = readFileSync(path.join(root, '.github/workflows/release.yml'), 'utf8')
+  t.regex(yml, /on:\s*\n\s*push:\s*\n\s*tags: \['v\*'\]/)
+  for (const target of pkg.napi.targets as string[]) t.regex(yml, new RegExp(`target: ${target} \\}`), target)
+  t.regex(yml, /name: bindings-\$\{\{ matrix\.target \}\}\n\s*path: cuda-node\.\*\.node/)
+  t.regex(yml, /download-artifact@v4\n\s*with: \{ pattern: 'bindings-\*', path: artifacts \}/)
+  t.regex(yml, /id-token: write/, 'npm provenance needs the OIDC token')
+  t.regex(yml, /run: node scripts\/release\.js assemble --artifacts artifacts --tag \$\{\{ github\.ref_name \}\}/)
+  t.regex(yml, /run: node scripts\/release\.js publish\n/)
+  // scripts/release.js publish is what passes --provenance, to every package.
+  t.regex(readFileSync(path.join(root, 'scripts/release.js'), 'utf8'), /\['publish', '--provenance', '--access', 'public'/)
+})
+
+test('the README tells how to install today and what a release publishes, and claims no published binaries', (t) => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
+  const install = readme.slice(readme.indexOf('## Install'), readme.indexOf('\n## ', readme.indexOf('## Install') + 1))
+  t.regex(install, /not on the npm registry yet/)
+  t.regex(install, /npm pack/)
+  t.regex(install, /\.github\/workflows\/release\.yml/)
+  t.regex(install, /npm publish --provenance/)
+  t.notRegex(readme, /binaries (are|have been) published/i)
+})
