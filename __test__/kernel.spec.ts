@@ -2,7 +2,7 @@ import test from 'ava'
 import { randomFillSync } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, CudaError, f32, f64, i32, kernelCacheStats, MemoryPointer, RawKernel, RawModule, Stream, u64 } from '..'
+import { alloc, CudaError, f32, f64, i32, MemoryPointer, RawKernel, RawModule, Stream, u64 } from '..'
 import { gpuTest, onGpu, runJson, runNode, scratchDir } from './helpers'
 
 const SAXPY = `
