@@ -46,13 +46,13 @@ export interface Child {
   ms: number
 }
 
-/** Runs `script` in a fresh node with the package as `cuda` in scope. */
-export function runNode(script: string, env: Record<string, string | undefined> = {}, args: string[] = []): Child {
+/** Runs `script` in a fresh node with the package as `cuda` in scope (killed after `timeout` ms). */
+export function runNode(script: string, env: Record<string, string | undefined> = {}, args: string[] = [], timeout = 60_000): Child {
   const started = Date.now()
   const r = spawnSync(process.execPath, [...args, '-e', `const cuda = require(${JSON.stringify(root)});\n${script}`], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout,
   })
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started }
 }
