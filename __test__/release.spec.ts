@@ -20,10 +20,18 @@ const suffixOf: Record<string, string> = {
 const addon = readdirSync(root).find((f) => /^cuda-node\.[\w-]+\.node$/.test(f))
 const localSuffix = addon?.split('.')[1]
 const hasNpm = spawnSync('npm', ['--version']).status === 0
+const hasNapiCli = (() => {
+  try {
+    require.resolve('@napi-rs/cli/package.json')
+    return true
+  } catch {
+    return false
+  }
+})()
 const releaseTest: typeof test =
-  addon && hasNpm && process.platform !== 'win32'
+  addon && hasNpm && hasNapiCli && process.platform !== 'win32'
     ? test
-    : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs a built addon, npm and a POSIX shell)`, ...rest)) as any)
+    : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs a built addon, npm, @napi-rs/cli (npm install) and a POSIX shell)`, ...rest)) as any)
 
 const release = (args: string[]) =>
   spawnSync(process.execPath, [path.join(root, 'scripts/release.js'), ...args], { env: { ...npmEnv, npm_config_loglevel: 'notice' }, encoding: 'utf8', timeout: 120_000 })

@@ -3,6 +3,25 @@ import { INTERNAL, NativeObject, own } from '../object'
 import { count } from '../validate'
 import { bytes } from './host'
 
+/** ArrayBuffers whose bytes are pinned memory: where each lies in its PinnedMemory. */
+// Held weakly both ways: a registered buffer's PinnedMemory is still GC'd (and unregistered) when
+// dropped, though the buffer lives on.
+const pinnedBuffers = new WeakMap<ArrayBufferLike, { pinned: WeakRef<PinnedMemory>; start: number; length: number }>()
+
+/**
+ * The PinnedMemory under `view` and the view's offset in it, where the view's bytes are pinned
+ * (a typed array over `pinned.buffer`, or over bytes `registerHost` page-locked). A copy from
+ * such a view is truly asynchronous, so it must go the pinned way, which keeps the memory alive
+ * until the copy has run, rather than the pageable way, which assumes the bytes are staged.
+ */
+export function pinnedUnder(view: Uint8Array): { pinned: PinnedMemory; offset: number } | undefined {
+  const r = pinnedBuffers.get(view.buffer)
+  const pinned = r?.pinned.deref()
+  if (r === undefined || pinned === undefined || pinned.freed) return undefined
+  const offset = view.byteOffset - r.start
+  return offset >= 0 && offset + view.byteLength <= r.length ? { pinned, offset } : undefined
+}
+
 /**
  * Page-locked host memory (CuPy's `PinnedMemory`): copies from and to it are truly
  * asynchronous. `buffer` is an ArrayBuffer over the pinned bytes themselves.
@@ -19,6 +38,12 @@ export class PinnedMemory extends NativeObject {
     super(token, 'PinnedMemory', make, -1)
     this.#size = nbytes
     this.#registered = registered
+    if (registered !== undefined) pinnedBuffers.set(registered.buffer, { pinned: new WeakRef(this), start: registered.byteOffset, length: nbytes })
+  }
+
+  /** @internal Whether it was freed or unregistered. */
+  get freed(): boolean {
+    return this.#freed
   }
 
   /** True for host memory JS owns that `registerHost` page-locked. */
@@ -50,7 +75,11 @@ export class PinnedMemory extends NativeObject {
       }
       return r.buffer
     }
-    return (this.#buffer ??= native.pinnedBuffer(own(this)))
+    if (this.#buffer === undefined) {
+      this.#buffer = native.pinnedBuffer(own(this))
+      pinnedBuffers.set(this.#buffer, { pinned: new WeakRef(this), start: 0, length: this.#size })
+    }
+    return this.#buffer
   }
 
   /** Copies `src` into the pinned memory at `offset` (works where `buffer` is refused). */

@@ -10,7 +10,7 @@ import { traced } from '../trace'
 import { count, describe } from '../validate'
 import { bytes } from './host'
 import { Memory } from './memory'
-import { PinnedMemory } from './pinned'
+import { PinnedMemory, pinnedUnder } from './pinned'
 
 /** What host memory a copy accepts. */
 export type HostBuffer = ArrayBufferView | ArrayBuffer | PinnedMemory
@@ -123,7 +123,8 @@ export class MemoryPointer {
 
   /**
    * Enqueues a copy from host memory on `stream` (the current stream by default). From
-   * `PinnedMemory` it returns before the copy completes, and the pinned memory is kept alive
+   * `PinnedMemory`, or a typed array over its bytes (`pinned.buffer`, or bytes `registerHost`
+   * page-locked), it returns before the copy completes, and the pinned memory is kept alive
    * until it has; from other memory the bytes are staged before it returns.
    */
   copyFromHostAsync(src: HostBuffer, nbytes?: number, stream?: Stream): Stream {
@@ -135,7 +136,11 @@ export class MemoryPointer {
       traced(h, () => `copy H2D ${n} B (pinned)`, 'memcpy', () => native.memCopyHtodPinned(h, dst, this.byteOffset, own(src), 0, n))
     } else {
       const view = bytes(src, nbytes === undefined ? undefined : count('size', nbytes), 'copyFromHost')
-      traced(h, () => `copy H2D ${view.byteLength} B`, 'memcpy', () => native.memCopyHtod(h, dst, this.byteOffset, view))
+      const under = pinnedUnder(view)
+      if (under !== undefined) {
+        const n = view.byteLength
+        traced(h, () => `copy H2D ${n} B (pinned)`, 'memcpy', () => native.memCopyHtodPinned(h, dst, this.byteOffset, own(under.pinned), under.offset, n))
+      } else traced(h, () => `copy H2D ${view.byteLength} B`, 'memcpy', () => native.memCopyHtod(h, dst, this.byteOffset, view))
     }
     return s
   }
@@ -146,8 +151,9 @@ export class MemoryPointer {
   }
 
   /**
-   * Copies into host memory on `stream`. Into `PinnedMemory` it returns before the copy
-   * completes; into other memory (pageable) it is synchronous, as the driver makes it.
+   * Copies into host memory on `stream`. Into `PinnedMemory`, or a typed array over its bytes,
+   * it returns before the copy completes; into other memory (pageable) it is synchronous, as the
+   * driver makes it.
    */
   copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream): Stream {
     const s = streamOr(stream, this.deviceId)
@@ -158,7 +164,11 @@ export class MemoryPointer {
       traced(h, () => `copy D2H ${n} B (pinned)`, 'memcpy', () => native.memCopyDtohPinned(h, own(dst), 0, src, this.byteOffset, n))
     } else {
       const view = bytes(dst, nbytes === undefined ? undefined : count('size', nbytes), 'copyToHost')
-      traced(h, () => `copy D2H ${view.byteLength} B`, 'memcpy', () => native.memCopyDtoh(h, view, src, this.byteOffset))
+      const under = pinnedUnder(view)
+      if (under !== undefined) {
+        const n = view.byteLength
+        traced(h, () => `copy D2H ${n} B (pinned)`, 'memcpy', () => native.memCopyDtohPinned(h, own(under.pinned), under.offset, src, this.byteOffset, n))
+      } else traced(h, () => `copy D2H ${view.byteLength} B`, 'memcpy', () => native.memCopyDtoh(h, view, src, this.byteOffset))
     }
     return s
   }

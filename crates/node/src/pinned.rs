@@ -119,12 +119,20 @@ crate::exports! {
     /// still use it: `CUDA_ERROR_ILLEGAL_STATE`.
     c"pinnedUnregister" => fn pinned_unregister(_cx, pinned: f64) -> () {
         crate::handles::release_pending();
-        let in_flight = with(pinned, |b| {
-            if !b.is_registered() {
-                return Err(Error::type_error("unregister is for memory made by registerHost; free() pinned memory from a pool"));
-            }
-            Ok(Arc::strong_count(b) > 1)
-        })?;
+        let held = || {
+            with(pinned, |b| {
+                if !b.is_registered() {
+                    return Err(Error::type_error("unregister is for memory made by registerHost; free() pinned memory from a pool"));
+                }
+                Ok(Arc::strong_count(b) > 1)
+            })
+        };
+        // A finished copy's hold is dropped on the reaper thread (its host function may make no
+        // CUDA call): once the stream is synchronized, wait for that drop rather than refuse.
+        let in_flight = held()? && {
+            cuda_node_core::reaper::flush();
+            held()?
+        };
         if in_flight {
             return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "registered memory is still used by queued copies: synchronize their stream first, or free() it to unregister once they are done"));
         }
