@@ -1,8 +1,9 @@
 //! What each backend implements for streams, events and memory. The owning types in
 //! `stream.rs`, `event.rs` and `memory.rs` check arguments and state once, for both backends,
-//! then call these.
+//! then call these. A library's own trait and data live in `ops/` (`ops/blas.rs`).
 
-use crate::capture::{CaptureMode, CaptureStatus};
+pub mod blas;
+
 use crate::error::Result;
 use std::any::Any;
 use std::sync::Arc;
@@ -33,6 +34,11 @@ pub trait HostBytes: Send + Sync + 'static {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// What a backend returns for a pinned allocation; freed when dropped.
+pub trait PinnedOps: Send + Sync + 'static {
+    fn ptr(&self) -> *mut u8;
 }
 
 pub trait AllocOps: Send + Sync + 'static {
@@ -152,4 +158,20 @@ pub trait GraphOps: Send + Sync + 'static {
     /// `cuGraphExecUpdate` from another capture of the same topology.
     fn update(&self, from: &dyn GraphOps) -> Result<()>;
     fn as_any(&self) -> &dyn Any;
+}
+
+/// `cudaStreamCaptureMode`. CuPy's default, and ours, is `Relaxed`: pools may call the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureMode {
+    Global,
+    ThreadLocal,
+    Relaxed,
+}
+
+/// `cudaStreamCaptureStatus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureStatus {
+    None,
+    Active,
+    Invalidated,
 }

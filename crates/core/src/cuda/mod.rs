@@ -13,10 +13,8 @@ mod recycle;
 mod staging;
 mod stream;
 
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Check, Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
 use event::CudaEvent;
@@ -90,6 +88,7 @@ impl CudaBackend {
         // SAFETY: the library is present (checked above).
         unsafe { raw::init() }.check("cuInit")?;
         LOADED.store(true, Ordering::Release);
+        crate::error::set_driver_description(raw::error_string);
         let version = raw::driver_version().check("cuDriverGetVersion")?;
         let count = raw::device_count().check("cuDeviceGetCount")?;
         if count <= 0 {
@@ -262,14 +261,14 @@ impl Backend for CudaBackend {
         unsafe { raw::mem_pool_trim_to(pool, 0) }.check("cuMemPoolTrimTo")
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         // Portable pinned memory belongs to no one context; any current context will do.
         self.bind(0)?;
         let ptr = raw::mem_host_alloc(size as usize).check("cuMemHostAlloc")?;
         Ok(Box::new(pinned::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
     }
 

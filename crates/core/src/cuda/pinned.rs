@@ -14,7 +14,7 @@ unsafe impl Send for CudaPinned {}
 // SAFETY: as above.
 unsafe impl Sync for CudaPinned {}
 
-impl crate::pinned::PinnedOps for CudaPinned {
+impl crate::ops::PinnedOps for CudaPinned {
     fn ptr(&self) -> *mut u8 {
         self.ptr as *mut u8
     }

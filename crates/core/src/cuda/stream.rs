@@ -5,9 +5,10 @@ use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::raw;
 use super::CudaDevice;
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Check, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{
+    AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps,
+};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};

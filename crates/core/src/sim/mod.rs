@@ -11,10 +11,8 @@ mod memory;
 mod pinned;
 mod stream;
 
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use engine::{Class, Queue, Scheduler};
 use std::collections::HashMap;
@@ -220,7 +218,7 @@ impl Backend for SimBackend {
         Err(event::ipc_unsupported())
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         Ok(Box::new(pinned::SimPinned(std::cell::UnsafeCell::new(vec![0u8; size as usize].into_boxed_slice()))))
     }
 
@@ -233,7 +231,7 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
     }
 

@@ -8,7 +8,7 @@ unsafe impl Send for SimPinned {}
 // SAFETY: as above.
 unsafe impl Sync for SimPinned {}
 
-impl crate::pinned::PinnedOps for SimPinned {
+impl crate::ops::PinnedOps for SimPinned {
     fn ptr(&self) -> *mut u8 {
         // SAFETY: we only take the address; the box is never reallocated.
         unsafe { (*self.0.get()).as_mut_ptr() }

@@ -5,9 +5,8 @@ use super::event::{sim_event, Recorded};
 use super::graph::{sim_graph, SimGraph};
 use super::memory::sim_alloc;
 use super::{lock, SimDevice};
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
