@@ -2,6 +2,7 @@
 //! (`DeviceProps`, `MemInfo`, `ATTRIBUTES`) is the seam's data, in `backend.rs`.
 
 use crate::error::{Code, Error, Result};
+use crate::runtime::Runtime;
 
 // The seam's data (`backend.rs`), re-exported here where they were first defined.
 pub use crate::backend::{DeviceProps, MemInfo, ATTRIBUTES};
@@ -15,6 +16,14 @@ pub fn synchronize(ordinal: usize) -> Result<()> {
         ));
     }
     crate::runtime()?.backend.synchronize_device(ordinal)
+}
+
+impl Runtime {
+    /// Checks a device id from JS and returns it as an ordinal. (Here, beside the rule, so
+    /// that `runtime.rs` imports no model file.)
+    pub fn ordinal(&self, id: f64) -> Result<usize> {
+        check_ordinal(id, self.backend.device_count())
+    }
 }
 
 /// Checks a device id from JS (already known to be a number) against the devices present.

@@ -4,6 +4,15 @@ use crate::error::{Error, Result};
 use crate::ops::AllocOps;
 use crate::runtime;
 
+/// The granularity of every pooled allocation (device, stream-ordered and pinned): sizes are
+/// rounded up to 512-byte bins, as CuPy's pools do (P1).
+pub const ALLOCATION_UNIT: u64 = 512;
+
+/// `n` rounded up to a whole number of [`ALLOCATION_UNIT`]s.
+pub fn round_size(n: u64) -> u64 {
+    n.div_ceil(ALLOCATION_UNIT) * ALLOCATION_UNIT
+}
+
 pub struct DeviceMemory {
     /// `None` for a zero-byte allocation, which touches no backend (as in CuPy).
     ops: Option<Box<dyn AllocOps>>,

@@ -3,8 +3,8 @@
 //! them alive until it has run.
 
 use crate::error::{Error, Result};
+use crate::memory::round_size;
 use crate::ops::HostBytes;
-use crate::pool::round_size;
 use crate::runtime;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
