@@ -1,5 +1,5 @@
 import { scope } from '../context'
-import { bind, ModuleImage, type ModuleSource } from './image'
+import { bind, ModuleImage, type ModuleLike, type ModuleSource } from './image'
 import { lookUp, RawKernel } from './raw-kernel'
 
 export type { ModuleSource }
@@ -8,7 +8,7 @@ export type { ModuleSource }
  * A module of kernels (CuPy's `RawModule`): CUDA C++ compiled with NVRTC on first use for the
  * device's architecture (and cached in memory and on disk), or PTX, or a cubin.
  */
-export class RawModule {
+export class RawModule implements ModuleLike {
   readonly #image: ModuleImage
 
   /** @throws {TypeError} for a malformed source. Compilation waits for first use. */
