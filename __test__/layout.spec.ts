@@ -25,6 +25,7 @@ test('crates/core has no import loop', (t) => {
 test('the backends import only the seam, never a module that calls runtime()', (t) => {
   const { nodes, callsRuntime } = graph.rustGraph(path.join(root, 'crates/core/src'))
   t.true(callsRuntime.has('stream') && callsRuntime.has('runtime'))
+  t.deepEqual([...graph.reach(nodes, 'backend')].sort(), ['driver_sys', 'error', 'ops'], 'the seam imports only itself, error.rs and driver_sys.rs')
   for (const backend of graph.BACKENDS) {
     const reached = [...graph.reach(nodes, backend)]
     t.deepEqual(reached.filter((m: string) => callsRuntime.has(m)), [], `${backend} reaches ${reached.join(', ')}`)
