@@ -1,5 +1,6 @@
-// Loads the addon: the file named by NAPI_RS_NATIVE_LIBRARY_PATH (the bench's own build), else a
-// local build beside this file (`npm run build`), else the prebuilt package for this platform
+// Loads the addon: the file named by NAPI_RS_NATIVE_LIBRARY_PATH (the bench's own build, or the
+// release job's), else the addon beside this file (a local build from `npm run build`, or the one
+// a tarball from `npm pack` carries), else the prebuilt package for this platform
 // (cuda-node-<platform>, an optional dependency of the published package). Where none of these
 // loads, or NAPI_RS_FORCE_WASI is set, the WebAssembly build (the `sim` backend): the package
 // cuda-node-wasm32-wasi, or a local build of it (npm run build:wasm). Written by hand and kept in

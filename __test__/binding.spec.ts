@@ -86,7 +86,7 @@ const calls = {
   'nvtxRangePush(5)': () => native.nvtxRangePush(5),
   'nvtxRangePush(NUL)': () => native.nvtxRangePush('a\\0b'),
   'nvtxRangePush(long NUL)': () => native.nvtxRangePush('x'.repeat(1000) + '\\0'),
-  'kernelLaunch(no kernel)': () => native.kernelLaunch(424242, sid, new Uint32Array(8), new Uint8Array(0)),
+  'kernelLaunch(no kernel)': () => native.kernelLaunch(424242, sid, new Uint32Array(12), new Uint8Array(0)),
   'kernelLaunch(short shape)': () => native.kernelLaunch(424242, sid, new Uint32Array(3), new Uint8Array(0)),
 }
 const out = {}

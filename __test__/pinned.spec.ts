@@ -1,6 +1,7 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
 import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, MemoryPool, PinnedMemoryPool, Stream } from '..'
+import { runNode } from './helpers'
 
 test('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
   const pinned = allocPinned(1000)
@@ -98,4 +99,19 @@ test('zero-size allocations are not taken from a pool: freeing one gives the poo
   pool.malloc(1).free()
   t.is(pool.nFreeBlocks(), 1)
   t.is(pool.totalBytes(), 512)
+})
+
+test('a pinned size no host can hold is CUDA_ERROR_OUT_OF_MEMORY, not an abort (#20)', (t) => {
+  const r = runNode(`
+    const out = [];
+    for (const f of [() => cuda.allocPinned(2 ** 40), () => new cuda.PinnedMemoryPool().malloc(2 ** 40), () => cuda.allocPinned(2 ** 53 - 1)]) {
+      try { f(); out.push('allocated') } catch (e) { out.push(e instanceof cuda.CudaError ? e.code : e instanceof RangeError ? 'RangeError' : String(e)) }
+    }
+    console.log(JSON.stringify(out));
+  `)
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  const out: string[] = JSON.parse(r.stdout.trim())
+  t.deepEqual(out.slice(0, 2), ['CUDA_ERROR_OUT_OF_MEMORY', 'CUDA_ERROR_OUT_OF_MEMORY'])
+  t.true(out[2] === 'CUDA_ERROR_OUT_OF_MEMORY' || out[2] === 'RangeError', out[2])
 })

@@ -170,6 +170,15 @@ test('ExternalStream wraps a stream without owning it', (t) => {
   t.true(ext instanceof Stream)
 })
 
+test('ExternalStream refuses a handle no stream object can have, before the driver sees it (#20)', (t) => {
+  // 2^63 reached the driver and crashed it on the H100.
+  for (const h of [2n ** 63n, 2n ** 64n - 1n, 2n ** 57n, 3n, 0x1001n, 0x5100_0004n]) {
+    t.throws(() => new ExternalStream(h), { instanceOf: RangeError, message: /cannot be a stream handle/ }, `0x${h.toString(16)}`)
+  }
+  t.throws(() => new ExternalStream(-1n), { instanceOf: RangeError })
+  t.throws(() => new ExternalStream(1 as any), { instanceOf: TypeError })
+})
+
 test('using disposes a stream at the end of its block', (t) => {
   let kept: Stream
   {

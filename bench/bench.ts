@@ -1,6 +1,7 @@
 // `npm run bench`: our table, then — where the GPU machine's tools are here — the same operations
 // on the driver API from C++ (the floor) and in CuPy and PyTorch (the peers), in the same run,
-// with each operation's ratio to the floor and to the best peer. Results go to bench/results/.
+// with each operation's ratio to the floor and to the best peer. GPU results go to bench/results/
+// (kept in the repository); simulator figures to a fresh temporary directory, printed at the end.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -74,12 +75,12 @@ function medianPeers(rounds: Peer[][]): Peer[] {
 }
 
 async function main(): Promise<void> {
-  const dir = path.join(__dirname, 'results')
   const rounds = benchRounds()
   if (backend().name !== 'cuda') {
-    await bench(dir, rounds)
+    await bench(undefined, rounds)
     return
   }
+  const dir = path.join(__dirname, 'results')
   // Rounds alternate ours, the floor and the peers, and every figure is a median over rounds:
   // the machine drifts by 2× within minutes, and alternating lets a slow minute touch all alike.
   const tmp = mkdtempSync(path.join(tmpdir(), 'cuda-node-floor-'))

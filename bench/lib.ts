@@ -271,14 +271,15 @@ export function report(rows: Row[], resultsDir: string, rounds: number): void {
   writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ backend: b.name, device: dev.name, when, rounds, rows }, null, 2))
   const md = [`**${title}**`, '', '| operation | value | in-process floor |', '| --- | --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3)} ${r.unit} | ${floorNote(r)} |`), '']
   writeFileSync(path.join(dir, `${stem}.md`), md.join('\n'))
+  console.log(`results: ${path.join(dir, stem)}.json and .md`)
 }
 
 /**
  * Runs the benchmark `rounds` times (each operation's figure is its median over the rounds:
  * these machines drift by 2× within minutes), prints the table, and writes JSON and markdown
- * to `resultsDir`.
+ * to `resultsDir` (by default a fresh temporary directory: a run leaves nothing where it started).
  */
-export async function bench(resultsDir = path.resolve('bench-results'), rounds = benchRounds()): Promise<BenchRow[]> {
+export async function bench(resultsDir = mkdtempSync(path.join(tmpdir(), 'cuda-node-bench-')), rounds = benchRounds()): Promise<BenchRow[]> {
   if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`)
   const all: Row[][] = []
   for (let r = 0; r < rounds; r++) all.push(await measure())

@@ -1,5 +1,5 @@
-// Loads the addon (a local build, or the prebuilt package for this platform, through the loader
-// napi-rs generates) and hands it the error class, so native failures arrive as our classes.
+// Loads the addon (through native.js: a local build or the one packed beside it, else the prebuilt
+// package for this platform) and hands it the error class, so native failures arrive as our classes.
 // Every native call's type comes from native.d.ts, which the build writes from the addon's own
 // table of exports (scripts/native-types.js).
 import { isMainThread } from 'node:worker_threads'

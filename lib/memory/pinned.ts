@@ -11,11 +11,19 @@ export class PinnedMemory extends NativeObject {
   readonly #size: number
   #buffer: ArrayBuffer | undefined
   #freed = false
+  /** The bytes JS owns, when made by `registerHost` rather than a pool. */
+  readonly #registered: Uint8Array | undefined
 
-  /** @internal Made by a {@link PinnedMemoryPool}. */
-  constructor(token: typeof INTERNAL, make: (owner: object) => number, nbytes: number) {
+  /** @internal Made by a {@link PinnedMemoryPool} or {@link registerHost}. */
+  constructor(token: typeof INTERNAL, make: (owner: object) => number, nbytes: number, registered?: Uint8Array) {
     super(token, 'PinnedMemory', make, -1)
     this.#size = nbytes
+    this.#registered = registered
+  }
+
+  /** True for host memory JS owns that `registerHost` page-locked. */
+  get registered(): boolean {
+    return this.#registered !== undefined
   }
 
   /** Bytes asked for when it was allocated. */
@@ -35,6 +43,13 @@ export class PinnedMemory extends NativeObject {
    */
   get buffer(): ArrayBuffer {
     if (this.#freed) native.pinnedInfo(own(this)) // throws: the addon says it was freed
+    const r = this.#registered
+    if (r !== undefined) {
+      if (r.byteOffset !== 0 || r.byteLength !== r.buffer.byteLength || !(r.buffer instanceof ArrayBuffer)) {
+        throw new TypeError('this registration covers part of an ArrayBuffer: use the view you registered')
+      }
+      return r.buffer
+    }
     return (this.#buffer ??= native.pinnedBuffer(own(this)))
   }
 
@@ -59,8 +74,34 @@ export class PinnedMemory extends NativeObject {
     native.pinnedFree(own(this))
   }
 
+  /**
+   * Unregisters memory `registerHost` page-locked, now (CuPy's `hostUnregister`); the bytes stay
+   * JS's. @throws {CudaError} `CUDA_ERROR_ILLEGAL_STATE` while queued copies still use them
+   *   (synchronize first, or `free()`, which unregisters once they are done); {TypeError} for
+   *   pinned memory of a pool.
+   */
+  unregister(): void {
+    native.pinnedUnregister(own(this))
+    this.#freed = true
+  }
+
   /** Frees the memory, for `using`, as `free()` does. */
   [Symbol.dispose](): void {
     this.free()
   }
+}
+
+/**
+ * Page-locks host memory JS owns (`cuMemHostRegister`, CuPy's `hostRegister`): the result is
+ * `PinnedMemory` over the same bytes, so async copies from and to it run at pinned speed. The
+ * bytes are kept alive and registered until `free()` / `unregister()` / GC, and while queued
+ * copies use them. Register whole buffers (`Buffer.alloc`, `new ArrayBuffer`), not slices of a
+ * pooled `Buffer`: a page can be registered once, and do not transfer or detach the buffer
+ * while it is registered.
+ * @throws {TypeError} for other kinds of value; {RangeError} for zero bytes; {CudaError}
+ *   `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED` for bytes already registered.
+ */
+export function registerHost(src: ArrayBufferView | ArrayBuffer): PinnedMemory {
+  const view = bytes(src, undefined, 'registerHost')
+  return new PinnedMemory(INTERNAL, (owner) => native.pinnedRegister(owner, view), view.byteLength, view)
 }

@@ -7,9 +7,9 @@
 //! imports a model file that calls `runtime()`.
 
 use crate::driver_sys::CUdevice_attribute as A;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::blas::BlasOps;
-use crate::ops::{AllocOps, EventOps, ModuleOps, PinnedOps, StreamOps};
+use crate::ops::{AllocOps, EventOps, Location, ModuleOps, PinnedOps, StreamOps};
 
 /// What a backend must do. Each method takes device ordinals already checked against
 /// `device_count()`.
@@ -43,6 +43,80 @@ pub trait Backend: Send + Sync + 'static {
     fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn ModuleOps>>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>>;
+    /// Managed memory of `size` > 0 bytes (`cuMemAllocManaged`; `global` attaches it to every
+    /// stream, else to the host), freed when dropped.
+    fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>>;
+    /// What the driver knows of `ptr` (`cuPointerGetAttribute`): `CUDA_ERROR_INVALID_VALUE`
+    /// for an address it does not know.
+    fn pointer_attributes(&self, ptr: u64) -> Result<PointerAttributes>;
+    /// Memory someone else allocated: the allocation holding `ptr` (known to the driver, on
+    /// `ordinal`), never freed by us. Returns it and the offset of `ptr` in it.
+    fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)>;
+    /// Advice on how managed memory `[ptr, ptr + len)` is used (`cuMemAdvise` v2).
+    fn mem_advise(&self, ptr: u64, len: u64, advice: Advice, location: Location) -> Result<()>;
+    /// The handle another process opens the allocation starting at `ptr` with (`cuIpcGetMemHandle`).
+    fn ipc_mem_handle(&self, ordinal: usize, ptr: u64) -> Result<[u8; 64]>;
+    /// Opens another process's allocation (`cuIpcOpenMemHandle`), closed when dropped; its size.
+    fn ipc_open_mem(&self, ordinal: usize, handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)>;
+    /// Page-locks `len` > 0 bytes of host memory at `ptr` (`cuMemHostRegister`, portable);
+    /// unregistered when dropped. The caller keeps the bytes alive longer than the result.
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn PinnedOps>>;
+}
+
+/// What `cuPointerGetAttribute` says an address is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryKind {
+    Device,
+    Host,
+    Managed,
+}
+
+impl MemoryKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Device => "device",
+            MemoryKind::Host => "host",
+            MemoryKind::Managed => "managed",
+        }
+    }
+}
+
+/// An address's device, kind, and the allocation holding it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointerAttributes {
+    pub device: usize,
+    pub kind: MemoryKind,
+    pub base: u64,
+    pub size: u64,
+}
+
+/// `CUmem_advise`, by its driver value (1 to 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advice {
+    SetReadMostly = 1,
+    UnsetReadMostly = 2,
+    SetPreferredLocation = 3,
+    UnsetPreferredLocation = 4,
+    SetAccessedBy = 5,
+    UnsetAccessedBy = 6,
+}
+
+impl Advice {
+    pub const NAMES: [(&'static str, Advice); 6] = [
+        ("setReadMostly", Advice::SetReadMostly),
+        ("unsetReadMostly", Advice::UnsetReadMostly),
+        ("setPreferredLocation", Advice::SetPreferredLocation),
+        ("unsetPreferredLocation", Advice::UnsetPreferredLocation),
+        ("setAccessedBy", Advice::SetAccessedBy),
+        ("unsetAccessedBy", Advice::UnsetAccessedBy),
+    ];
+
+    pub fn parse(name: &str) -> Result<Advice> {
+        Advice::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, a)| a).ok_or_else(|| {
+            let all: Vec<_> = Advice::NAMES.iter().map(|(n, _)| format!("'{n}'")).collect();
+            Error::range(format!("advice must be one of {}, got '{name}'", all.join(", ")))
+        })
+    }
 }
 
 /// The fixed facts about one device (CuPy's `Device` properties and `attributes`).
@@ -101,6 +175,8 @@ pub const ATTRIBUTES: &[(&str, A)] = &[
     ("kernelExecTimeout", A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT),
     ("streamPrioritiesSupported", A::CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED),
     ("cooperativeLaunch", A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH),
+    ("maxBlocksPerMultiprocessor", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR),
+    ("clusterLaunch", A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH),
     ("memoryPoolsSupported", A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
 ];
 

@@ -3,7 +3,7 @@
 //! file names no stream (the stream names the graph its capture ends in).
 
 use crate::error::{Code, Error, Result};
-use crate::ops::{GraphOps, HostBytes, RepeatSlot};
+use crate::ops::{GraphOps, HostBytes, HostFn, RepeatSlot};
 use std::sync::Arc;
 
 /// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
@@ -36,6 +36,22 @@ impl Graph {
 
     pub(crate) fn ops(&self) -> &dyn GraphOps {
         &*self.ops
+    }
+
+    /// What a launch must keep until it has run — captured host functions, pinned memory — as
+    /// a function that lets go of them, queued behind the launch (`Stream`'s `Graph::launch`);
+    /// `None` when the graph holds nothing.
+    pub(crate) fn launch_holds(&self) -> Option<HostFn> {
+        if self.host_fns.is_empty() && self.keep.is_empty() {
+            return None;
+        }
+        let (host_fns, keep) = (self.host_fns.clone(), self.keep.clone());
+        Some(Box::new(move || {
+            drop(host_fns);
+            // On the reaper thread: the last pinned block may go back to the driver, a CUDA call
+            // a host function must not make.
+            crate::reaper::defer_drop(keep);
+        }))
     }
 
     /// Host functions each launch runs.

@@ -71,6 +71,15 @@ impl Stream {
         if handle == 0 || handle == 1 || handle == 2 {
             return Err(Error::range("handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string()));
         }
+        // A CUstream is the address of the driver's stream object: the driver dereferences
+        // whatever it is given, so a value no such address can have is refused here (#20: 2^63
+        // crashed the driver). Below the lowest mappable page (Linux's vm.mmap_min_addr), past
+        // 57-bit user space (5-level paging), or not 8-byte aligned (a heap object) is no stream.
+        if !(0x1_0000..1u64 << 57).contains(&handle) || !handle.is_multiple_of(8) {
+            return Err(Error::range(format!(
+                "0x{handle:x} cannot be a stream handle: a CUstream is the address of a driver object (8-byte aligned, in user space); pass the handle another library gave you, as a bigint"
+            )));
+        }
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
         let priority = ops.priority()?;
         Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None) })
@@ -316,6 +325,19 @@ impl Stream {
         self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len, hold)
     }
 
+    /// Migrates `[offset, offset + len)` of managed memory to `to` in stream order
+    /// (`cuMemPrefetchAsync`; CuPy: `cupy.cuda.runtime.memPrefetchAsync`).
+    pub fn prefetch(&self, mem: &DeviceMemory, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+        mem.check_managed("prefetch")?;
+        mem.check_range(offset, len, "prefetch")?;
+        crate::memory::check_location(to)?;
+        if len == 0 {
+            return Ok(());
+        }
+        self.legacy_ok("prefetch")?;
+        self.ops.prefetch(mem.ops()?, offset, len, to)
+    }
+
     pub fn copy_dtod(&self, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {
         if size == 0 {
             return Ok(());
@@ -410,9 +432,20 @@ impl Graph {
     }
 
     /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
+    /// The launch keeps what its nodes use — captured host functions, pinned memory — until it
+    /// has run, so the graph may be destroyed (or its thread end) while the launch is queued:
+    /// the driver calls a host node through a pointer into the graph's slot, and freeing that
+    /// slot first was a use-after-free on the GPU (#20).
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "launch")?;
-        stream.ops().launch_graph(self.ops())
+        stream.ops().launch_graph(self.ops())?;
+        if let Some(release) = self.launch_holds() {
+            if stream.ops().launch_host_fn(release).is_err() {
+                // Not queued (the graph itself still holds them): wait for the launch instead.
+                let _ = stream.ops().synchronize();
+            }
+        }
+        Ok(())
     }
 
     /// Prepares the graph on `stream` without running it.

@@ -19,6 +19,7 @@ mod handles;
 mod kernel;
 mod memory;
 mod module;
+mod nvjitlink;
 mod nvrtc;
 mod nvtx;
 mod pinned;
@@ -50,6 +51,7 @@ fn tables() -> Vec<&'static [Export]> {
         pinned::EXPORTS,
         pinned_pool::EXPORTS,
         nvrtc::EXPORTS,
+        nvjitlink::EXPORTS,
         module::EXPORTS,
         kernel::EXPORTS,
         blas::EXPORTS,

@@ -37,7 +37,9 @@ impl<'a> Arg<'a> for Message {
         "string".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> cuda_node_core::Result<Message> {
-        let Some(v) = cx.arg(i) else { return Err(raw::wrong(cx, i, name, "a string")) };
+        let Some(v) = cx.arg(i) else {
+            return Err(raw::wrong(cx, i, name, "a string"));
+        };
         let mut small = [0u8; 256];
         let mut len = 0usize;
         // SAFETY: `small` has room for 256 bytes; Node-API writes at most 255 and a NUL. A

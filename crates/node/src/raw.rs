@@ -54,7 +54,9 @@ impl Cx {
 
     /// The JS type of argument `i` (`undefined` when it was not passed).
     pub fn type_of(&self, i: usize) -> sys::napi_valuetype {
-        let Some(v) = self.arg(i) else { return sys::ValueType::napi_undefined };
+        let Some(v) = self.arg(i) else {
+            return sys::ValueType::napi_undefined;
+        };
         type_of(self.env, v)
     }
 }
@@ -297,7 +299,9 @@ impl<'a> Arg<'a> for Strings {
         "string[]".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<Strings> {
-        let Some(v) = cx.arg(i) else { return Err(wrong(cx, i, name, "an array of strings")) };
+        let Some(v) = cx.arg(i) else {
+            return Err(wrong(cx, i, name, "an array of strings"));
+        };
         let mut is = false;
         // SAFETY: `v` belongs to this call; `is` is a valid out-pointer.
         unsafe { sys::napi_is_array(cx.env, v, &mut is) };
@@ -327,7 +331,9 @@ impl<'a> Arg<'a> for Strings {
 
 /// Where a typed array of `kind` keeps its elements, and how many there are.
 fn typed_array(cx: &Cx, i: usize, name: &str, kind: sys::napi_typedarray_type, must: &str) -> Result<(*mut std::ffi::c_void, usize)> {
-    let Some(v) = cx.arg(i) else { return Err(wrong(cx, i, name, must)) };
+    let Some(v) = cx.arg(i) else {
+        return Err(wrong(cx, i, name, must));
+    };
     let mut is = false;
     // SAFETY: `v` belongs to this call; `is` is a valid out-pointer.
     if unsafe { sys::napi_is_typedarray(cx.env, v, &mut is) } != sys::Status::napi_ok || !is {
@@ -452,7 +458,9 @@ impl<'a> Arg<'a> for JsArrayBuffer {
         "ArrayBuffer".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<JsArrayBuffer> {
-        let Some(v) = cx.arg(i) else { return Err(wrong(cx, i, name, "an ArrayBuffer")) };
+        let Some(v) = cx.arg(i) else {
+            return Err(wrong(cx, i, name, "an ArrayBuffer"));
+        };
         let mut is = false;
         // SAFETY: `v` belongs to this call; `is` is a valid out-pointer.
         unsafe { sys::napi_is_arraybuffer(cx.env, v, &mut is) };

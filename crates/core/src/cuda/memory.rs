@@ -64,3 +64,65 @@ impl AllocOps for CudaAlloc {
         self
     }
 }
+
+/// Managed memory (`cuMemAllocManaged`): the host reaches it at the same address.
+pub struct CudaManaged {
+    pub(super) inner: CudaAlloc,
+}
+
+impl AllocOps for CudaManaged {
+    fn ptr(&self) -> u64 {
+        self.inner.ptr
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn host_ptr(&self) -> Option<*mut u8> {
+        Some(self.inner.ptr as *mut u8)
+    }
+}
+
+/// Someone else's allocation: never freed here (its owner's keeper outlives it, `memory.rs`).
+pub struct CudaForeign {
+    pub(super) base: sys::CUdeviceptr,
+    pub(super) managed: bool,
+}
+
+impl AllocOps for CudaForeign {
+    fn ptr(&self) -> u64 {
+        self.base
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn host_ptr(&self) -> Option<*mut u8> {
+        self.managed.then_some(self.base as *mut u8)
+    }
+}
+
+/// Another process's allocation, opened with `cuIpcOpenMemHandle` and closed when dropped.
+pub struct CudaIpcMem {
+    pub(super) dev: Arc<CudaDevice>,
+    pub(super) ptr: sys::CUdeviceptr,
+}
+
+impl Drop for CudaIpcMem {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // Queued work may still read it: wait, as cuMemFree would (M2), then close.
+            // SAFETY: a context is current; the pointer came from cuIpcOpenMemHandle, closed once.
+            let _ = unsafe { sys::cuCtxSynchronize() };
+            // SAFETY: as above.
+            let _ = unsafe { sys::cuIpcCloseMemHandle(self.ptr) };
+        }
+    }
+}
+
+impl AllocOps for CudaIpcMem {
+    fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -287,4 +287,96 @@ impl Backend for CudaBackend {
         let ptr = raw::mem_alloc(size as usize).check("cuMemAlloc")?;
         Ok(Box::new(CudaAlloc { dev: self.devices[ordinal].clone(), ptr }))
     }
+
+    fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>> {
+        self.bind(ordinal)?;
+        let flags = if global { sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL } else { sys::CUmemAttach_flags::CU_MEM_ATTACH_HOST };
+        let mut ptr: sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; size > 0 and checked against free memory (memory.rs).
+        unsafe { sys::cuMemAllocManaged(&mut ptr, size as usize, flags as u32) }.check("cuMemAllocManaged")?;
+        Ok(Box::new(memory::CudaManaged { inner: CudaAlloc { dev: self.devices[ordinal].clone(), ptr } }))
+    }
+
+    fn pointer_attributes(&self, ptr: u64) -> Result<crate::backend::PointerAttributes> {
+        use crate::backend::{MemoryKind, PointerAttributes};
+        self.bind(0)?;
+        fn read<T: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<T> {
+            let mut v = T::default();
+            // SAFETY: `v` has the type the attribute is documented to write (int, pointer or size).
+            unsafe { sys::cuPointerGetAttribute(&mut v as *mut T as *mut std::ffi::c_void, attr, ptr) }.check("cuPointerGetAttribute")?;
+            Ok(v)
+        }
+        use sys::CUpointer_attribute as A;
+        let memtype: u32 = read(A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr)?;
+        let managed: u32 = read(A::CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr)?;
+        let device: i32 = read(A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)?;
+        let base: u64 = read(A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr)?;
+        let size: usize = read(A::CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr)?;
+        let kind = if managed != 0 {
+            MemoryKind::Managed
+        } else if memtype == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32 {
+            MemoryKind::Host
+        } else {
+            MemoryKind::Device
+        };
+        Ok(PointerAttributes { device: device.max(0) as usize, kind, base, size: size as u64 })
+    }
+
+    fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)> {
+        let attrs = self.pointer_attributes(ptr)?;
+        self.bind(ordinal)?;
+        let managed = attrs.kind == crate::backend::MemoryKind::Managed;
+        Ok((Box::new(memory::CudaForeign { base: attrs.base, managed }), ptr - attrs.base))
+    }
+
+    fn mem_advise(&self, ptr: u64, len: u64, advice: crate::backend::Advice, location: crate::ops::Location) -> Result<()> {
+        self.bind(0)?;
+        let advice = match advice {
+            crate::backend::Advice::SetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+            crate::backend::Advice::UnsetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+            crate::backend::Advice::SetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            crate::backend::Advice::UnsetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+            crate::backend::Advice::SetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY,
+            crate::backend::Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+        };
+        // SAFETY: the range lies in a live managed allocation (checked in memory.rs).
+        unsafe { sys::cuMemAdvise_v2(ptr, len as usize, advice, mem_location(location)) }.check("cuMemAdvise")
+    }
+
+    fn ipc_mem_handle(&self, ordinal: usize, ptr: u64) -> Result<[u8; 64]> {
+        self.bind(ordinal)?;
+        let mut h = sys::CUipcMemHandle { reserved: [0; 64] };
+        // SAFETY: `h` is a valid out-pointer; `ptr` is the base of a live allocation of ours.
+        unsafe { sys::cuIpcGetMemHandle(&mut h, ptr) }.check("cuIpcGetMemHandle")?;
+        Ok(h.reserved.map(|b| b as u8))
+    }
+
+    fn ipc_open_mem(&self, ordinal: usize, handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)> {
+        self.bind(ordinal)?;
+        let h = sys::CUipcMemHandle { reserved: handle.map(|b| b as std::ffi::c_char) };
+        let mut ptr: sys::CUdeviceptr = 0;
+        let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
+        // SAFETY: `ptr` is a valid out-pointer; the driver validates the handle's contents.
+        unsafe { sys::cuIpcOpenMemHandle_v2(&mut ptr, h, flags) }.check("cuIpcOpenMemHandle")?;
+        let opened = memory::CudaIpcMem { dev: self.devices[ordinal].clone(), ptr };
+        let (mut base, mut size) = (0 as sys::CUdeviceptr, 0usize);
+        // SAFETY: both are valid out-pointers; `ptr` was just mapped.
+        unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) }.check("cuMemGetAddressRange")?;
+        Ok((Box::new(opened), size as u64))
+    }
+
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
+        self.bind(0)?;
+        // SAFETY: the caller keeps `len` bytes at `ptr` alive until the result is dropped.
+        unsafe { sys::cuMemHostRegister_v2(ptr.cast(), len as usize, sys::CU_MEMHOSTREGISTER_PORTABLE) }.check("cuMemHostRegister")?;
+        Ok(Box::new(pinned::CudaRegistered { dev: self.devices[0].clone(), ptr: ptr.cast() }))
+    }
+}
+
+/// A driver memory location.
+pub(crate) fn mem_location(location: crate::ops::Location) -> sys::CUmemLocation {
+    match location {
+        crate::ops::Location::Device(d) => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 },
+        crate::ops::Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
+    }
 }

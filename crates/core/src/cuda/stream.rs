@@ -313,6 +313,14 @@ impl StreamOps for CudaStream {
             })
             .collect();
         let mut params: Vec<*mut c_void> = store.iter_mut().map(|w| w.as_mut_ptr() as *mut c_void).collect();
+        if launch.has_attributes() {
+            let c = super::module::Config::new(launch, self.raw);
+            let raw = f.raw;
+            return super::module::newer("cuLaunchKernelEx", || {
+                // SAFETY: as below; `c.config` points at `c.attrs`, alive for the call.
+                unsafe { sys::cuLaunchKernelEx(&c.config, raw, params.as_mut_ptr(), std::ptr::null_mut()) }.check("cuLaunchKernelEx")
+            });
+        }
         // SAFETY: the function belongs to the bound context (checked by the caller); `params`
         // points at one value per parameter, sized as the driver reported (checked by the caller
         // where the driver can tell), alive for the duration of the call.
@@ -325,6 +333,13 @@ impl StreamOps for CudaStream {
         let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
         // SAFETY: the exec and stream are live.
         unsafe { raw::graph_upload(g.exec, self.raw) }.check("cuGraphUpload")
+    }
+
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
+        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.raw) }
+            .check("cuMemPrefetchAsync")
     }
 
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
