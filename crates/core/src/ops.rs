@@ -1,8 +1,9 @@
 //! What each backend implements for streams, events and memory. The owning types in
 //! `stream.rs`, `event.rs` and `memory.rs` check arguments and state once, for both backends,
-//! then call these.
+//! then call these. A library's own trait and data live in `ops/` (`ops/blas.rs`).
 
-use crate::capture::{CaptureMode, CaptureStatus};
+pub mod blas;
+
 use crate::error::Result;
 use std::any::Any;
 use std::sync::Arc;
@@ -33,6 +34,18 @@ pub trait HostBytes: Send + Sync + 'static {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// What a backend returns for a pinned allocation; freed when dropped.
+pub trait PinnedOps: Send + Sync + 'static {
+    fn ptr(&self) -> *mut u8;
+}
+
+/// Where managed memory is prefetched to, or what advice names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    Device(usize),
+    Host,
 }
 
 pub trait AllocOps: Send + Sync + 'static {
@@ -103,7 +116,7 @@ pub trait StreamOps: Send + Sync + 'static {
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>>;
     /// Migrates `[offset, offset + len)` of managed memory to `to` in stream order
     /// (`cuMemPrefetchAsync` v2).
-    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()>;
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: Location) -> Result<()>;
 
     /// A host function that may run more than once (captured into a graph, which keeps it alive).
     fn launch_repeat_fn(&self, slot: &RepeatSlot) -> Result<()>;
@@ -261,4 +274,20 @@ pub trait GraphOps: Send + Sync + 'static {
     /// `cuGraphExecUpdate` from another capture of the same topology.
     fn update(&self, from: &dyn GraphOps) -> Result<()>;
     fn as_any(&self) -> &dyn Any;
+}
+
+/// `cudaStreamCaptureMode`. CuPy's default, and ours, is `Relaxed`: pools may call the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureMode {
+    Global,
+    ThreadLocal,
+    Relaxed,
+}
+
+/// `cudaStreamCaptureStatus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureStatus {
+    None,
+    Active,
+    Invalidated,
 }

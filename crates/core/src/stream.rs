@@ -3,9 +3,9 @@
 use crate::capture::{self, CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
 use crate::event::Event;
-use crate::graph::Graph;
+use crate::graph::{Captured, Graph};
 use crate::memory::DeviceMemory;
-use crate::ops::{HostBytes, HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
 use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
@@ -32,13 +32,6 @@ pub struct Stream {
     priority: i32,
     /// Set while a capture begun on this stream runs.
     capture: Mutex<Option<Captured>>,
-}
-
-/// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
-#[derive(Default)]
-pub(crate) struct Captured {
-    pub host_fns: Vec<Arc<RepeatSlot>>,
-    pub keep: Vec<Arc<dyn HostBytes>>,
 }
 
 impl Stream {
@@ -417,6 +410,48 @@ impl Stream {
             ));
         }
         Ok(())
+    }
+}
+
+/// Running a graph is stream work, so it is here: `graph.rs` names no stream.
+impl Graph {
+    fn check_stream(&self, stream: &Stream, what: &str) -> Result<()> {
+        if stream.device() != self.device() {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("{what}: a graph of device {} cannot run on a stream of device {}", self.device(), stream.device()),
+            ));
+        }
+        if stream.is_capturing()? {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                format!("{what}: a graph cannot be launched into a stream that is capturing"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
+    /// The launch keeps what its nodes use — captured host functions, pinned memory — until it
+    /// has run, so the graph may be destroyed (or its thread end) while the launch is queued:
+    /// the driver calls a host node through a pointer into the graph's slot, and freeing that
+    /// slot first was a use-after-free on the GPU (#20).
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "launch")?;
+        stream.ops().launch_graph(self.ops())?;
+        if let Some(release) = self.launch_holds() {
+            if stream.ops().launch_host_fn(release).is_err() {
+                // Not queued (the graph itself still holds them): wait for the launch instead.
+                let _ = stream.ops().synchronize();
+            }
+        }
+        Ok(())
+    }
+
+    /// Prepares the graph on `stream` without running it.
+    pub fn upload(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "upload")?;
+        stream.ops().upload_graph(self.ops())
     }
 }
 

@@ -13,10 +13,8 @@ mod recycle;
 mod staging;
 mod stream;
 
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Check, Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
 use event::CudaEvent;
@@ -90,6 +88,7 @@ impl CudaBackend {
         // SAFETY: the library is present (checked above).
         unsafe { raw::init() }.check("cuInit")?;
         LOADED.store(true, Ordering::Release);
+        crate::error::set_driver_description(raw::error_string);
         let version = raw::driver_version().check("cuDriverGetVersion")?;
         let count = raw::device_count().check("cuDeviceGetCount")?;
         if count <= 0 {
@@ -262,14 +261,14 @@ impl Backend for CudaBackend {
         unsafe { raw::mem_pool_trim_to(pool, 0) }.check("cuMemPoolTrimTo")
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         // Portable pinned memory belongs to no one context; any current context will do.
         self.bind(0)?;
         let ptr = raw::mem_host_alloc(size as usize).check("cuMemHostAlloc")?;
         Ok(Box::new(pinned::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
     }
 
@@ -298,8 +297,8 @@ impl Backend for CudaBackend {
         Ok(Box::new(memory::CudaManaged { inner: CudaAlloc { dev: self.devices[ordinal].clone(), ptr } }))
     }
 
-    fn pointer_attributes(&self, ptr: u64) -> Result<crate::memory::PointerAttributes> {
-        use crate::memory::{MemoryKind, PointerAttributes};
+    fn pointer_attributes(&self, ptr: u64) -> Result<crate::backend::PointerAttributes> {
+        use crate::backend::{MemoryKind, PointerAttributes};
         self.bind(0)?;
         fn read<T: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<T> {
             let mut v = T::default();
@@ -326,19 +325,19 @@ impl Backend for CudaBackend {
     fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)> {
         let attrs = self.pointer_attributes(ptr)?;
         self.bind(ordinal)?;
-        let managed = attrs.kind == crate::memory::MemoryKind::Managed;
+        let managed = attrs.kind == crate::backend::MemoryKind::Managed;
         Ok((Box::new(memory::CudaForeign { base: attrs.base, managed }), ptr - attrs.base))
     }
 
-    fn mem_advise(&self, ptr: u64, len: u64, advice: crate::memory::Advice, location: crate::memory::Location) -> Result<()> {
+    fn mem_advise(&self, ptr: u64, len: u64, advice: crate::backend::Advice, location: crate::ops::Location) -> Result<()> {
         self.bind(0)?;
         let advice = match advice {
-            crate::memory::Advice::SetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
-            crate::memory::Advice::UnsetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
-            crate::memory::Advice::SetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
-            crate::memory::Advice::UnsetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
-            crate::memory::Advice::SetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY,
-            crate::memory::Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+            crate::backend::Advice::SetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+            crate::backend::Advice::UnsetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+            crate::backend::Advice::SetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            crate::backend::Advice::UnsetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+            crate::backend::Advice::SetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY,
+            crate::backend::Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
         };
         // SAFETY: the range lies in a live managed allocation (checked in memory.rs).
         unsafe { sys::cuMemAdvise_v2(ptr, len as usize, advice, mem_location(location)) }.check("cuMemAdvise")
@@ -366,7 +365,7 @@ impl Backend for CudaBackend {
         Ok((Box::new(opened), size as u64))
     }
 
-    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         self.bind(0)?;
         // SAFETY: the caller keeps `len` bytes at `ptr` alive until the result is dropped.
         unsafe { sys::cuMemHostRegister_v2(ptr.cast(), len as usize, sys::CU_MEMHOSTREGISTER_PORTABLE) }.check("cuMemHostRegister")?;
@@ -375,11 +374,9 @@ impl Backend for CudaBackend {
 }
 
 /// A driver memory location.
-pub(crate) fn mem_location(location: crate::memory::Location) -> sys::CUmemLocation {
+pub(crate) fn mem_location(location: crate::ops::Location) -> sys::CUmemLocation {
     match location {
-        crate::memory::Location::Device(d) => {
-            sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 }
-        }
-        crate::memory::Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
+        crate::ops::Location::Device(d) => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 },
+        crate::ops::Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
     }
 }

@@ -38,6 +38,12 @@ pub(crate) fn driver_present() -> bool {
     std::panic::catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
 }
 
+/// The driver's sentence for `code` (`cuGetErrorString`), if it has one. Given to `error.rs`
+/// only once `cuInit` has succeeded, so libcuda is loaded whenever it runs.
+pub(crate) fn error_string(code: CUresult) -> Option<String> {
+    cudarc::driver::result::DriverError(code).error_string().ok().map(|s| s.to_string_lossy().into_owned())
+}
+
 /// `cuInit(0)`.
 ///
 /// # Safety

@@ -5,9 +5,10 @@ use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::raw;
 use super::CudaDevice;
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Check, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{
+    AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps,
+};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -334,7 +335,7 @@ impl StreamOps for CudaStream {
         unsafe { raw::graph_upload(g.exec, self.raw) }.check("cuGraphUpload")
     }
 
-    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
         unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.raw) }

@@ -7,8 +7,8 @@
 //! While a stream captures, what it is given is recorded as graph nodes instead (C1–C9): a
 //! node is a replayable function, so a graph runs it at every launch.
 
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
+use crate::ops::{CaptureMode, CaptureStatus};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(target_family = "wasm"))]

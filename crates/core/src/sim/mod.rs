@@ -11,10 +11,8 @@ mod memory;
 mod pinned;
 mod stream;
 
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use engine::{Class, Queue, Scheduler};
 use std::collections::HashMap;
@@ -229,9 +227,9 @@ impl Backend for SimBackend {
         Err(event::ipc_unsupported())
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         let bytes = pinned::SimPinned::new(size)?;
-        let ptr = crate::pinned::PinnedOps::ptr(&bytes);
+        let ptr = crate::ops::PinnedOps::ptr(&bytes);
         Ok(Box::new(pinned::SimHost::new(self.host.clone(), ptr, size, Some(bytes))?))
     }
 
@@ -244,7 +242,7 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
     }
 
@@ -264,8 +262,8 @@ impl Backend for SimBackend {
         Ok(Box::new(alloc_kind(&self.devices[ordinal], size, false, true)?))
     }
 
-    fn pointer_attributes(&self, ptr: u64) -> Result<crate::memory::PointerAttributes> {
-        use crate::memory::{MemoryKind, PointerAttributes};
+    fn pointer_attributes(&self, ptr: u64) -> Result<crate::backend::PointerAttributes> {
+        use crate::backend::{MemoryKind, PointerAttributes};
         for dev in &self.devices {
             let allocs = lock(&dev.allocs);
             if let Some((&base, k)) = allocs.range(..=ptr).next_back() {
@@ -297,7 +295,7 @@ impl Backend for SimBackend {
         }
     }
 
-    fn mem_advise(&self, _ptr: u64, _len: u64, _advice: crate::memory::Advice, _location: crate::memory::Location) -> Result<()> {
+    fn mem_advise(&self, _ptr: u64, _len: u64, _advice: crate::backend::Advice, _location: crate::ops::Location) -> Result<()> {
         // Advice changes where pages live, never what they hold: nothing to simulate.
         Ok(())
     }
@@ -310,7 +308,7 @@ impl Backend for SimBackend {
         Err(ipc_mem_unsupported())
     }
 
-    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         Ok(Box::new(pinned::SimHost::new(self.host.clone(), ptr, len, None)?))
     }
 }

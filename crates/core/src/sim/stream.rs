@@ -5,9 +5,8 @@ use super::event::{sim_event, Recorded};
 use super::graph::{sim_graph, SimGraph};
 use super::memory::sim_alloc;
 use super::{lock, SimDevice};
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -198,7 +197,7 @@ impl StreamOps for SimStream {
         Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
     }
 
-    fn prefetch(&self, _mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+    fn prefetch(&self, _mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
         // One memory serves host and device alike here: a prefetch only takes its place in order.
         self.run("prefetch", format!("{len} bytes at +{offset} to {to:?}"), || {})
     }
