@@ -9,6 +9,12 @@
 //! holds it until the host clock reaches its end, and it completes stamped with that time. So a
 //! query made meanwhile says "not done", as natively, two streams' sleeps overlap, and the event
 //! loop stays free while one runs; only a wait for it (synchronize) sleeps the thread until then.
+//!
+//! Timestamps follow what threads would have done, not when a pump happened to come: an
+//! operation starts, as far as its completion's stamp goes, when it was enqueued, its queue's
+//! previous operation completed, or its last dependency completed, whichever is latest, and its
+//! stamp is that start plus the time its work took. So a sleep enqueued at once after an event
+//! record ends exactly its length after it, however late JS pumps.
 
 use super::engine::{Op, Queue};
 use std::collections::VecDeque;
@@ -27,6 +33,17 @@ pub struct Inbox {
     busy: bool,
     /// The first operation is a timed one that started: it completes at this time.
     until: Option<Instant>,
+    /// When the queue's last operation completed (its stamp).
+    last: Option<Instant>,
+}
+
+impl Inbox {
+    /// When the first operation starts, as threads would have started it (see the module's
+    /// comment), given that its dependencies are done.
+    fn start_of(&self, op: &Op) -> Instant {
+        let deps = op.deps.iter().filter_map(|d| d.time());
+        deps.chain(self.last).chain([op.enqueued]).max().expect("at least the enqueue time")
+    }
 }
 
 impl Inbox {
@@ -68,6 +85,7 @@ pub fn pump() -> bool {
                         break;
                     }
                     inbox.until = None;
+                    inbox.last = Some(until);
                     let op = inbox.ops.pop_front().expect("checked above");
                     op.done.complete_at(until);
                     progress = true;
@@ -76,17 +94,23 @@ pub fn pump() -> bool {
                 if !front.deps.iter().all(|d| d.is_done()) {
                     break;
                 }
+                let start = inbox.start_of(front);
                 if let Some(d) = front.delay {
-                    inbox.until = Some(Instant::now() + d);
+                    inbox.until = Some(start + d);
                     progress = true;
                     continue;
                 }
                 inbox.busy = true;
-                inbox.ops.pop_front().expect("checked above")
+                (inbox.ops.pop_front().expect("checked above"), start)
             };
+            let (op, start) = op;
+            let ran = Instant::now();
             (op.work)();
-            op.done.complete();
-            lock(&q.tx).busy = false;
+            let at = start + ran.elapsed();
+            op.done.complete_at(at);
+            let mut inbox = lock(&q.tx);
+            inbox.busy = false;
+            inbox.last = Some(at);
             progress = true;
         }
     }

@@ -38,6 +38,7 @@ impl Completion {
         Arc::new(Completion { at: Mutex::new(Some(Instant::now())), cv: Condvar::new() })
     }
 
+    #[cfg_attr(target_family = "wasm", allow(dead_code))]
     pub(super) fn complete(&self) {
         self.complete_at(Instant::now());
     }
@@ -89,6 +90,9 @@ pub(super) struct Op {
     /// WebAssembly: a timed operation (a sleep), held this long instead of running `work`.
     #[cfg(target_family = "wasm")]
     pub(super) delay: Option<Duration>,
+    /// WebAssembly: when it was enqueued (it cannot have started earlier).
+    #[cfg(target_family = "wasm")]
+    pub(super) enqueued: Instant,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,6 +302,8 @@ impl Scheduler {
                 done: done.clone(),
                 #[cfg(target_family = "wasm")]
                 delay,
+                #[cfg(target_family = "wasm")]
+                enqueued: Instant::now(),
             });
             *tail = done.clone();
         }
