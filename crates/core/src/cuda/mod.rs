@@ -4,6 +4,7 @@
 mod blas;
 mod event;
 mod graph;
+mod holds;
 mod kernels;
 mod memory;
 mod module;
@@ -184,16 +185,21 @@ impl Backend for CudaBackend {
             Some(raw) => raw,
             None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
         };
-        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)) }))
+        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)), holds: Default::default() }))
     }
 
     fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
         // Handle 0 is the legacy stream of the current context (S3); every call binds first.
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: None }))
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: None, holds: Default::default() }))
     }
 
     fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream::CU_STREAM_PER_THREAD, owned: None }))
+        Ok(Box::new(CudaStream {
+            dev: self.devices[ordinal].clone(),
+            raw: stream::CU_STREAM_PER_THREAD,
+            owned: None,
+            holds: Default::default(),
+        }))
     }
 
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
@@ -211,7 +217,7 @@ impl Backend for CudaBackend {
         // SAFETY: as above.
         let flags = unsafe { raw::stream_flags(stream) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
         let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
-        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream, owned: None }), nonblocking))
+        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream, owned: None, holds: Default::default() }), nonblocking))
     }
 
     fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>> {

@@ -20,6 +20,8 @@ pub struct CudaStream {
     /// Created here (with these flags and priority), so released here; None for the default
     /// streams and external ones.
     pub(super) owned: Option<(u32, i32)>,
+    /// Host memory its queued copies use, until they have run.
+    pub(super) holds: super::holds::Holds,
 }
 
 // SAFETY: a CUstream may be used from any thread: a created one carries its context, and the
@@ -30,6 +32,7 @@ unsafe impl Sync for CudaStream {}
 
 impl Drop for CudaStream {
     fn drop(&mut self) {
+        self.holds.orphan(&self.dev);
         let Some((flags, priority)) = self.owned else { return };
         if self.dev.recycled.keep_stream(self.raw, flags, priority) {
             return;
@@ -80,22 +83,10 @@ unsafe extern "C" fn callback_trampoline(_stream: sys::CUstream, status: sys::CU
 }
 
 impl CudaStream {
-    /// Holds `host` until the stream reaches this point. The release happens on the reaper
-    /// thread: it may free pinned memory, a CUDA call a host function must not make. Never
-    /// during a capture: this host function consumes its argument, so it may run only once.
+    /// Holds `host` until the stream reaches this point (an event, not a host function: see
+    /// `holds.rs`). Never during a capture: the graph keeps what its copies use.
     fn keep_until_done(&self, host: Arc<dyn HostBytes>) -> Result<()> {
-        let f: HostFn = Box::new(move || crate::reaper::defer_drop(host));
-        let user = Box::into_raw(Box::new(f)) as *mut c_void;
-        // SAFETY: the trampoline takes ownership of `user` when it runs.
-        let r = unsafe { raw::launch_host_func(self.raw, host_fn_trampoline, user) };
-        if r.is_err() {
-            // SAFETY: not enqueued, so never called: reclaim it. The copy was enqueued, so wait
-            // for it before the host memory may go.
-            drop(unsafe { Box::from_raw(user as *mut HostFn) });
-            // SAFETY: the stream is live.
-            let _ = unsafe { raw::stream_synchronize(self.raw) };
-        }
-        r.check("cuLaunchHostFunc")
+        self.holds.add(&self.dev, self.raw, host)
     }
 
     fn kernels(&self) -> Result<&Kernels> {
@@ -117,13 +108,19 @@ impl StreamOps for CudaStream {
     fn query(&self) -> Result<bool> {
         self.bind_implicit()?;
         // SAFETY: the stream is live (the owning type outlives every call).
-        unsafe { raw::stream_query(self.raw) }.check("cuStreamQuery")
+        let idle = unsafe { raw::stream_query(self.raw) }.check("cuStreamQuery")?;
+        if idle {
+            self.holds.reap(&self.dev);
+        }
+        Ok(idle)
     }
 
     fn synchronize(&self) -> Result<()> {
         self.bind_implicit()?;
         // SAFETY: the stream is live.
-        unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")
+        unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")?;
+        self.holds.reap(&self.dev);
+        Ok(())
     }
 
     fn record(&self, event: &dyn EventOps) -> Result<()> {
