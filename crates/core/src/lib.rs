@@ -16,6 +16,7 @@ pub mod floor;
 pub mod graph;
 pub mod memory;
 pub mod module;
+pub mod nccl;
 pub mod nvrtc;
 pub mod nvtx;
 pub mod ops;

@@ -64,3 +64,12 @@ impl AllocOps for CudaAlloc {
         self
     }
 }
+
+/// The device an allocation of this backend is on.
+pub(super) fn alloc_device(a: &dyn AllocOps) -> Arc<CudaDevice> {
+    let any = a.as_any();
+    if let Some(p) = any.downcast_ref::<CudaAlloc>() {
+        return p.dev.clone();
+    }
+    any.downcast_ref::<CudaAsyncAlloc>().map(|p| p.dev.clone()).expect("the cuda backend is given its own allocations")
+}

@@ -7,6 +7,7 @@ mod graph;
 mod kernels;
 mod memory;
 mod module;
+mod nccl;
 mod pinned;
 mod staging;
 mod stream;
@@ -325,5 +326,50 @@ impl Backend for CudaBackend {
         // SAFETY: `ptr` is a valid out-pointer; size > 0 (the caller handles 0); a context is current.
         unsafe { sys::cuMemAlloc_v2(&mut ptr, size as usize) }.check("cuMemAlloc")?;
         Ok(Box::new(CudaAlloc { dev: self.devices[ordinal].clone(), ptr }))
+    }
+
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
+        let mut u = sys::CUuuid { bytes: [0; 16] };
+        // SAFETY: `u` is a valid out-pointer; the device handle came from cuDeviceGet.
+        unsafe { sys::cuDeviceGetUuid_v2(&mut u, self.devices[ordinal].dev) }.check("cuDeviceGetUuid")?;
+        Ok(u.bytes.map(|b| b as u8))
+    }
+
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
+        let mut id = [0 as c_char; 64];
+        // SAFETY: the buffer holds 64 bytes and we pass its length; the driver NUL-terminates.
+        unsafe { sys::cuDeviceGetPCIBusId(id.as_mut_ptr(), id.len() as c_int, self.devices[ordinal].dev) }.check("cuDeviceGetPCIBusId")?;
+        // SAFETY: cuDeviceGetPCIBusId wrote a NUL-terminated string into `id`.
+        Ok(unsafe { std::ffi::CStr::from_ptr(id.as_ptr()) }.to_string_lossy().into_owned())
+    }
+
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
+        let mut can: c_int = 0;
+        // SAFETY: `can` is a valid out-pointer; both device handles came from cuDeviceGet.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.devices[ordinal].dev, self.devices[peer].dev) }
+            .check("cuDeviceCanAccessPeer")?;
+        Ok(can != 0)
+    }
+
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
+        let peer_ctx = self.bind(peer)?;
+        self.bind(ordinal)?;
+        // SAFETY: `peer_ctx` is a retained primary context; the device's own context is current.
+        let r = unsafe {
+            if on {
+                sys::cuCtxEnablePeerAccess(peer_ctx, 0)
+            } else {
+                sys::cuCtxDisablePeerAccess(peer_ctx)
+            }
+        };
+        match r {
+            // Already so: enabling and disabling are idempotent, as CuPy treats them.
+            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
+            r => r.check(if on { "cuCtxEnablePeerAccess" } else { "cuCtxDisablePeerAccess" }),
+        }
+    }
+
+    fn nccl(&self) -> &dyn crate::nccl::NcclOps {
+        self
     }
 }
