@@ -1,6 +1,6 @@
 import { native, libraryHandlesCreated } from './native'
 import { scope, runWith, enterWith } from './context'
-import { integer } from './validate'
+import { describe, integer } from './validate'
 
 /** Free and total device memory in bytes (`cuMemGetInfo`). */
 export interface MemInfo {

@@ -18,6 +18,7 @@ mod handles;
 mod kernel;
 mod memory;
 mod module;
+mod nccl;
 mod nvrtc;
 mod nvtx;
 mod pinned;
@@ -52,6 +53,7 @@ fn tables() -> Vec<&'static [Export]> {
         module::EXPORTS,
         kernel::EXPORTS,
         blas::EXPORTS,
+        nccl::EXPORTS,
         nvtx::EXPORTS,
         profiler::EXPORTS,
         EXPORTS,

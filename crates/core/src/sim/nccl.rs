@@ -152,6 +152,7 @@ struct Posted {
 struct HubState {
     nranks: Option<usize>,
     conns: Vec<Option<Arc<Mutex<TcpStream>>>>,
+    devices: Vec<Option<u32>>,
     joined: usize,
     colls: HashMap<u64, Vec<Posted>>,
     sends: HashMap<(usize, usize, u64), Posted>,
@@ -297,7 +298,7 @@ impl Hub {
     fn serve(self: &Arc<Self>, mut s: TcpStream) {
         let Ok(hello) = read_frame(&mut s) else { return };
         let mut r = Reader(&hello);
-        let (Some(1), Some(nonce), Some(nranks), Some(rank)) = (r.u8(), r.u64(), r.u32(), r.u32()) else { return };
+        let (Some(1), Some(nonce), Some(nranks), Some(rank), Some(device)) = (r.u8(), r.u64(), r.u32(), r.u32(), r.u32()) else { return };
         let (nranks, rank) = (nranks as usize, rank as usize);
         let conn = Arc::new(Mutex::new(s.try_clone().expect("a socket clones")));
         let refuse = |code: i32, msg: String| {
@@ -317,6 +318,7 @@ impl Hub {
                 None => {
                     st.nranks = Some(nranks);
                     st.conns = vec![None; nranks];
+                    st.devices = vec![None; nranks];
                 }
                 Some(n) if n != nranks => {
                     return refuse(INVALID_ARGUMENT, format!("rank {rank} gave nranks {nranks}, but the communicator was begun with {n}"));
@@ -326,6 +328,23 @@ impl Hub {
             if st.conns[rank].is_some() {
                 return refuse(INVALID_USAGE, format!("rank {rank} joined this communicator twice"));
             }
+            // NCCL refuses two ranks on one GPU ("Duplicate GPU detected"); each process of the
+            // simulator presents the same devices, so a device is the same GPU in every process.
+            if let Some((code, msg)) = st.failed.clone() {
+                return refuse(code, msg);
+            }
+            if let Some(other) = st.devices.iter().position(|d| *d == Some(device)) {
+                // The whole init fails, as NCCL's does: every rank that joined hears it too.
+                let msg = format!("Duplicate GPU detected: rank {rank} and rank {other} both on device {device}");
+                let mut out = vec![2u8, INVALID_USAGE as u8];
+                out.extend_from_slice(msg.as_bytes());
+                for c in st.conns.iter().flatten() {
+                    let _ = write_frame(&mut lock(c), &out);
+                }
+                st.failed = Some((INVALID_USAGE, msg.clone()));
+                return refuse(INVALID_USAGE, msg);
+            }
+            st.devices[rank] = Some(device);
             st.conns[rank] = Some(conn.clone());
             st.joined += 1;
             if st.joined == nranks {
@@ -422,7 +441,7 @@ impl Drop for Rank {
     }
 }
 
-fn join(nranks: usize, id: &UniqueId, rank: usize) -> Result<Rank> {
+fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Rank> {
     if &id[..10] != MAGIC {
         return Err(nccl_error(INVALID_ARGUMENT, "this is not a unique id from nccl.getUniqueId() of the simulator"));
     }
@@ -441,6 +460,7 @@ fn join(nranks: usize, id: &UniqueId, rank: usize) -> Result<Rank> {
     hello.extend_from_slice(&nonce.to_le_bytes());
     hello.extend_from_slice(&(nranks as u32).to_le_bytes());
     hello.extend_from_slice(&(rank as u32).to_le_bytes());
+    hello.extend_from_slice(&(device as u32).to_le_bytes());
     let io = |e: std::io::Error| nccl_error(SYSTEM, format!("the rendezvous failed: {e}"));
     write_frame(&mut s, &hello).map_err(io)?;
     let answer = read_frame(&mut s)
@@ -632,14 +652,14 @@ impl NcclOps for SimBackend {
         unique_id()
     }
 
-    fn init_rank(&self, _device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Box<dyn CommOps>> {
-        Ok(Box::new(SimComm(Arc::new(join(nranks, id, rank)?))))
+    fn init_rank(&self, device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Box<dyn CommOps>> {
+        Ok(Box::new(SimComm(Arc::new(join(device, nranks, id, rank)?))))
     }
 
     fn init_all(&self, devices: &[usize]) -> Result<Vec<Box<dyn CommOps>>> {
         let id = unique_id()?;
         let n = devices.len();
-        let joins: Vec<_> = (0..n).map(|r| std::thread::spawn(move || join(n, &id, r))).collect();
+        let joins: Vec<_> = devices.iter().enumerate().map(|(r, &d)| std::thread::spawn(move || join(d, n, &id, r))).collect();
         let mut out: Vec<Box<dyn CommOps>> = Vec::with_capacity(n);
         for j in joins {
             let rank = j.join().map_err(|_| nccl_error(3, "a rank's join panicked"))??;
@@ -744,5 +764,19 @@ mod tests {
         let b = SimBackend::new(1, 1 << 20);
         let e = b.init_rank(0, 1, &[0u8; UNIQUE_ID_BYTES], 0).err().unwrap();
         assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INVALID_ARGUMENT"));
+    }
+
+    #[test]
+    fn two_ranks_on_one_device_are_refused_as_nccl_refuses_them() {
+        let b = SimBackend::new(1, 1 << 20);
+        let id = b.unique_id().unwrap();
+        let other = std::thread::spawn(move || join(0, 2, &id, 1));
+        let mine = join(0, 2, &id, 0);
+        let errs: Vec<Error> = [mine.err(), other.join().unwrap().err()].into_iter().flatten().collect();
+        assert_eq!(errs.len(), 2, "both ranks' init fails");
+        for e in errs {
+            assert!(e.message().contains("Duplicate GPU"), "{e}");
+            assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INVALID_USAGE"));
+        }
     }
 }
