@@ -180,6 +180,7 @@ export class NcclCommunicator extends NativeObject {
 
 /** NCCL, as `cupy.cuda.nccl` offers it. */
 export const nccl = {
+  /** One rank of a communicator: {@link NcclCommunicator}. */
   NcclCommunicator,
   /** A new 128-byte unique id (`ncclGetUniqueId`): pass it to every rank. This process hosts the ranks' rendezvous, so it must run until they have joined. */
   getUniqueId(): Buffer {
@@ -197,7 +198,44 @@ export const nccl = {
   groupEnd(): void {
     native.ncclGroupEnd()
   },
-  NCCL_INT8: 0, NCCL_CHAR: 0, NCCL_UINT8: 1, NCCL_INT32: 2, NCCL_INT: 2, NCCL_UINT32: 3, NCCL_INT64: 4, NCCL_UINT64: 5,
-  NCCL_FLOAT16: 6, NCCL_HALF: 6, NCCL_FLOAT32: 7, NCCL_FLOAT: 7, NCCL_FLOAT64: 8, NCCL_DOUBLE: 8, NCCL_BFLOAT16: 9,
-  NCCL_SUM: 0, NCCL_PROD: 1, NCCL_MAX: 2, NCCL_MIN: 3, NCCL_AVG: 4,
+  /** `ncclInt8`. */
+  NCCL_INT8: 0,
+  /** `ncclChar`, the same as ncclInt8. */
+  NCCL_CHAR: 0,
+  /** `ncclUint8`. */
+  NCCL_UINT8: 1,
+  /** `ncclInt32`. */
+  NCCL_INT32: 2,
+  /** `ncclInt`, the same as ncclInt32. */
+  NCCL_INT: 2,
+  /** `ncclUint32`. */
+  NCCL_UINT32: 3,
+  /** `ncclInt64`. */
+  NCCL_INT64: 4,
+  /** `ncclUint64`. */
+  NCCL_UINT64: 5,
+  /** `ncclFloat16`. */
+  NCCL_FLOAT16: 6,
+  /** `ncclHalf`, the same as ncclFloat16. */
+  NCCL_HALF: 6,
+  /** `ncclFloat32`. */
+  NCCL_FLOAT32: 7,
+  /** `ncclFloat`, the same as ncclFloat32. */
+  NCCL_FLOAT: 7,
+  /** `ncclFloat64`. */
+  NCCL_FLOAT64: 8,
+  /** `ncclDouble`, the same as ncclFloat64. */
+  NCCL_DOUBLE: 8,
+  /** `ncclBfloat16`. */
+  NCCL_BFLOAT16: 9,
+  /** `ncclSum`. */
+  NCCL_SUM: 0,
+  /** `ncclProd`. */
+  NCCL_PROD: 1,
+  /** `ncclMax`. */
+  NCCL_MAX: 2,
+  /** `ncclMin`. */
+  NCCL_MIN: 3,
+  /** `ncclAvg`. */
+  NCCL_AVG: 4,
 } as const

@@ -63,7 +63,14 @@ fn api() -> Result<&'static Nccl> {
         for dir in dynlib::wheel_dirs("nvidia/nccl/lib") {
             candidates.push(format!("{dir}/libnccl.so.2"));
         }
-        let lib = dynlib::open(&candidates).map_err(|tried| format!("looked for {tried}"))?;
+        let lib = match dynlib::open(&candidates) {
+            Ok(lib) => lib,
+            // Last, the wheel of whichever python3 is on PATH (a virtual environment not activated).
+            Err(tried) => match python_wheel_dir().map(|d| format!("{d}/lib/libnccl.so.2")) {
+                Some(p) => dynlib::open(std::slice::from_ref(&p)).map_err(|_| format!("looked for {tried}, {p}"))?,
+                None => return Err(format!("looked for {tried}")),
+            },
+        };
         macro_rules! sym {
             ($n:literal) => {
                 // SAFETY: NCCL's entry points, with the signatures declared in `Nccl` (nccl.h).
@@ -98,6 +105,17 @@ fn api() -> Result<&'static Nccl> {
             format!("NCCL could not be loaded ({why}). Install it (`pip install nvidia-nccl-cu12`, or your distribution's libnccl2), or set {PATH_ENV} to libnccl.so.2"),
         )
     })
+}
+
+/// The folder of the `nvidia.nccl` package of the `python3` on PATH, if it has one.
+fn python_wheel_dir() -> Option<String> {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import nvidia.nccl as m; print(list(m.__path__)[0])"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let dir = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !dir.is_empty()).then_some(dir)
 }
 
 /// An `ncclResult_t` as our error, with NCCL's own sentence.
