@@ -356,8 +356,7 @@ impl Hub {
                 let _ = TcpStream::connect(("127.0.0.1", self.port));
             }
         }
-        loop {
-            let Ok(frame) = read_frame(&mut s) else { break };
+        while let Ok(frame) = read_frame(&mut s) {
             let mut r = Reader(&frame);
             match r.u8() {
                 Some(2) => {
@@ -476,8 +475,7 @@ fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Rank
     std::thread::Builder::new()
         .name("sim-nccl-reader".into())
         .spawn(move || {
-            loop {
-                let Ok(frame) = read_frame(&mut rd) else { break };
+            while let Ok(frame) = read_frame(&mut rd) {
                 let mut r = Reader(&frame);
                 let (Some(3), Some(post), Some(ok)) = (r.u8(), r.u64(), r.u8()) else { break };
                 let res: Reply =
