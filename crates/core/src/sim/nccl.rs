@@ -158,6 +158,8 @@ struct HubState {
     sends: HashMap<(usize, usize, u64), Posted>,
     recvs: HashMap<(usize, usize, u64), Posted>,
     failed: Option<(i32, String)>,
+    /// Why each rank that has left did (collectives need every rank; a send or receive, its peer).
+    left: HashMap<usize, String>,
 }
 
 struct Hub {
@@ -206,10 +208,33 @@ impl Hub {
         }
     }
 
+    /// `rank` has gone: what needs it fails now and later; sends and receives between the
+    /// others go on, as NCCL's point-to-point calls between two live ranks do.
+    fn leave(st: &mut HubState, rank: usize, why: String) {
+        st.left.insert(rank, why.clone());
+        let err: Reply = Err((REMOTE, why));
+        let mut pending: Vec<(usize, u64)> = st.colls.drain().flat_map(|(_, v)| v.into_iter().map(|p| (p.rank, p.post))).collect();
+        for map in [&mut st.sends, &mut st.recvs] {
+            let gone: Vec<_> = map.keys().filter(|(from, to, _)| *from == rank || *to == rank).copied().collect();
+            pending.extend(gone.into_iter().filter_map(|k| map.remove(&k)).map(|p| (p.rank, p.post)));
+        }
+        for (r, post) in pending {
+            Self::send_to(st, r, post, &err);
+        }
+    }
+
     fn post(&self, p: Posted) {
         let mut st = lock(&self.st);
         if let Some((code, msg)) = st.failed.clone() {
             Self::send_to(&st, p.rank, p.post, &Err((code, msg)));
+            return;
+        }
+        let needs = match p.tag.call.coll {
+            Collective::Send { peer } | Collective::Recv { peer } => st.left.get(&peer).cloned(),
+            _ => st.left.values().next().cloned(),
+        };
+        if let Some(why) = needs {
+            Self::send_to(&st, p.rank, p.post, &Err((REMOTE, why)));
             return;
         }
         let nranks = st.nranks.unwrap_or(1);
@@ -372,7 +397,7 @@ impl Hub {
         }
         let mut st = lock(&self.st);
         st.conns[rank] = None;
-        Self::fail(&mut st, REMOTE, format!("rank {rank} left the communicator (destroyed, aborted, or its process exited)"));
+        Self::leave(&mut st, rank, format!("rank {rank} left the communicator (destroyed, aborted, or its process exited)"));
     }
 }
 
@@ -755,6 +780,31 @@ mod tests {
             let e = comms[d].async_error().unwrap_err();
             assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INVALID_USAGE"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_rank_that_leaves_fails_collectives_but_not_sends_between_the_others() {
+        let b = SimBackend::new(3, 1 << 20);
+        let mut comms = b.init_all(&[0, 1, 2]).unwrap();
+        drop(comms.remove(0)); // rank 0 destroyed
+        let s: Vec<_> = (1..3).map(|d| b.stream_create(d, true, 0).unwrap()).collect();
+        let m: Vec<_> = (1..3).map(|d| b.alloc(d, 8).unwrap()).collect();
+        s[0].copy_htod(&*m[0], 0, &f32s(&[4.0, 5.0])).unwrap();
+        b.group_start().unwrap();
+        let send = Call { coll: Collective::Send { peer: 2 }, count: 2, dtype: DataType::F32 };
+        comms[0].enqueue(&send, Some((&*m[0], 0)), None, &*s[0]).unwrap();
+        let recv = Call { coll: Collective::Recv { peer: 1 }, count: 2, dtype: DataType::F32 };
+        comms[1].enqueue(&recv, None, Some((&*m[1], 0)), &*s[1]).unwrap();
+        b.group_end().unwrap();
+        let mut out = [0u8; 8];
+        s[1].copy_dtoh(&mut out, &*m[1], 0).unwrap();
+        assert_eq!(out.to_vec(), f32s(&[4.0, 5.0]));
+        comms[1].async_error().unwrap();
+        let all = Call { coll: Collective::AllReduce { op: RedOp::Sum }, count: 2, dtype: DataType::F32 };
+        comms[0].enqueue(&all, Some((&*m[0], 0)), Some((&*m[0], 0)), &*s[0]).unwrap();
+        s[0].synchronize().unwrap();
+        let e = comms[0].async_error().unwrap_err();
+        assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_REMOTE_ERROR"), "{e}");
     }
 
     #[test]
