@@ -58,7 +58,7 @@ test('copies between devices work both ways, peers or not, on a stream of either
     `const { Device, Stream, alloc, kernels } = cuda;
      const on = (i, fn) => new Device(i).run(fn);
      const read = (p) => on(p.deviceId, () => { const a = new Int32Array(4); p.copyToHost(a); return [...a] });
-     const p0 = on(0, () => { const p = alloc(16); kernels.fill(p, 7, 4, 'int32'); return p });
+     const p0 = on(0, () => { const p = alloc(16); kernels.fill(p, 7, 4, 'int32'); new Device(0).synchronize(); return p }); // the copies below do not wait for device 0
      const p1 = on(1, () => alloc(16)), p2 = on(2, () => alloc(16)), p3 = on(3, () => alloc(16));
      p1.copyFromDevice(p0, 16);                                   // peers, on device 1's stream
      p2.copyFromDevice(p1, 16);                                   // not peers: staged
@@ -113,6 +113,7 @@ several('a ring of copies through every device returns the data unchanged', (t) 
   const n = Device.count()
   const ps = [...Array(n).keys()].map((i) => new Device(i).run(() => alloc(64)))
   new Device(0).run(() => kernels.fill(ps[0], 0x5a, 16, 'int32'))
+  new Device(0).synchronize() // a copy on device 1's stream does not wait for device 0's
   for (let i = 1; i <= n; i++) {
     const dst = ps[i % n]
     const src = ps[i - 1]
