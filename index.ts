@@ -7,14 +7,18 @@ export { CudaError } from './lib/errors'
 export { Device, type MemInfo } from './lib/device'
 export { Stream, type StreamOptions, type CaptureMode } from './lib/stream/stream'
 export { ExternalStream } from './lib/stream/external'
+export type { StreamLike } from './lib/stream/handle'
 export { getCurrentStream } from './lib/stream/current'
 export { Graph } from './lib/graph'
 export { Event, getElapsedTime, type EventOptions } from './lib/event'
 export { Memory } from './lib/memory/memory'
-export { MemoryPointer, type HostBuffer } from './lib/memory/pointer'
+export {
+  MemoryPointer, pointerGetAttributes, type HostBuffer, type ExternalOptions, type CudaArrayInterface, type PointerAttributes, type IpcMemHandle,
+} from './lib/memory/pointer'
+export { mallocManaged, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
 export { MemoryPool } from './lib/memory/pool'
 export { AsyncMemoryPool } from './lib/memory/async-pool'
-export { PinnedMemory } from './lib/memory/pinned'
+export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
 export {
   alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, getAllocator, usingAllocator, type Allocator,
@@ -23,8 +27,13 @@ export { kernels } from './lib/kernel/builtins'
 export { type DType } from './lib/kernel/dtype'
 export { Scalar, f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, type ScalarType } from './lib/kernel/scalar'
 export { RawModule, type ModuleSource } from './lib/kernel/module'
+export type { ModuleLike } from './lib/kernel/image'
+export { Program, type ProgramOptions, type CompileOptions, type ProgramOutput, type CompileTarget } from './lib/kernel/program'
+export { Linker, type LinkInput, type LinkInputKind, type LinkBytes, type LinkerOptions, type LinkOutput } from './lib/kernel/linker'
+export { LaunchConfig, type LaunchConfigOptions } from './lib/kernel/launch-config'
 export {
   RawKernel, type Simulate, type RawKernelOptions, type LaunchOptions, type FunctionAttributes,
+  type SettableAttribute, type CacheConfig, type SuggestedBlockSize,
 } from './lib/kernel/raw-kernel'
 export { type KernelArg, type Dim3 } from './lib/kernel/launch'
 export { cacheDir, kernelCacheStats, type KernelCacheStats } from './lib/kernel/cache'

@@ -1,7 +1,10 @@
-// Loads the addon: the file named by NAPI_RS_NATIVE_LIBRARY_PATH (the bench's own build), else a
-// local build beside this file (`npm run build`), else the prebuilt package for this platform
-// (cuda-node-<platform>, an optional dependency of the published package). Written by hand and
-// kept in the repository: napi-rs writes no loader for an addon without #[napi] items.
+// Loads the addon: the file named by NAPI_RS_NATIVE_LIBRARY_PATH (the bench's own build, or the
+// release job's), else the addon beside this file (a local build from `npm run build`, or the one
+// a tarball from `npm pack` carries), else the prebuilt package for this platform
+// (cuda-node-<platform>, an optional dependency of the published package). Where none of these
+// loads, or NAPI_RS_FORCE_WASI is set, the WebAssembly build (the `sim` backend): the package
+// cuda-node-wasm32-wasi, or a local build of it (npm run build:wasm). Written by hand and kept in
+// the repository: napi-rs writes no loader for an addon without #[napi] items.
 'use strict'
 const { existsSync } = require('node:fs')
 const path = require('node:path')
@@ -18,7 +21,33 @@ function platformSuffix() {
   return suffix
 }
 
+/** The WebAssembly build: its package, else a local build in npm/wasm32-wasi. */
+function loadWasi(nativeError) {
+  const local = path.join(__dirname, 'npm', 'wasm32-wasi')
+  try {
+    if (existsSync(path.join(local, 'cuda-node.wasm32-wasi.wasm'))) return require(path.join(local, 'cuda-node.wasi.cjs'))
+    return require('cuda-node-wasm32-wasi')
+  } catch (cause) {
+    if (nativeError) throw nativeError
+    throw new Error('NAPI_RS_FORCE_WASI is set, but cuda-node could not load its WebAssembly build (install cuda-node-wasm32-wasi, or build it with `npm run build:wasm`)', { cause })
+  }
+}
+
+function forcedWasi() {
+  const v = process.env.NAPI_RS_FORCE_WASI
+  return v !== undefined && v !== '' && v !== '0' && v !== 'false'
+}
+
 function load() {
+  if (forcedWasi()) return loadWasi()
+  try {
+    return loadNative()
+  } catch (e) {
+    return loadWasi(e)
+  }
+}
+
+function loadNative() {
   const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH
   if (override) return require(path.resolve(override))
   const suffix = platformSuffix()

@@ -1,6 +1,13 @@
 import test from 'ava'
 import { backend, CudaError } from '..'
-import { noDriverTest, runJson, runNode } from './helpers'
+import { runJson, runNode } from './helpers'
+
+// What this machine picks when nothing is forced: cuda where a driver loads and finds a device.
+const unforced = runJson('console.log(JSON.stringify(cuda.backend()))', { CUDA_NODE_BACKEND: undefined })
+
+/** A test for a machine where the driver does not load (whatever backend this process was given). */
+const noDriverTest: typeof test =
+  unforced.name === 'sim' ? test : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs a machine without a usable CUDA driver)`, ...rest)) as any)
 
 test('backend() names the backend and says why', (t) => {
   const b = backend()
@@ -29,15 +36,24 @@ noDriverTest('forcing cuda where no driver loads is a CudaError that says why', 
   t.regex(r.message, /CUDA_NODE_BACKEND=cuda, but the CUDA driver library could not be loaded/)
 })
 
-test('forcing cuda where no driver loads fails every call the same way, without crashing', (t) => {
-  // On a GPU machine this forces cuda successfully; either way the process must end normally.
+test('without CUDA_NODE_BACKEND the backend is cuda exactly when the driver loads, and sim says why not', (t) => {
+  if (unforced.name === 'cuda') t.true(unforced.driverVersion >= 11000)
+  else {
+    t.is(unforced.name, 'sim')
+    t.regex(unforced.reason, /CUDA driver .*; using the simulator/)
+  }
+})
+
+test('forcing cuda fails every call the same way, without crashing, exactly where the driver does not load', (t) => {
   const r = runNode(
     `let n = 0; for (let i = 0; i < 3; i++) { try { cuda.Device.count(); } catch (e) { if (e instanceof cuda.CudaError) n++ } }
      console.log(n)`,
     { CUDA_NODE_BACKEND: 'cuda' },
   )
   t.is(r.status, 0, r.stderr)
-  t.true(['0', '3'].includes(r.stdout.trim()))
+  // Where unforced selection found the driver, forcing it succeeds; where it did not, forcing it
+  // fails on every call (not only the first) with a CudaError.
+  t.is(r.stdout.trim(), unforced.name === 'cuda' ? '0' : '3', `unforced: ${unforced.name} (${unforced.reason})`)
 })
 
 test('an unknown backend name is a RangeError', (t) => {
@@ -55,4 +71,11 @@ test('CudaError is an Error with a name and a code', (t) => {
   t.is(e.name, 'CudaError')
   t.is(e.code, 'CUDA_ERROR_INVALID_VALUE')
   t.regex(String(e), /^CudaError: boom/)
+})
+
+test('CudaError takes a string message and code, and converts nothing else (#20: a huge array message hung)', (t) => {
+  const huge = new Proxy([], { get: (a, k) => (k === 'length' ? 2 ** 32 - 1 : Reflect.get(a, k)) })
+  t.throws(() => new CudaError(huge as any, 'CUDA_ERROR_UNKNOWN'), { instanceOf: TypeError, message: /message as a string/ })
+  t.throws(() => new (CudaError as any)('boom'), { instanceOf: TypeError, message: /code as a string/ })
+  t.throws(() => new CudaError({ toString: () => 'x' } as any, 'CUDA_ERROR_UNKNOWN'), { instanceOf: TypeError })
 })

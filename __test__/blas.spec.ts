@@ -146,6 +146,29 @@ test('handles are per device on a multi-device simulator', (t) => {
   t.deepEqual(r, { differ: true, same: true })
 })
 
+test('each thread has its own cuBLAS and cuSOLVER handles, as in CuPy, and a worker computes with its own (#19.11)', async (t) => {
+  const { Worker } = await import('node:worker_threads')
+  const main = { cublas: new Device(0).cublasHandle, cusolver: new Device(0).cusolverHandle }
+  const w = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads')
+     const cuda = require(workerData.root)
+     const d = new cuda.Device(0)
+     const x = cuda.alloc(16), y = cuda.alloc(16)
+     x.copyFromHost(new Float32Array([1, 2, 3, 4])); y.copyFromHost(new Float32Array([1, 1, 1, 1]))
+     cuda.blas.saxpy(4, 2, x, y)
+     const out = new Float32Array(4); y.copyToHost(out)
+     parentPort.postMessage({ cublas: d.cublasHandle, again: d.cublasHandle, cusolver: d.cusolverHandle, out: [...out] })`,
+    { eval: true, workerData: { root: require('node:path').join(__dirname, '..') } },
+  )
+  const got = await new Promise<any>((resolve, reject) => w.once('message', resolve).once('error', reject))
+  await w.terminate()
+  t.not(got.cublas, main.cublas)
+  t.not(got.cusolver, main.cusolver)
+  t.is(got.again, got.cublas, 'stable within the worker')
+  t.deepEqual(got.out, [3, 5, 7, 9])
+  t.is(new Device(0).cublasHandle, main.cublas, "the main thread's handle is unchanged")
+})
+
 test('bad BLAS input is a typed error before anything runs', (t) => {
   // Exact sizes: a pool block (alloc) rounds up to 512 bytes.
   const A = mallocPlain(4 * 16)

@@ -307,3 +307,19 @@ test('Stream.null.isCapturing() throws while a blocking stream captures, as any 
   t.false(Stream.null.isCapturing(), 'a non-blocking stream capturing leaves the legacy stream free')
   nb.endCapture().destroy()
 })
+
+test('a launch keeps its host callbacks after the graph and stream are destroyed while it is queued (#20)', (t) => {
+  // On the GPU this was a SIGSEGV every time: the host node called into the destroyed graph's slot.
+  const r = runNode(`
+    const { Stream, kernels } = cuda;
+    const s = new Stream({ nonBlocking: true });
+    let ran = 0;
+    const g = s.capture(() => s.launchHostFunc(() => ran++));
+    kernels.sleep(5e6, s); g.launch(s); g.destroy(); s.destroy();
+    global.gc();
+    setTimeout(() => console.log(JSON.stringify({ ran, pending: cuda.pendingCallbacks(), held: cuda.graphCallbacks() })), 100);
+  `, {}, ['--expose-gc'])
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  t.deepEqual(JSON.parse(r.stdout.trim()), { ran: 1, pending: 0, held: 0 })
+})

@@ -46,20 +46,45 @@ export interface Child {
   ms: number
 }
 
-/** Runs `script` in a fresh node with the package as `cuda` in scope. */
-export function runNode(script: string, env: Record<string, string | undefined> = {}, args: string[] = []): Child {
+/** Runs `script` in a fresh node with the package as `cuda` in scope (killed after `timeout` ms). */
+export function runNode(script: string, env: Record<string, string | undefined> = {}, args: string[] = [], timeout = 60_000): Child {
   const started = Date.now()
   const r = spawnSync(process.execPath, [...args, '-e', `const cuda = require(${JSON.stringify(root)});\n${script}`], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout,
   })
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started }
 }
 
 /** Runs `script` in a child and parses the JSON it prints last. */
-export function runJson(script: string, env: Record<string, string | undefined> = {}): any {
-  const r = runNode(script, env)
+export function runJson(script: string, env: Record<string, string | undefined> = {}, args: string[] = []): any {
+  const r = runNode(script, env, args)
   if (r.status !== 0) throw new Error(`child failed (${r.status} ${r.signal}): ${r.stderr}`)
   return JSON.parse(r.stdout.trim().split('\n').pop()!)
 }
+
+function loads(f: () => unknown): boolean {
+  try {
+    f()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Whether NVRTC and nvJitLink load here (the toolkit's, or NVIDIA's wheels under CUDA_NODE_LIBRARY_PATH). */
+export const hasNvrtc = loads(() => require('../lib/native').native.nvrtcVersion())
+export const hasNvJitLink = loads(() => require('../lib/native').native.nvJitLinkVersion())
+
+const WHEELS = 'pip install --target DIR nvidia-cuda-nvrtc nvidia-nvjitlink, then CUDA_NODE_LIBRARY_PATH=DIR'
+
+/** A test that needs NVRTC (compiling only: it runs on the simulator too). */
+export const nvrtcTest: typeof test = hasNvrtc
+  ? test
+  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs NVRTC: ${WHEELS})`, ...rest)) as any)
+
+/** A test that needs NVRTC and nvJitLink. */
+export const linkTest: typeof test = hasNvrtc && hasNvJitLink
+  ? test
+  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs NVRTC and nvJitLink: ${WHEELS})`, ...rest)) as any)

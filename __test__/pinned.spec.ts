@@ -1,6 +1,7 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
-import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, MemoryPool, PinnedMemoryPool, Stream } from '..'
+import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, MemoryPool, PinnedMemoryPool, registerHost, Stream } from '..'
+import { runNode } from './helpers'
 
 test('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
   const pinned = allocPinned(1000)
@@ -98,4 +99,46 @@ test('zero-size allocations are not taken from a pool: freeing one gives the poo
   pool.malloc(1).free()
   t.is(pool.nFreeBlocks(), 1)
   t.is(pool.totalBytes(), 512)
+})
+
+test('a pinned size no host can hold is CUDA_ERROR_OUT_OF_MEMORY, not an abort (#20)', (t) => {
+  const r = runNode(`
+    const out = [];
+    for (const f of [() => cuda.allocPinned(2 ** 40), () => new cuda.PinnedMemoryPool().malloc(2 ** 40), () => cuda.allocPinned(2 ** 53 - 1)]) {
+      try { f(); out.push('allocated') } catch (e) { out.push(e instanceof cuda.CudaError ? e.code : e instanceof RangeError ? 'RangeError' : String(e)) }
+    }
+    console.log(JSON.stringify(out));
+  `)
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  const out: string[] = JSON.parse(r.stdout.trim())
+  t.deepEqual(out.slice(0, 2), ['CUDA_ERROR_OUT_OF_MEMORY', 'CUDA_ERROR_OUT_OF_MEMORY'])
+  t.true(out[2] === 'CUDA_ERROR_OUT_OF_MEMORY' || out[2] === 'RangeError', out[2])
+})
+
+test('a typed array over pinned bytes copies the pinned way: asynchronous, and the memory kept alive until the copy has run', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const pinned = allocPinned(4096)
+  const view = new Float32Array(pinned.buffer, 1024, 256) // 1 KiB into the pinned bytes
+  view.fill(7)
+  const d = alloc(1024)
+  kernels.sleep(100e6, s)
+  d.copyFromHostAsync(view, undefined, s)
+  t.false(s.done, 'returned before the copy ran, as from PinnedMemory')
+  const back = new Float32Array(pinned.buffer, 2048, 256)
+  d.copyToHostAsync(back, undefined, s)
+  s.synchronize()
+  t.true(back.every((v) => v === 7))
+  // Bytes registerHost page-locked are pinned too: a view of them copies the pinned way.
+  const registered = new Float32Array(512)
+  const r = registerHost(registered)
+  registered.fill(3)
+  kernels.sleep(50e6, s)
+  d.copyFromHostAsync(registered.subarray(0, 256), undefined, s)
+  t.false(s.done)
+  s.synchronize()
+  const out = new Float32Array(256)
+  d.copyToHost(out)
+  t.true(out.every((v) => v === 3))
+  r.unregister()
 })

@@ -24,6 +24,7 @@ test.serial('trace writes a Chrome trace and an SVG with a lane per stream and t
   const s2 = new Stream({ nonBlocking: true })
   const p = alloc(1 << 20)
   const host = new Uint8Array(1 << 20)
+  const before = performance.now()
   const { result, slices } = await profiler.trace(
     async () => {
       nvtx.rangePush('setup')
@@ -37,6 +38,7 @@ test.serial('trace writes a Chrome trace and an SVG with a lane per stream and t
     },
     { path: file },
   )
+  const wall = performance.now() - before
   t.is(result, 'done')
   const trace = JSON.parse(readFileSync(file, 'utf8'))
   const names = trace.traceEvents.filter((e: any) => e.ph === 'M' && e.name === 'thread_name').map((e: any) => e.args.name)
@@ -44,8 +46,15 @@ test.serial('trace writes a Chrome trace and an SVG with a lane per stream and t
   t.true(names.includes('host (NVTX)'))
   const x = trace.traceEvents.filter((e: any) => e.ph === 'X').map((e: any) => e.name)
   for (const n of ['copy H2D 1048576 B', 'kernels.fill 1024 × float32', 'kernels.sleep 10 ms', 'memset 64 B', 'setup', 'wait']) t.true(x.includes(n), n)
+  // The sleep's slice covers the sleep and nothing more, whatever the load on the machine: it
+  // lasts at least the 10 ms slept, it lies inside the span the host measured around the trace,
+  // and the memset queued behind it on the same stream starts only once it has ended.
   const sleep = slices.find((s) => s.name.startsWith('kernels.sleep'))!
-  t.true(sleep.duration >= 9 && sleep.duration < 30, `${sleep.duration} ms`)
+  const memset = slices.find((s) => s.name === 'memset 64 B')!
+  t.true(sleep.duration >= 9, `${sleep.duration} ms`)
+  t.true(sleep.start >= 0 && sleep.start + sleep.duration <= wall, `slice ${sleep.start} + ${sleep.duration} ms, trace ${wall} ms`)
+  t.is(memset.lane, sleep.lane)
+  t.true(memset.start >= sleep.start + sleep.duration - 0.01, `memset at ${memset.start} ms, sleep ended at ${sleep.start + sleep.duration} ms`)
   const svg = readFileSync(path.join(dir, 'run.svg'), 'utf8')
   t.regex(svg, /^<svg/)
   t.regex(svg, /host \(NVTX\)/)

@@ -1,6 +1,6 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
-import { alloc, CudaError, Event, ExternalStream, getElapsedTime, kernels, Stream } from '..'
+import { alloc, CudaError, Device, Event, ExternalStream, getElapsedTime, kernels, Stream } from '..'
 import { gpuTest, onGpu } from './helpers'
 
 const MS = 1e6
@@ -170,6 +170,15 @@ test('ExternalStream wraps a stream without owning it', (t) => {
   t.true(ext instanceof Stream)
 })
 
+test('ExternalStream refuses a handle no stream object can have, before the driver sees it (#20)', (t) => {
+  // 2^63 reached the driver and crashed it on the H100.
+  for (const h of [2n ** 63n, 2n ** 64n - 1n, 2n ** 57n, 3n, 0x1001n, 0x5100_0004n]) {
+    t.throws(() => new ExternalStream(h), { instanceOf: RangeError, message: /cannot be a stream handle/ }, `0x${h.toString(16)}`)
+  }
+  t.throws(() => new ExternalStream(-1n), { instanceOf: RangeError })
+  t.throws(() => new ExternalStream(1 as any), { instanceOf: TypeError })
+})
+
 test('using disposes a stream at the end of its block', (t) => {
   let kept: Stream
   {
@@ -216,4 +225,29 @@ test('synchronizeAsync on an idle stream or a completed event resolves at once, 
   t.false(busy, 'a busy stream still waits off the thread')
   await waited
   t.true(s.done)
+})
+
+test('a new stream or event carries nothing from a released one, whose handle it may reuse (#25.1)', (t) => {
+  const busy = new Stream({ nonBlocking: true })
+  kernels.sleep(50e6, busy)
+  const e = new Event().record(busy)
+  busy.destroy()
+  e.destroy()
+  // Made while the released ones still have work pending: each starts idle and unrecorded.
+  const s = new Stream({ nonBlocking: true })
+  const f = new Event()
+  t.true(s.done, 'no pending work from a last life')
+  t.true(f.done, 'an unrecorded event is complete')
+  t.throws(() => getElapsedTime(f, new Event().record()), { instanceOf: CudaError, message: /never recorded/ })
+  t.false(s.isCapturing())
+  new Device().synchronize()
+  // Once idle, released handles of the same kind are what the next ones get on the GPU.
+  const idle = new Stream({ nonBlocking: true })
+  const h = idle.handle
+  idle.destroy()
+  const again = new Stream({ nonBlocking: true })
+  if (onGpu) t.is(again.handle, h, 'the released stream was reused')
+  t.true(again.done)
+  again.destroy()
+  s.destroy()
 })

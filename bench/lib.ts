@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, MemoryPool, nvtx, Stream } from '..'
+import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, mallocPlain, MemoryPool, nvtx, Stream } from '..'
 import { native } from '../lib/native'
 import { own } from '../lib/object'
 
@@ -15,12 +15,20 @@ function driverFloor(op: 0 | 1, s: Stream, e: Event, n: number): number {
   return f(op, own(s), own(e), n)
 }
 
+/** One raw Node-API call into the floor addon that does nothing. */
+function crossing(): () => void {
+  const f = (native as unknown as { floorCrossing?: () => void }).floorCrossing
+  if (f === undefined) throw new Error('the crossing needs the addon built with the floor feature (npm run bench builds it)')
+  return f
+}
+
 export interface Row {
   /** The operation's key, shared with the floor (C++) and the peers (CuPy, PyTorch). */
   key: string
   op: string
   value: number
-  unit: 'µs' | 'GB/s' | 'ms'
+  /** µs and ms: lower is better; GB/s and × (an overlap factor): higher is better. */
+  unit: 'µs' | 'GB/s' | 'ms' | '×'
   /**
    * Where measured: the same operation as bare driver calls (the core's calls on sim) in this
    * process, each batch right after one of ours: µs per call, and the median of the per-batch
@@ -137,7 +145,10 @@ export async function measure(): Promise<Row[]> {
   const pool = new MemoryPool()
   const s = new Stream({ nonBlocking: true })
 
+  const cross = crossing()
+  time('napi_crossing', 'for reference: one raw Node-API call that does nothing', 100_000, () => cross())
   time('stream_create_destroy', 'stream create+destroy', 500, () => new Stream().destroy())
+  time('event_create_destroy', 'event create+destroy', 500, () => new Event().destroy())
   const ev = new Event({ disableTiming: true })
   time('event_record_query', 'event record+query', 5000, () => {
     ev.record(s)
@@ -152,6 +163,7 @@ export async function measure(): Promise<Row[]> {
   })
   time('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize(), 15, (n) => driverFloor(1, s, ev, n) / 1e3)
   await timeAsync('sync_async_idle', 'synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
+  time('malloc_free', 'cudaMalloc+cudaFree 1 MiB, no pool', 500, () => mallocPlain(1 << 20).free())
   s.run(() => {
     time('pool_alloc_free', 'pool alloc+free 1 MiB (MemoryPool)', 2000, () => pool.malloc(1 << 20).free())
     const asyncPool = new AsyncMemoryPool()
@@ -259,14 +271,15 @@ export function report(rows: Row[], resultsDir: string, rounds: number): void {
   writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify({ backend: b.name, device: dev.name, when, rounds, rows }, null, 2))
   const md = [`**${title}**`, '', '| operation | value | in-process floor |', '| --- | --- | --- |', ...rows.map((r) => `| ${r.op} | ${r.value.toFixed(r.unit === 'GB/s' ? 2 : 3)} ${r.unit} | ${floorNote(r)} |`), '']
   writeFileSync(path.join(dir, `${stem}.md`), md.join('\n'))
+  console.log(`results: ${path.join(dir, stem)}.json and .md`)
 }
 
 /**
  * Runs the benchmark `rounds` times (each operation's figure is its median over the rounds:
  * these machines drift by 2× within minutes), prints the table, and writes JSON and markdown
- * to `resultsDir`.
+ * to `resultsDir` (by default a fresh temporary directory: a run leaves nothing where it started).
  */
-export async function bench(resultsDir = path.resolve('bench-results'), rounds = benchRounds()): Promise<BenchRow[]> {
+export async function bench(resultsDir = mkdtempSync(path.join(tmpdir(), 'cuda-node-bench-')), rounds = benchRounds()): Promise<BenchRow[]> {
   if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`)
   const all: Row[][] = []
   for (let r = 0; r < rounds; r++) all.push(await measure())

@@ -3,7 +3,7 @@
 // The package's own addon never carries the floor; only this build does.
 'use strict'
 const { spawnSync } = require('node:child_process')
-const { readdirSync } = require('node:fs')
+const { existsSync, readdirSync } = require('node:fs')
 const path = require('node:path')
 
 const root = path.join(__dirname, '..')
@@ -14,9 +14,16 @@ function run(cmd, args, env = process.env) {
   if (r.status !== 0) process.exit(r.status ?? 1)
 }
 
-if (!process.env.CUDA_NODE_BENCH_ADDON) {
+// The GPU machine has no Rust: there, the addon built here (and carried in .gpu/build.tgz) is used.
+const haveCargo = spawnSync('cargo', ['--version'], { stdio: 'ignore' }).status === 0
+if (!process.env.CUDA_NODE_BENCH_ADDON && haveCargo) {
   run('npx', ['napi', 'build', '--platform', '--release', '--manifest-path', 'crates/node/Cargo.toml', '--package-json-path', 'package.json',
     '--features', 'floor', '--target-dir', 'target/bench', '--output-dir', out, '--no-js', '--dts', 'ignored.d.ts'])
 }
-const addon = process.env.CUDA_NODE_BENCH_ADDON ?? path.join(out, readdirSync(out).find((f) => f.endsWith('.node')))
+const built = existsSync(out) ? readdirSync(out).find((f) => f.endsWith('.node')) : undefined
+if (!process.env.CUDA_NODE_BENCH_ADDON && built === undefined) {
+  console.error('npm run bench needs Rust to build bench/addon (the addon with the in-process floor), or one built elsewhere there')
+  process.exit(1)
+}
+const addon = process.env.CUDA_NODE_BENCH_ADDON ?? path.join(out, built)
 run(process.execPath, ['--import', 'tsx', path.join(__dirname, 'bench.ts'), ...process.argv.slice(2)], { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: addon })

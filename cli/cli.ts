@@ -11,7 +11,7 @@ async function main(): Promise<void> {
       console.log((await import('./info')).info())
       break
     case 'tour':
-      await (await import('./tour')).tour(path.resolve(arg ?? 'cuda-node-tour'))
+      await (await import('./tour')).tour(arg === undefined ? undefined : path.resolve(arg))
       break
     default:
       console.error(usage)

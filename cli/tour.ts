@@ -1,10 +1,14 @@
 // The tour (`npm start`, `npx cuda-node tour`): what cuda-node does, on whatever backend is here.
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { alloc, backend, Device, Event, getElapsedTime, kernels, nvtx, profiler, Stream } from '../index'
 
-/** Runs the tour; the timeline goes to `outDir` (default `./cuda-node-tour`). */
-export async function tour(outDir = path.resolve('cuda-node-tour')): Promise<void> {
+/**
+ * Runs the tour; the timeline goes to `outDir`, by default a fresh directory under the system's
+ * temporary directory (the tour prints where), so running it leaves nothing where it was started.
+ */
+export async function tour(outDir: string = mkdtempSync(path.join(tmpdir(), 'cuda-node-tour-'))): Promise<void> {
   const b = backend()
   console.log(`backend: ${b.name} (${b.reason})`)
   if (b.driverVersion) console.log(`driver: ${Math.floor(b.driverVersion / 1000)}.${(b.driverVersion % 1000) / 10}`)

@@ -1,8 +1,8 @@
 // `npm start`: the tour of what cuda-node does, on whatever backend this machine has.
-import path from 'node:path'
+// The timeline goes to a fresh temporary directory, printed at the end.
 import { tour } from '../cli/tour'
 
-tour(path.join(__dirname, 'out')).catch((e) => {
+tour().catch((e) => {
   console.error(e)
   process.exitCode = 1
 })

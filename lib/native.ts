@@ -1,5 +1,5 @@
-// Loads the addon (a local build, or the prebuilt package for this platform, through the loader
-// napi-rs generates) and hands it the error class, so native failures arrive as our classes.
+// Loads the addon (through native.js: a local build or the one packed beside it, else the prebuilt
+// package for this platform) and hands it the error class, so native failures arrive as our classes.
 // Every native call's type comes from native.d.ts, which the build writes from the addon's own
 // table of exports (scripts/native-types.js).
 import { isMainThread } from 'node:worker_threads'
@@ -10,6 +10,13 @@ import type * as Binding from '../native'
 export const native: typeof Binding = require('../native.js')
 
 native.registerErrorClass(CudaError)
+
+// The WebAssembly build has no threads: the simulator runs queued stream work when JS waits,
+// and between macrotasks through this pump (natively the scheduler is never called).
+function pump(): void {
+  if (native.simPump()) setTimeout(pump, 0)
+}
+native.simSetScheduler(() => setTimeout(pump, 0))
 
 let libraryHandles = false
 

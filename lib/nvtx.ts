@@ -21,6 +21,17 @@ function argb(c: unknown): number {
 }
 
 /**
+ * Whether a tool listens. With none, NVTX does nothing with a call, so calls whose message the
+ * core would accept (no NUL byte; the core says why one is refused) skip the crossing into the
+ * addon: a push and pop then cost a few nanoseconds of JS.
+ */
+const attached = native.nvtxAttached()
+
+function silent(message: string): boolean {
+  return !attached && !message.includes('\0')
+}
+
+/**
  * NVTX markers and ranges (CuPy's `cupy.cuda.nvtx`), for Nsight Systems and other tools. With
  * no tool attached, each call is nearly free. `idColor` picks from CuPy's palette (-1: none);
  * the `C` forms take an ARGB colour.
@@ -28,15 +39,18 @@ function argb(c: unknown): number {
 export const nvtx = {
   /** A point in time (CuPy's `Mark`). @throws {TypeError} for a message with a NUL byte. */
   mark(message: string, id?: number): void {
-    native.nvtxMark(msg(message), idColor(id))
+    const c = idColor(id)
+    if (!silent(msg(message))) native.nvtxMark(message, c)
   },
   /** A point in time with an ARGB colour (CuPy's `MarkC`). @throws {RangeError} unless `color` is 0 to 0xFFFFFFFF. */
   markC(message: string, color: number): void {
-    native.nvtxMark(msg(message), undefined, argb(color))
+    const c = argb(color)
+    if (!silent(msg(message))) native.nvtxMark(message, undefined, c)
   },
   /** Opens a nested range on this thread (CuPy's `RangePush`); close it with `rangePop()`. */
   rangePush(message: string, id?: number): void {
-    native.nvtxRangePush(msg(message), id === undefined ? undefined : idColor(id))
+    const c = id === undefined ? undefined : idColor(id)
+    if (!silent(msg(message))) native.nvtxRangePush(message, c)
     hostRange.push(message)
   },
   /**
@@ -44,12 +58,13 @@ export const nvtx = {
    * @throws {RangeError} unless `color` is 0 to 0xFFFFFFFF.
    */
   rangePushC(message: string, color: number): void {
-    native.nvtxRangePush(msg(message), undefined, argb(color))
+    const c = argb(color)
+    if (!silent(msg(message))) native.nvtxRangePush(message, undefined, c)
     hostRange.push(message)
   },
   /** Closes the range this thread opened last (CuPy's `RangePop`). */
   rangePop(): void {
-    native.nvtxRangePop()
+    if (attached) native.nvtxRangePop()
     hostRange.pop()
   },
   /** Starts a range that need not nest; end it with `rangeEnd(id)`. */

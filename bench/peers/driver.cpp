@@ -44,11 +44,14 @@ int main() {
   CUfunction empty; CK(cuModuleGetFunction(&empty, mod, "empty"));
 
   bench("stream_create_destroy", 500, [] { CUstream t; CK(cuStreamCreate(&t, 0)); CK(cuStreamDestroy(t)); });
+  bench("event_create_destroy", 500, [] { CUevent t; CK(cuEventCreate(&t, 0)); CK(cuEventDestroy(t)); });
   CUevent ev; CK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
   bench("event_record_query", 5000, [&] { CK(cuEventRecord(ev, s)); cuEventQuery(ev); });
   CUevent e1, e2; CK(cuEventCreate(&e1, 0)); CK(cuEventCreate(&e2, 0));
   bench("event_pair_sync_elapsed", 2000, [&] { float ms; CK(cuEventRecord(e1, s)); CK(cuEventRecord(e2, s)); CK(cuEventSynchronize(e2)); CK(cuEventElapsedTime(&ms, e1, e2)); });
   bench("idle_stream_sync", 5000, [&] { CK(cuStreamSynchronize(s)); });
+  // A plain allocation and its free, each on a current context, as cudaMalloc/cudaFree make them.
+  bench("malloc_free", 500, [] { CUdeviceptr p; CK(cuMemAlloc(&p, 1 << 20)); CK(cuMemFree(p)); });
   bench("pool_async_alloc_free", 2000, [&] { CUdeviceptr p; CK(cuMemAllocAsync(&p, 1 << 20, s)); CK(cuMemFreeAsync(p, s)); });
   void* noargs[] = {nullptr};
   bench("empty_kernel_launch", 1, [&] { for (int i = 0; i < 5000; i++) CK(cuLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, s, noargs, nullptr)); CK(cuStreamSynchronize(s)); }, 7, 5000);

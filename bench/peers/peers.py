@@ -36,6 +36,7 @@ def cupy_bench():
     import cupy as cp
     s = cp.cuda.Stream(non_blocking=True)
     timed("cupy", "stream_create_destroy", 500, lambda: cp.cuda.Stream())  # destroyed as its last reference drops
+    timed("cupy", "event_create_destroy", 500, lambda: cp.cuda.Event())
     ev = cp.cuda.Event(disable_timing=True)
     timed("cupy", "event_record_query", 5000, lambda: (ev.record(s), ev.done))
     e1, e2 = cp.cuda.Event(), cp.cuda.Event()
@@ -43,6 +44,7 @@ def cupy_bench():
         e1.record(s); e2.record(s); e2.synchronize(); cp.cuda.get_elapsed_time(e1, e2)
     timed("cupy", "event_pair_sync_elapsed", 2000, pair)
     timed("cupy", "idle_stream_sync", 5000, s.synchronize)
+    timed("cupy", "malloc_free", 500, lambda: cp.cuda.runtime.free(cp.cuda.runtime.malloc(1 << 20)))
     pool = cp.cuda.MemoryPool()
     with s:
         timed("cupy", "pool_alloc_free", 2000, lambda: pool.malloc(1 << 20))  # freed as its last reference drops
@@ -86,6 +88,7 @@ def torch_bench():
     dev = torch.device("cuda")
     s = torch.cuda.Stream()
     timed("torch", "stream_create_destroy", 500, lambda: torch.cuda.Stream())
+    timed("torch", "event_create_destroy", 500, lambda: torch.cuda.Event(enable_timing=True))
     ev = torch.cuda.Event()
     timed("torch", "event_record_query", 5000, lambda: (ev.record(s), ev.query()))
     e1, e2 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -39,10 +39,14 @@ export interface Source {
   fileName: string
 }
 
-export function compileCached(src: Source, arch: string): CompileOutput {
+/** What NVRTC makes: a cubin for one architecture, PTX, or LTO-IR for nvJitLink. */
+export type CompileTarget = 'cubin' | 'ptx' | 'ltoir'
+
+/** Compiles `src` for `arch` into `target`, through the memory and disk caches. */
+export function compileCached(src: Source, arch: string, target: CompileTarget = 'cubin'): CompileOutput {
   const [major, minor] = native.nvrtcVersion()
   const key = createHash('sha256')
-    .update(JSON.stringify([`nvrtc ${major}.${minor}`, arch, src.options, src.nameExpressions, src.fileName, src.code]))
+    .update(JSON.stringify([`nvrtc ${major}.${minor}`, arch, target, src.options, src.nameExpressions, src.fileName, src.code]))
     .digest('hex')
   const inMemory = memoryCache.get(key)
   if (inMemory) {
@@ -56,12 +60,14 @@ export function compileCached(src: Source, arch: string): CompileOutput {
     memoryCache.set(key, fromDisk)
     return fromDisk
   }
-  const out = native.nvrtcCompile(src.code, src.fileName, src.options, src.nameExpressions, arch)
+  const out = native.nvrtcCompile(src.code, src.fileName, src.options, src.nameExpressions, arch, target)
   stats.compiles++
   memoryCache.set(key, out)
   writeEntry(file, out)
   return out
 }
+
+const MAGIC = 'cuda-node kernel 3'
 
 // An entry is one line of JSON (what the image is), then the image. A torn or foreign file
 // reads as a miss.
@@ -77,8 +83,8 @@ function readEntry(file: string): CompileOutput | undefined {
   try {
     const head = JSON.parse(data.subarray(0, nl).toString('utf8'))
     const image = data.subarray(nl + 1)
-    if (head.magic !== 'cuda-node kernel 2' || image.length !== head.length) return undefined
-    return { image: Buffer.from(image), isCubin: head.isCubin, log: head.log, lowered: head.lowered }
+    if (head.magic !== MAGIC || image.length !== head.length) return undefined
+    return { image: Buffer.from(image), target: head.target, log: head.log, lowered: head.lowered }
   } catch {
     return undefined
   }
@@ -89,7 +95,7 @@ function readEntry(file: string): CompileOutput | undefined {
 function writeEntry(file: string, out: CompileOutput): void {
   try {
     mkdirSync(path.dirname(file), { recursive: true })
-    const head = JSON.stringify({ magic: 'cuda-node kernel 2', length: out.image.length, isCubin: out.isCubin, log: out.log, lowered: out.lowered })
+    const head = JSON.stringify({ magic: MAGIC, length: out.image.length, target: out.target, log: out.log, lowered: out.lowered })
     const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
     writeFileSync(tmp, Buffer.concat([Buffer.from(head + '\n'), out.image]))
     renameSync(tmp, file)

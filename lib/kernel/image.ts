@@ -1,14 +1,18 @@
 // What a module is made of — CUDA C++ (compiled with NVRTC on first use, through the cache),
-// PTX or a cubin — and its loaded form on each device. `RawModule` and `RawKernel` share it.
+// PTX, a cubin, a fatbin, LTO-IR (linked with nvJitLink on load) or a file of one of those — and
+// its loaded form on each device. `RawModule` and `RawKernel` share it.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { Device } from '../device'
 import { CudaError } from '../errors'
 import { native } from '../native'
+import { describe } from '../validate'
 import { compileCached, type Source } from './cache'
 
 /** The most compiler options or name expressions a module takes (a longer array is a mistake). */
 const MAX_STRINGS = 4096
 
-function strings(name: string, v: unknown): string[] {
+export function strings(name: string, v: unknown): string[] {
   if (v === undefined) return []
   if (!Array.isArray(v)) throw new TypeError(`${name} must be an array of strings`)
   if (v.length > MAX_STRINGS) throw new RangeError(`${name} has ${v.length} entries, more than ${MAX_STRINGS} allowed`)
@@ -40,6 +44,46 @@ export type ModuleSource =
       /** A compiled cubin image, loaded as it is. */
       cubin: Uint8Array
     }
+  | {
+      /** A fatbin (cubins and PTX for several architectures); the driver picks the device's. */
+      fatbin: Uint8Array
+    }
+  | {
+      /** LTO-IR (from `Program.compile({ target: 'ltoir' })` or `nvcc -dlto`), one module or several, linked with nvJitLink for the device on first use. */
+      ltoir: Uint8Array | readonly Uint8Array[]
+    }
+  | {
+      /** A `.cubin`, `.ptx`, `.fatbin` or `.ltoir` file (CuPy's `RawModule(path=)`), read now; the kind is told by the extension, else by the contents. */
+      path: string
+    }
+
+type ImageKind = 'ptx' | 'cubin' | 'fatbin' | 'ltoir'
+
+/** The kind of a file's image: by its extension, else an ELF cubin, a fatbin's magic, or PTX text. */
+function kindOf(file: string, data: Uint8Array): ImageKind {
+  const ext = path.extname(file).toLowerCase()
+  if (ext === '.cubin' || ext === '.ptx' || ext === '.fatbin' || ext === '.ltoir') return ext.slice(1) as ImageKind
+  if (ext === '.lto') return 'ltoir'
+  if (data[0] === 0x7f && data[1] === 0x45 && data[2] === 0x4c && data[3] === 0x46) return 'cubin'
+  if (data.length >= 4 && Buffer.from(data.buffer, data.byteOffset, 4).readUInt32LE(0) === 0xba55ed50) return 'fatbin'
+  return 'ptx'
+}
+
+function readImage(file: string): Buffer {
+  try {
+    return readFileSync(file)
+  } catch (e) {
+    throw new CudaError(`cannot read the module file ${file}: ${(e as Error).message}`, 'CUDA_ERROR_FILE_NOT_FOUND')
+  }
+}
+
+// RawModule implements this. module.ts imports raw-kernel.ts (getFunction makes a RawKernel), so
+// RawKernel's constructor names its module by this interface rather than importing it back.
+/** A {@link RawModule}, as RawKernel's constructor takes one: only a RawModule is accepted. */
+export interface ModuleLike {
+  /** The mangled name NVRTC gave a name expression (CuPy's `get_lowered_name`). */
+  getLoweredName(nameExpression: string, device?: number): string
+}
 
 interface Loaded {
   module: number
@@ -49,11 +93,12 @@ interface Loaded {
 export class ModuleImage {
   readonly #source: Source | undefined
   readonly #image: Uint8Array | undefined
+  readonly #ltoir: Uint8Array[] | undefined
   readonly #loaded = new Map<number, Loaded>()
 
   /** @throws {TypeError} for a malformed source. */
   constructor(source: ModuleSource) {
-    if (typeof source !== 'object' || source === null) throw new TypeError('a module takes { code }, { ptx } or { cubin }')
+    if (typeof source !== 'object' || source === null) throw new TypeError('a module takes { code }, { ptx }, { cubin }, { fatbin }, { ltoir } or { path }')
     if ('code' in source) {
       if (typeof source.code !== 'string') throw new TypeError('code must be a string of CUDA C++')
       const fileName = source.fileName ?? 'kernel.cu'
@@ -67,10 +112,28 @@ export class ModuleImage {
     } else if ('ptx' in source) {
       if (typeof source.ptx !== 'string') throw new TypeError('ptx must be a string')
       this.#image = Buffer.from(source.ptx + '\0')
-    } else if ('cubin' in source) {
-      if (!(source.cubin instanceof Uint8Array)) throw new TypeError('cubin must be a Uint8Array')
-      this.#image = Uint8Array.prototype.slice.call(source.cubin)
-    } else throw new TypeError('a module takes { code }, { ptx } or { cubin }')
+    } else if ('cubin' in source || 'fatbin' in source) {
+      const kind = 'cubin' in source ? 'cubin' : 'fatbin'
+      const data = (source as Record<string, unknown>)[kind]
+      if (!(data instanceof Uint8Array)) throw new TypeError(`${kind} must be a Uint8Array, got ${describe(data)}`)
+      if (data.length === 0) throw new RangeError(`a ${kind} cannot be empty`)
+      this.#image = Uint8Array.prototype.slice.call(data)
+    } else if ('ltoir' in source) {
+      const parts = Array.isArray(source.ltoir) ? source.ltoir : [source.ltoir]
+      if (parts.length === 0) throw new RangeError('ltoir needs at least one module')
+      this.#ltoir = parts.map((p: unknown, i: number) => {
+        if (!(p instanceof Uint8Array)) throw new TypeError(`ltoir[${i}] must be a Uint8Array, got ${describe(p)}`)
+        if (p.length === 0) throw new RangeError(`ltoir[${i}] is empty`)
+        return Uint8Array.prototype.slice.call(p)
+      })
+    } else if ('path' in source) {
+      if (typeof source.path !== 'string' || source.path === '') throw new TypeError(`path must be a file name, got ${describe(source.path)}`)
+      const data = readImage(source.path)
+      const kind = kindOf(source.path, data)
+      if (data.length === 0) throw new RangeError(`the module file ${source.path} is empty`)
+      if (kind === 'ltoir') this.#ltoir = [data]
+      else this.#image = kind === 'ptx' && data[data.length - 1] !== 0 ? Buffer.concat([data, Buffer.alloc(1)]) : data
+    } else throw new TypeError('a module takes { code }, { ptx }, { cubin }, { fatbin }, { ltoir } or { path }')
   }
 
   /** The CUDA C++ source, if the module was made from it. */
@@ -88,10 +151,28 @@ export class ModuleImage {
     if (this.#source) {
       return this.#source.nameExpressions.includes(name) || new RegExp(`__global__[^;{]*\\b${esc}\\s*\\(`).test(this.#source.code)
     }
+    if (this.#ltoir) return true
     const text = Buffer.from(this.#image!).toString('latin1')
-    if (!text.startsWith('\x7fELF')) return new RegExp(`\\.entry\\s+${esc}\\s*\\(`).test(text)
-    return true
+    if (text.startsWith('\x7fELF') || text.startsWith('\x50\xed\x55\xba')) return true
+    return new RegExp(`\\.entry\\s+${esc}\\s*\\(`).test(text)
   }
+
+  /**
+   * On the simulator, which loads nothing: compiles CUDA C++ where NVRTC is installed, so a
+   * source error shows there too (and the cache fills); where NVRTC is missing, nothing happens
+   * and the host implementation runs as before.
+   */
+  checkSimulated(device: number): void {
+    if (this.#source === undefined || this.#simChecked) return
+    try {
+      native.nvrtcVersion()
+    } catch {
+      return
+    }
+    compileCached(this.#source, `sm_${new Device(device).computeCapability}`)
+    this.#simChecked = true
+  }
+  #simChecked = false
 
   /** Compiles (through the cache) and loads the module on `device`, once. */
   load(device: number): Loaded {
@@ -100,6 +181,16 @@ export class ModuleImage {
       if (this.#source) {
         const out = compileCached(this.#source, `sm_${new Device(device).computeCapability}`)
         m = { module: native.moduleLoad(this, device, out.image), lowered: new Map(out.lowered.map((l) => [l.expression, l.name])) }
+      } else if (this.#ltoir) {
+        const arch = `-arch=sm_${new Device(device).computeCapability}`
+        const out = native.nvJitLinkLink(
+          this.#ltoir.map(() => 'ltoir'),
+          this.#ltoir.map((_, i) => `ltoir${i}`),
+          new Float64Array(this.#ltoir.map((p) => p.length)),
+          Buffer.concat(this.#ltoir),
+          [arch, '-lto'],
+        )
+        m = { module: native.moduleLoad(this, device, out.image), lowered: new Map() }
       } else m = { module: native.moduleLoad(this, device, this.#image!), lowered: new Map() }
       this.#loaded.set(device, m)
     }

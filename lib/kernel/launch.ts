@@ -13,10 +13,21 @@ export type Dim3 = number | readonly [number, number?, number?]
 
 // The launch's scratch, reused by every launch on this thread: the arguments' bytes (the driver
 // copies them at the launch) and the shape: grid x y z, block x y z, shared memory, the argument
-// count, then each argument's size. Packing here costs no allocation per launch.
+// count, flags (1: cooperative, 2: programmatic dependent launch), cluster x y z (0s: none), then
+// each argument's size (crates/node/src/kernel.rs reads it). Packing here costs no allocation per launch.
+const HEAD = 12
 let argBytes = new Uint8Array(1024)
 let argView = new DataView(argBytes.buffer)
-let shape = new Uint32Array(8 + 32)
+let shape = new Uint32Array(HEAD + 32)
+
+/** A launch's attributes, as `pack` writes them into the shape. */
+export interface LaunchAttributes {
+  cooperative: boolean
+  programmatic: boolean
+  cluster: readonly [number, number, number] | undefined
+}
+
+const PLAIN: LaunchAttributes = { cooperative: false, programmatic: false, cluster: undefined }
 
 /** Writes argument `i` at `at` of the scratch (growing it as needed); returns its size. */
 function packArg(a: KernelArg, i: number, name: string, p: Param | undefined, at: number): number {
@@ -50,14 +61,22 @@ function packArg(a: KernelArg, i: number, name: string, p: Param | undefined, at
 }
 
 /** Packs every argument (checking each) and the launch's shape into the scratch. */
-export function pack(args: readonly KernelArg[], name: string, params: Param[] | undefined, grid: number[], block: number[], sharedMem: number): void {
+export function pack(
+  args: readonly KernelArg[],
+  name: string,
+  params: Param[] | undefined,
+  grid: number[],
+  block: number[],
+  sharedMem: number,
+  attrs: LaunchAttributes = PLAIN,
+): void {
   // A kernel's parameters take at most 32 KB (4 KB before CUDA 12.1): 4096 is past any real kernel.
   if (args.length > 4096) throw new RangeError(`${name} is given ${args.length} arguments: a kernel takes at most 4096`)
-  if (shape.length < 8 + args.length) shape = new Uint32Array(8 + args.length)
+  if (shape.length < HEAD + args.length) shape = new Uint32Array(HEAD + args.length)
   let at = 0
   for (let i = 0; i < args.length; i++) {
     const n = packArg(args[i], i, name, params?.[i], at)
-    shape[8 + i] = n
+    shape[HEAD + i] = n
     at += n
   }
   shape[0] = grid[0]
@@ -68,6 +87,24 @@ export function pack(args: readonly KernelArg[], name: string, params: Param[] |
   shape[5] = block[2]
   shape[6] = sharedMem
   shape[7] = args.length
+  packHead(shape, attrs)
+}
+
+/** Writes the attributes' part of a shape's head. */
+function packHead(into: Uint32Array, attrs: LaunchAttributes): void {
+  into[8] = (attrs.cooperative ? 1 : 0) | (attrs.programmatic ? 2 : 0)
+  const c = attrs.cluster
+  into[9] = c ? c[0] : 0
+  into[10] = c ? c[1] : 0
+  into[11] = c ? c[2] : 0
+}
+
+/** A shape with no arguments, for the occupancy calls that take a launch's shape. */
+export function shapeOf(grid: readonly number[], block: readonly number[], sharedMem: number, attrs: LaunchAttributes): Uint32Array {
+  const s = new Uint32Array(HEAD)
+  s.set([grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedMem, 0])
+  packHead(s, attrs)
+  return s
 }
 
 export function dim3(name: string, d: unknown): [number, number, number] {

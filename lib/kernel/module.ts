@@ -1,20 +1,47 @@
+import { compiledKernels } from '../backend'
 import { scope } from '../context'
-import { bind, ModuleImage, type ModuleSource } from './image'
+import { CudaError } from '../errors'
+import { Memory } from '../memory/memory'
+import { MemoryPointer } from '../memory/pointer'
+import { native } from '../native'
+import { INTERNAL } from '../object'
+import { bind, ModuleImage, type ModuleLike, type ModuleSource } from './image'
 import { lookUp, RawKernel } from './raw-kernel'
 
 export type { ModuleSource }
 
 /**
  * A module of kernels (CuPy's `RawModule`): CUDA C++ compiled with NVRTC on first use for the
- * device's architecture (and cached in memory and on disk), or PTX, or a cubin.
+ * device's architecture (and cached in memory and on disk), or PTX, a cubin, a fatbin, LTO-IR
+ * (linked with nvJitLink), or a file of one of those.
  */
-export class RawModule {
+export class RawModule implements ModuleLike {
   readonly #image: ModuleImage
 
   /** @throws {TypeError} for a malformed source. Compilation waits for first use. */
   constructor(source: ModuleSource) {
     this.#image = new ModuleImage(source)
     bind(this, this.#image)
+  }
+
+  /**
+   * A `__device__` or `__constant__` variable of the module on the current device, as a
+   * `MemoryPointer` over it (CuPy's `get_global`, `cuModuleGetGlobal`): copies and memset reach
+   * it, and it keeps the module loaded; `free()` only lets go of it. A name expression given at
+   * construction is looked up by its mangled name. **GPU only**: the simulator loads no modules.
+   * @throws {CudaError} `CUDA_ERROR_NOT_FOUND` where the module has no such variable,
+   *   `CUDA_ERROR_NOT_SUPPORTED` on the simulator.
+   */
+  getGlobal(name: string): MemoryPointer {
+    if (typeof name !== 'string' || name === '') throw new TypeError('getGlobal takes a variable name')
+    const device = scope().device
+    if (!compiledKernels()) {
+      this.#image.checkSimulated(device)
+      throw new CudaError(`the simulator loads no modules, so the variable ${name} has no device memory there: getGlobal needs a GPU`, 'CUDA_ERROR_NOT_SUPPORTED')
+    }
+    const { module, lowered } = this.#image.load(device)
+    const handle = native.moduleGetGlobal(module, lowered.get(name) ?? name)
+    return new MemoryPointer(new Memory(INTERNAL, handle, device))
   }
 
   /** The mangled name NVRTC gave a name expression (CuPy's `get_lowered_name`). */

@@ -9,13 +9,13 @@ import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handl
 import { getCurrentStream } from '../stream/current'
 import { traced } from '../trace'
 import { describe, func } from '../validate'
-import { imageOf, ModuleImage } from './image'
-import { dim3, pack, packed, type Dim3, type KernelArg } from './launch'
-import type { RawModule } from './module'
+import { imageOf, ModuleImage, type ModuleLike } from './image'
+import { dim3, pack, packed, shapeOf, type Dim3, type KernelArg, type LaunchAttributes } from './launch'
+import { LaunchConfig } from './launch-config'
 import { parseSignature, type Param } from './signature'
 
-/** A host implementation the simulator runs in the kernel's place, in stream order. */
-export type Simulate = (args: readonly KernelArg[], grid: [number, number, number], block: [number, number, number]) => void
+/** A host implementation the simulator runs in the kernel's place, in stream order (for a cooperative or cluster launch too: the same arguments, and the config as the fourth). */
+export type Simulate = (args: readonly KernelArg[], grid: [number, number, number], block: [number, number, number], config?: LaunchConfig) => void
 
 /** Options for a {@link RawKernel} made from source. */
 export interface RawKernelOptions {
@@ -28,8 +28,8 @@ export interface RawKernelOptions {
 }
 
 /**
- * A kernel's attributes on a device (`cuFuncGetAttribute`; CuPy's `RawKernel.attributes`). On the
- * simulator only the two limits are the device's; the rest are 0.
+ * A kernel's attributes on a device (`cuFuncGetAttribute`, every one; CuPy's `RawKernel.attributes`).
+ * On the simulator only the two limits are the device's; the rest are 0.
  */
 export interface FunctionAttributes {
   /** The most threads a block of this kernel can have. */
@@ -46,8 +46,55 @@ export interface FunctionAttributes {
   ptxVersion: number
   /** The binary architecture it was compiled for, as major · 10 + minor. */
   binaryVersion: number
+  /** Whether it was compiled with the L1 cache of global memory on (`-Xptxas -dlcm=ca`). */
+  cacheModeCa: number
   /** The most dynamic shared memory a launch may ask for (see `setMaxDynamicSharedSize`). */
   maxDynamicSharedSizeBytes: number
+  /** The preferred share of on-chip memory for shared memory, in percent (-1: no preference). */
+  preferredSharedMemoryCarveout: number
+  /** 1 if it must be launched with a cluster (`__cluster_dims__`). */
+  clusterSizeMustBeSet: number
+  /** Its compile-time cluster dimensions, 0 where none. */
+  requiredClusterWidth: number
+  /** See `requiredClusterWidth`. */
+  requiredClusterHeight: number
+  /** See `requiredClusterWidth`. */
+  requiredClusterDepth: number
+  /** 1 if clusters larger than 8 blocks (non-portable) are allowed. */
+  nonPortableClusterSizeAllowed: number
+  /** The block scheduling policy preference for its clusters (`CUclusterSchedulingPolicy`). */
+  clusterSchedulingPolicyPreference: number
+}
+
+/** The attributes {@link RawKernel.setAttribute} sets (`cuFuncSetAttribute`). */
+export type SettableAttribute =
+  | 'maxDynamicSharedSizeBytes'
+  | 'preferredSharedMemoryCarveout'
+  | 'requiredClusterWidth'
+  | 'requiredClusterHeight'
+  | 'requiredClusterDepth'
+  | 'nonPortableClusterSizeAllowed'
+  | 'clusterSchedulingPolicyPreference'
+
+/** A kernel's preferred L1 / shared memory split (`cuFuncSetCacheConfig`). */
+export type CacheConfig = 'preferNone' | 'preferShared' | 'preferL1' | 'preferEqual'
+
+/** What {@link RawKernel.suggestedBlockSize} returns. */
+export interface SuggestedBlockSize {
+  /** The smallest grid that reaches the most occupancy on every multiprocessor. */
+  minGridSize: number
+  /** The block size that gives the most occupancy. */
+  blockSize: number
+}
+
+function nonNegative(name: string, v: unknown, max = 2 ** 32 - 1): number {
+  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${describe(v)}`)
+  if (!Number.isInteger(v) || v < 0 || v > max) throw new RangeError(`${name} must be an integer from 0 to ${max}, got ${v}`)
+  return v
+}
+
+function attrsOf(c: LaunchConfig): LaunchAttributes {
+  return { cooperative: c.cooperative, programmatic: c.programmaticDependentLaunch, cluster: c.cluster }
 }
 
 /** Options for one launch. */
@@ -82,7 +129,7 @@ export class RawKernel {
    * @param name the kernel's `extern "C"` name or one of its name expressions.
    * @throws {TypeError} for an empty name or malformed options.
    */
-  constructor(code: string | RawModule, name: string, options: RawKernelOptions = {}) {
+  constructor(code: string | ModuleLike, name: string, options: RawKernelOptions = {}) {
     if (typeof name !== 'string' || name === '') throw new TypeError('a RawKernel needs the kernel name')
     if (typeof options !== 'object' || options === null) throw new TypeError('RawKernel options must be an object')
     if (typeof code === 'string') this.#image = new ModuleImage({ code, options: options.options, nameExpressions: options.nameExpressions })
@@ -98,7 +145,10 @@ export class RawKernel {
   static {
     lookUp = (kernel, image) => {
       if (compiledKernels()) kernel.#function(scope().device)
-      else if (!image.declares(kernel.name)) throw new CudaError(`the module declares no kernel named ${kernel.name}`, 'CUDA_ERROR_NOT_FOUND')
+      else {
+        image.checkSimulated(scope().device)
+        if (!image.declares(kernel.name)) throw new CudaError(`the module declares no kernel named ${kernel.name}`, 'CUDA_ERROR_NOT_FOUND')
+      }
     }
   }
 
@@ -126,7 +176,24 @@ export class RawKernel {
   get attributes(): FunctionAttributes {
     if (!compiledKernels()) {
       const a = new Device().attributes
-      return { maxThreadsPerBlock: a.maxThreadsPerBlock, sharedSizeBytes: 0, constSizeBytes: 0, localSizeBytes: 0, numRegs: 0, ptxVersion: 0, binaryVersion: 0, maxDynamicSharedSizeBytes: a.maxSharedMemoryPerBlock }
+      return {
+        maxThreadsPerBlock: a.maxThreadsPerBlock,
+        sharedSizeBytes: 0,
+        constSizeBytes: 0,
+        localSizeBytes: 0,
+        numRegs: 0,
+        ptxVersion: 0,
+        binaryVersion: 0,
+        cacheModeCa: 0,
+        maxDynamicSharedSizeBytes: a.maxSharedMemoryPerBlock,
+        preferredSharedMemoryCarveout: -1,
+        clusterSizeMustBeSet: 0,
+        requiredClusterWidth: 0,
+        requiredClusterHeight: 0,
+        requiredClusterDepth: 0,
+        nonPortableClusterSizeAllowed: 0,
+        clusterSchedulingPolicyPreference: 0,
+      }
     }
     return native.kernelAttributes(this.#function(scope().device))
   }
@@ -144,37 +211,136 @@ export class RawKernel {
   }
 
   /**
-   * Launches the kernel with `grid` blocks of `block` threads.
-   * @throws {TypeError} for arguments that do not match the kernel's parameters (count, pointer
-   *   or scalar, width) or a plain number, {RangeError} for sizes past the device's limits, before
-   *   anything is launched; {CudaError} from the driver or NVRTC (with its log).
+   * Sets one of the kernel's settable attributes on the current device (`cuFuncSetAttribute`;
+   * cuda.core's `Kernel.attributes` setters). Checked, then nothing more, on the simulator.
+   * @throws {TypeError} for an unknown or read-only attribute; {RangeError} for a bad value;
+   *   {CudaError} from the driver (a value past the device's limit).
    */
-  launch(grid: Dim3, block: Dim3, args: readonly KernelArg[], options: LaunchOptions = {}): void {
-    const g = dim3('grid', grid)
-    const b = dim3('block', block)
-    if (!Array.isArray(args)) throw new TypeError(`args must be an array, got ${describe(args)}`)
-    if (typeof options !== 'object' || options === null) throw new TypeError('launch options must be an object')
-    const { sharedMem = 0, stream } = options
-    if (typeof sharedMem !== 'number' || !Number.isInteger(sharedMem) || sharedMem < 0 || sharedMem > 2 ** 32 - 1) {
-      throw new RangeError(`sharedMem must be a non-negative integer, got ${describe(sharedMem)}`)
+  setAttribute(name: SettableAttribute, value: number): void {
+    if (typeof name !== 'string') throw new TypeError(`the attribute's name must be a string, got ${describe(name)}`)
+    if (typeof value !== 'number') throw new TypeError(`value must be a number, got ${describe(value)}`)
+    native.kernelCheckAttribute(name, value)
+    if (compiledKernels()) native.kernelSetAttribute(this.#function(scope().device), name, value)
+  }
+
+  /** The kernel's preferred L1 / shared memory split on the current device (`cuFuncSetCacheConfig`); checked, then nothing more, on the simulator. @throws {TypeError} for an unknown preference. */
+  setCacheConfig(config: CacheConfig): void {
+    if (typeof config !== 'string') throw new TypeError(`cacheConfig must be a string, got ${describe(config)}`)
+    native.kernelCheckCacheConfig(config)
+    if (compiledKernels()) native.kernelSetCacheConfig(this.#function(scope().device), config)
+  }
+
+  /**
+   * Blocks of `blockSize` threads using `sharedMem` dynamic bytes that fit on one multiprocessor
+   * of the current device at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`). On the
+   * simulator: from the device's limits on threads, blocks and shared memory alone (no registers).
+   * @throws {RangeError} for a block past the device's limit.
+   */
+  maxActiveBlocksPerMultiprocessor(blockSize: number, sharedMem = 0): number {
+    const b = nonNegative('blockSize', blockSize)
+    const m = nonNegative('sharedMem', sharedMem)
+    const device = scope().device
+    if (!compiledKernels()) return native.kernelSimulatedMaxActiveBlocks(device, b, m)
+    return native.kernelMaxActiveBlocks(this.#function(device), b, m)
+  }
+
+  /**
+   * The block size that gives the most occupancy on the current device, and the smallest grid
+   * that reaches it (`cuOccupancyMaxPotentialBlockSize`); `blockSizeLimit` 0 means none. On the
+   * simulator: the largest whole-warp block that keeps the most threads busy by the device's limits.
+   */
+  suggestedBlockSize(sharedMem = 0, blockSizeLimit = 0): SuggestedBlockSize {
+    const m = nonNegative('sharedMem', sharedMem)
+    const l = nonNegative('blockSizeLimit', blockSizeLimit)
+    const device = scope().device
+    const [minGridSize, blockSize] = compiledKernels()
+      ? native.kernelSuggestedBlockSize(this.#function(device), m, l)
+      : native.kernelSimulatedSuggestedBlockSize(device, m, l)
+    return { minGridSize, blockSize }
+  }
+
+  /**
+   * The largest cluster `config`'s block and shared memory allow (`cuOccupancyMaxPotentialClusterSize`;
+   * compute capability 9.0+). The simulator answers 8, the portable size.
+   * @throws {CudaError} `CUDA_ERROR_NOT_SUPPORTED` before Hopper.
+   */
+  maxPotentialClusterSize(config: LaunchConfig): number {
+    if (!(config instanceof LaunchConfig)) throw new TypeError(`maxPotentialClusterSize takes a LaunchConfig, got ${describe(config)}`)
+    const device = config.stream === undefined ? scope().device : streamDevice(config.stream as unknown as NativeObject)
+    const shape = shapeOf(config.grid, config.block, config.sharedMem, attrsOf(config))
+    if (!compiledKernels()) return native.kernelSimulatedMaxPotentialClusterSize(device, shape)
+    return native.kernelMaxPotentialClusterSize(this.#function(device), shape)
+  }
+
+  /** Clusters of `config`'s shape that can be resident at once (`cuOccupancyMaxActiveClusters`). GPU only: the simulator throws `CUDA_ERROR_NOT_SUPPORTED`. */
+  maxActiveClusters(config: LaunchConfig): number {
+    if (!(config instanceof LaunchConfig)) throw new TypeError(`maxActiveClusters takes a LaunchConfig, got ${describe(config)}`)
+    if (config.cluster === undefined) throw new TypeError('maxActiveClusters needs a LaunchConfig with cluster dimensions')
+    const device = config.stream === undefined ? scope().device : streamDevice(config.stream as unknown as NativeObject)
+    const shape = shapeOf(config.grid, config.block, config.sharedMem, attrsOf(config))
+    if (!compiledKernels()) {
+      native.kernelCheckShape(device, shape)
+      throw new CudaError('the simulator has no cluster scheduler to ask: maxActiveClusters needs a GPU', 'CUDA_ERROR_NOT_SUPPORTED')
     }
+    return native.kernelMaxActiveClusters(this.#function(device), shape)
+  }
+
+  /**
+   * Launches the kernel with `grid` blocks of `block` threads, or as `config` says (cuda.core's
+   * `launch(stream, config, kernel, *args)`): cooperative, with clusters, or with programmatic
+   * dependent launch.
+   * @throws {TypeError} for arguments that do not match the kernel's parameters (count, pointer
+   *   or scalar, width) or a plain number, {RangeError} for sizes past the device's limits (a
+   *   cooperative grid that cannot be resident at once, a cluster that does not divide the grid),
+   *   before anything is launched; {CudaError} from the driver or NVRTC (with its log).
+   */
+  launch(config: LaunchConfig, args: readonly KernelArg[]): void
+  launch(grid: Dim3, block: Dim3, args: readonly KernelArg[], options?: LaunchOptions): void
+  launch(first: Dim3 | LaunchConfig, second: Dim3 | readonly KernelArg[], third?: readonly KernelArg[], fourth: LaunchOptions = {}): void {
+    let g: [number, number, number], b: [number, number, number], sharedMem: number, stream: Stream | undefined, args: readonly KernelArg[]
+    let config: LaunchConfig | undefined
+    if (first instanceof LaunchConfig) {
+      config = first
+      ;({ grid: g, block: b, sharedMem, stream } = first)
+      args = second as readonly KernelArg[]
+    } else {
+      g = dim3('grid', first)
+      b = dim3('block', second)
+      args = third as readonly KernelArg[]
+      const options = fourth
+      if (typeof options !== 'object' || options === null) throw new TypeError('launch options must be an object')
+      ;({ sharedMem = 0, stream } = options)
+      if (typeof sharedMem !== 'number' || !Number.isInteger(sharedMem) || sharedMem < 0 || sharedMem > 2 ** 32 - 1) {
+        throw new RangeError(`sharedMem must be a non-negative integer, got ${describe(sharedMem)}`)
+      }
+    }
+    if (!Array.isArray(args)) throw new TypeError(`args must be an array, got ${describe(args)}`)
     const s = stream === undefined ? currentStreamHandle(scope().device) : streamHandle(stream)
     const device = stream === undefined ? scope().device : streamDevice(stream as unknown as NativeObject)
     const params = this.#signature()
     if (params && params.length !== args.length) {
       throw new TypeError(`${this.name} takes ${params.length} arguments (${params.map((p) => p.text).join(', ')}), ${args.length} given`)
     }
-    pack(args, this.name, params, g, b, sharedMem)
+    pack(args, this.name, params, g, b, sharedMem, config === undefined ? undefined : attrsOf(config))
     const [shape, bytes] = packed()
-    if (!compiledKernels()) return this.#simulated(stream ?? getCurrentStream(), device, shape, args, g, b)
+    if (!compiledKernels()) return this.#simulated(stream ?? getCurrentStream(), device, shape, args, g, b, config)
     const f = this.#function(device)
     traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(f, s, shape, bytes))
   }
 
   // The simulator has no compiler: the kernel's host implementation runs in its place, once the
   // stream's earlier work is done, so it sees the memory as the kernel would.
-  #simulated(s: Stream, device: number, shape: Uint32Array, args: readonly KernelArg[], grid: [number, number, number], block: [number, number, number]): void {
+  #simulated(
+    s: Stream,
+    device: number,
+    shape: Uint32Array,
+    args: readonly KernelArg[],
+    grid: [number, number, number],
+    block: [number, number, number],
+    config: LaunchConfig | undefined,
+  ): void {
     native.kernelCheckShape(device, shape)
+    this.#image.checkSimulated(device)
     if (this.#simulate === undefined) {
       throw new CudaError(
         `the simulator cannot run the compiled kernel ${this.name}: give it a host implementation, new RawKernel(code, name, { simulate(args, grid, block) { ... } })`,
@@ -183,7 +349,7 @@ export class RawKernel {
     }
     if (s.isCapturing()) throw new CudaError(`a simulated kernel (${this.name}) cannot be captured into a graph`, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED')
     s.synchronize()
-    s.run(() => this.#simulate!(args, grid, block))
+    s.run(() => this.#simulate!(args, grid, block, config))
   }
 }
 

@@ -1,7 +1,7 @@
 import { native } from '../native'
 import { INTERNAL, NativeObject, own } from '../object'
 import { count } from '../validate'
-import { PinnedMemory } from './pinned'
+import { PinnedMemory, registerHost } from './pinned'
 
 /** Caches pinned host allocations (CuPy's `PinnedMemoryPool`), since pinning is slow. */
 export class PinnedMemoryPool extends NativeObject {
@@ -16,6 +16,9 @@ export class PinnedMemoryPool extends NativeObject {
    */
   malloc(nbytes: number): PinnedMemory {
     const n = count('size', nbytes)
+    // Where external ArrayBuffers are refused (Electron), pin a V8 buffer instead, so that
+    // `buffer` works there too: registered per call, not cached.
+    if (n > 0 && !native.externalBuffers()) return registerHost(new ArrayBuffer(n))
     return new PinnedMemory(INTERNAL, (owner) => native.pinnedPoolMalloc(owner, own(this), n), n)
   }
 

@@ -1,18 +1,82 @@
 import { runWith, scope } from '../context'
 import { native } from '../native'
+import { deviceOrdinal, type Device } from '../device'
 import { INTERNAL } from '../object'
 import { own } from '../object'
 import { Stream } from '../stream/stream'
+import { ExternalStream } from '../stream/external'
 import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
 import { count, describe } from '../validate'
 import { bytes } from './host'
 import { Memory } from './memory'
-import { PinnedMemory } from './pinned'
+import { PinnedMemory, pinnedUnder } from './pinned'
 
 /** What host memory a copy accepts. */
 export type HostBuffer = ArrayBufferView | ArrayBuffer | PinnedMemory
+
+/** Options of {@link MemoryPointer.fromExternal}. */
+export interface ExternalOptions {
+  /** The device the memory is on (the current device by default); checked against the driver. */
+  device?: number | Device
+  /** Kept alive as long as the memory is in use here, queued work included (CuPy's `owner`). */
+  owner?: object
+  /** The stream the producer wrote the memory on: the current stream waits for it first. */
+  stream?: Stream
+}
+
+/**
+ * The `__cuda_array_interface__` (version 3) shape, as a plain object for other native addons:
+ * a one-dimensional byte array. `data` is `[address, readonly]`; `stream` is the handle of the
+ * stream the producer's work is on (null: none to wait for).
+ */
+export interface CudaArrayInterface {
+  /** Elements along each dimension. */
+  shape: number[]
+  /** The element type in NumPy's notation (`'|u1'` bytes, `'<f4'` float32). */
+  typestr: string
+  /** `[address, readonly]`. */
+  data: [bigint, boolean]
+  /** The interface's version: 3. */
+  version: 3
+  /** Null: contiguous (C order); strided arrays are refused. */
+  strides: number[] | null
+  /** The handle of the stream the producer's work is on; null: nothing to wait for. */
+  stream: bigint | null
+  /** Not in the Python protocol (a pointer names its device there); the device ordinal. */
+  device?: number
+}
+
+/** What {@link pointerGetAttributes} reports. */
+export interface PointerAttributes {
+  /** The device ordinal the driver reports. */
+  device: number
+  /** Device memory, page-locked host memory, or managed memory. */
+  kind: 'device' | 'host' | 'managed'
+  /** The start of the allocation holding the address. */
+  base: bigint
+  /** The size of that allocation in bytes. */
+  size: number
+}
+
+/**
+ * What the driver knows of an address (`cuPointerGetAttribute`): its device, kind, and the
+ * allocation holding it. @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` for an address it does
+ * not know; {TypeError} unless `ptr` is a bigint.
+ */
+export function pointerGetAttributes(ptr: bigint): PointerAttributes {
+  if (typeof ptr !== 'bigint') throw new TypeError(`ptr must be a bigint, got ${describe(ptr)}`)
+  return native.pointerGetAttributes(ptr) as PointerAttributes
+}
+
+/** A 64-byte IPC handle of a pointer's allocation and the pointer's offset in it. */
+export interface IpcMemHandle {
+  /** The 64-byte handle of the whole allocation (`cuIpcGetMemHandle`). */
+  handle: Buffer
+  /** Where the pointer lies in that allocation. */
+  offset: number
+}
 
 /**
  * A pointer into device memory (CuPy's `MemoryPointer`): an allocation and a byte offset. Views
@@ -60,7 +124,8 @@ export class MemoryPointer {
 
   /**
    * Enqueues a copy from host memory on `stream` (the current stream by default). From
-   * `PinnedMemory` it returns before the copy completes, and the pinned memory is kept alive
+   * `PinnedMemory`, or a typed array over its bytes (`pinned.buffer`, or bytes `registerHost`
+   * page-locked), it returns before the copy completes, and the pinned memory is kept alive
    * until it has; from other memory the bytes are staged before it returns.
    */
   copyFromHostAsync(src: HostBuffer, nbytes?: number, stream?: Stream): Stream {
@@ -72,7 +137,11 @@ export class MemoryPointer {
       traced(h, () => `copy H2D ${n} B (pinned)`, 'memcpy', () => native.memCopyHtodPinned(h, dst, this.byteOffset, own(src), 0, n))
     } else {
       const view = bytes(src, nbytes === undefined ? undefined : count('size', nbytes), 'copyFromHost')
-      traced(h, () => `copy H2D ${view.byteLength} B`, 'memcpy', () => native.memCopyHtod(h, dst, this.byteOffset, view))
+      const under = pinnedUnder(view)
+      if (under !== undefined) {
+        const n = view.byteLength
+        traced(h, () => `copy H2D ${n} B (pinned)`, 'memcpy', () => native.memCopyHtodPinned(h, dst, this.byteOffset, own(under.pinned), under.offset, n))
+      } else traced(h, () => `copy H2D ${view.byteLength} B`, 'memcpy', () => native.memCopyHtod(h, dst, this.byteOffset, view))
     }
     return s
   }
@@ -83,8 +152,9 @@ export class MemoryPointer {
   }
 
   /**
-   * Copies into host memory on `stream`. Into `PinnedMemory` it returns before the copy
-   * completes; into other memory (pageable) it is synchronous, as the driver makes it.
+   * Copies into host memory on `stream`. Into `PinnedMemory`, or a typed array over its bytes,
+   * it returns before the copy completes; into other memory (pageable) it is synchronous, as the
+   * driver makes it.
    */
   copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream): Stream {
     const s = streamOr(stream, this.deviceId)
@@ -95,7 +165,11 @@ export class MemoryPointer {
       traced(h, () => `copy D2H ${n} B (pinned)`, 'memcpy', () => native.memCopyDtohPinned(h, own(dst), 0, src, this.byteOffset, n))
     } else {
       const view = bytes(dst, nbytes === undefined ? undefined : count('size', nbytes), 'copyToHost')
-      traced(h, () => `copy D2H ${view.byteLength} B`, 'memcpy', () => native.memCopyDtoh(h, view, src, this.byteOffset))
+      const under = pinnedUnder(view)
+      if (under !== undefined) {
+        const n = view.byteLength
+        traced(h, () => `copy D2H ${n} B (pinned)`, 'memcpy', () => native.memCopyDtohPinned(h, own(under.pinned), under.offset, src, this.byteOffset, n))
+      } else traced(h, () => `copy D2H ${view.byteLength} B`, 'memcpy', () => native.memCopyDtoh(h, view, src, this.byteOffset))
     }
     return s
   }
@@ -149,6 +223,92 @@ export class MemoryPointer {
     const n = count('size', nbytes)
     traced(h, () => `memset ${n} B`, 'memset', () => native.memMemset(h, own(this.mem), this.byteOffset, value, n))
     return s
+  }
+
+  /**
+   * `nbytes` at `ptr` that another library allocated (CuPy's `UnownedMemory`): copies, memset,
+   * kernels and BLAS take it like any pointer; it is never freed here, and `owner` is kept alive
+   * until it is freed and the device has finished the work queued before.
+   * @throws {TypeError} unless `ptr` is a bigint; {RangeError} for a bad size or a range past
+   *   the allocation that holds `ptr`; {CudaError} `CUDA_ERROR_INVALID_VALUE` for an address the
+   *   driver does not know or host memory, `CUDA_ERROR_INVALID_DEVICE` for memory of another device.
+   */
+  static fromExternal(ptr: bigint, nbytes: number, options: ExternalOptions = {}): MemoryPointer {
+    if (typeof ptr !== 'bigint') throw new TypeError(`ptr must be a bigint, got ${describe(ptr)}`)
+    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`)
+    const { owner, stream } = options
+    if (owner !== undefined && (owner === null || (typeof owner !== 'object' && typeof owner !== 'function'))) {
+      throw new TypeError(`owner must be an object, got ${describe(owner)}`)
+    }
+    if (stream !== undefined && !(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
+    const device = deviceOrdinal(options.device)
+    const handle = native.memFromExternal(ptr, count('size', nbytes), device, owner)
+    const p = adoptPointer(handle, device)
+    if (stream !== undefined) streamOr(undefined, device).waitEvent(stream.record())
+    return p
+  }
+
+  /**
+   * The `__cuda_array_interface__` v3 form of these bytes, for other native addons (CuPy's
+   * `__cuda_array_interface__`). `stream`: the stream work on them is queued on.
+   */
+  toCudaArray(stream?: Stream): CudaArrayInterface {
+    const s = stream === undefined ? null : stream.handle
+    return { shape: [this.size], typestr: '|u1', data: [this.ptr, false], version: 3, strides: null, stream: s, device: this.deviceId }
+  }
+
+  /**
+   * Wraps memory described in the `__cuda_array_interface__` v3 shape (as {@link toCudaArray}
+   * makes); `owner` as in {@link fromExternal}. A non-null `stream` is waited for by the
+   * current stream. @throws {TypeError} for a malformed description.
+   */
+  static fromCudaArray(obj: CudaArrayInterface, options: { owner?: object } = {}): MemoryPointer {
+    if (typeof obj !== 'object' || obj === null) throw new TypeError(`fromCudaArray needs an object, got ${describe(obj)}`)
+    const { shape, typestr, data, version, strides } = obj
+    if (version !== 3) throw new TypeError(`fromCudaArray reads version 3 of the interface, got ${describe(version)}`)
+    if (!Array.isArray(data) || typeof data[0] !== 'bigint') throw new TypeError('data must be [ptr: bigint, readonly: boolean]')
+    if (!Array.isArray(shape)) throw new TypeError(`shape must be an array, got ${describe(shape)}`)
+    const m = typeof typestr === 'string' ? /^[<>|=][a-zA-Z](\d+)$/.exec(typestr) : null
+    if (m === null) throw new TypeError(`typestr must be like '<f4', got ${describe(typestr)}`)
+    if (strides !== null && strides !== undefined) throw new TypeError('only contiguous arrays (strides null) can be wrapped')
+    const n = shape.reduce((a: number, d: unknown) => a * count('shape entry', d), 1) * Number(m[1])
+    const device = obj.device ?? pointerGetAttributes(data[0]).device
+    const p = MemoryPointer.fromExternal(data[0], n, { device, owner: options.owner })
+    if (obj.stream !== null && obj.stream !== undefined) {
+      if (typeof obj.stream !== 'bigint') throw new TypeError(`stream must be a bigint handle or null, got ${describe(obj.stream)}`)
+      streamOr(undefined, device).waitEvent(new ExternalStream(obj.stream, device).record())
+    }
+    return p
+  }
+
+  /**
+   * The 64-byte IPC handle of the allocation this points into (`cuIpcGetMemHandle`) and this
+   * pointer's offset in it: a pool block lies inside a larger allocation, and one handle serves
+   * all of it. **GPU only**: the simulator throws `CUDA_ERROR_NOT_SUPPORTED`.
+   */
+  ipcHandle(): IpcMemHandle {
+    const { handle, offset } = native.memIpcHandle(own(this.mem))
+    return { handle, offset: offset + this.byteOffset }
+  }
+
+  /**
+   * Opens memory of another process (`cuIpcOpenMemHandle`) from what its `ipcHandle()` gave:
+   * `size` bytes (the rest of the allocation by default) at `offset`; closed when freed.
+   * **GPU only**. @throws {RangeError} for a handle that is not 64 bytes or a range past the allocation.
+   */
+  static fromIpcHandle(handle: Buffer | Uint8Array | IpcMemHandle, options: { offset?: number; size?: number; device?: number | Device } = {}): MemoryPointer {
+    let bytes = handle as Uint8Array
+    let offset = options.offset ?? 0
+    if (!(handle instanceof Uint8Array)) {
+      if (typeof handle !== 'object' || handle === null || !(handle.handle instanceof Uint8Array)) {
+        throw new TypeError(`fromIpcHandle needs a 64-byte Buffer or { handle, offset }, got ${describe(handle)}`)
+      }
+      bytes = handle.handle
+      offset = options.offset ?? handle.offset
+    }
+    const device = deviceOrdinal(options.device)
+    const size = options.size === undefined ? undefined : count('size', options.size)
+    return adoptPointer(native.memFromIpcHandle(device, bytes, count('offset', offset), size), device)
   }
 
   /** Frees the underlying allocation (every view of it). Freeing twice is nothing. */

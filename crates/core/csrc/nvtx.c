@@ -42,3 +42,11 @@ uint64_t cuda_node_nvtx_range_start(const char *message, uint32_t argb, int has_
 void cuda_node_nvtx_range_end(uint64_t id) {
     nvtxRangeEnd(id);
 }
+
+/* Whether a tool listens: NVTX initialises (loading a tool from NVTX_INJECTION64_PATH, if any),
+ * and with none every entry point is left null, so a push with no tool does nothing. The JS layer
+ * asks once and, with no tool, skips its calls altogether. */
+int cuda_node_nvtx_attached(void) {
+    nvtxInitialize(0);
+    return NVTX_VERSIONED_IDENTIFIER(nvtxGlobals).nvtxRangePushEx_impl_fnptr != 0;
+}

@@ -23,7 +23,7 @@ impl AsyncMemoryPool {
         }
         // Rounded to 512 bytes first, as CuPy's MemoryAsyncPool.malloc does: the block's size and
         // the pool's byte counts are the rounded size.
-        let mem = stream.alloc_async(self.device, crate::pool::round_size(size))?;
+        let mem = stream.alloc_async(self.device, crate::memory::round_size(size))?;
         Ok(Block::whole(mem).keeping(stream.clone()))
     }
 

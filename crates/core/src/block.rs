@@ -32,6 +32,18 @@ impl Block {
         self
     }
 
+    /// `size` bytes at `offset` of `mem` (foreign or interprocess memory), freed with it.
+    pub fn view(mem: DeviceMemory, offset: u64, size: u64) -> Result<Block> {
+        mem.check_range(offset, size, "a view")?;
+        Ok(Block { mem: Arc::new(mem), offset, size, home: None, _stream: None })
+    }
+
+    /// The allocation this block lies in, and where in it (for IPC handles: one base handle
+    /// serves every block of it).
+    pub fn base(&self) -> (&DeviceMemory, u64) {
+        (&self.mem, self.offset)
+    }
+
     pub(crate) fn pooled(mem: Arc<DeviceMemory>, offset: u64, size: u64, home: Arc<dyn Release>, token: u64) -> Block {
         Block { mem, offset, size, home: Some((home, token)), _stream: None }
     }

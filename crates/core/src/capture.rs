@@ -7,27 +7,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+// The seam's data (`ops.rs`), re-exported here where they were first defined.
+pub use crate::ops::{CaptureMode, CaptureStatus};
+
 /// Captures under way per device, and how many on blocking streams: read on every enqueue, so
 /// atomics rather than the registry's lock. Devices past the array count through the lock only.
 const FAST: usize = 64;
 static ACTIVE: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
 static BLOCKING: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
-
-/// `cudaStreamCaptureMode`. CuPy's default, and ours, is `Relaxed`: pools may call the driver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaptureMode {
-    Global,
-    ThreadLocal,
-    Relaxed,
-}
-
-/// `cudaStreamCaptureStatus`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaptureStatus {
-    None,
-    Active,
-    Invalidated,
-}
 
 #[derive(Default)]
 struct DeviceCaptures {

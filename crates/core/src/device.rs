@@ -1,67 +1,11 @@
-//! What a device is, as both backends describe it: properties, attributes, memory figures.
+//! Devices above the seam: waiting for one, and checking an ordinal from JS. What a device is
+//! (`DeviceProps`, `MemInfo`, `ATTRIBUTES`) is the seam's data, in `backend.rs`.
 
 use crate::error::{Code, Error, Result};
+use crate::runtime::Runtime;
 
-/// The fixed facts about one device (CuPy's `Device` properties and `attributes`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct DeviceProps {
-    pub name: String,
-    pub cc_major: i32,
-    pub cc_minor: i32,
-    pub total_memory: u64,
-    /// `(camelCaseName, value)` in the order of [`ATTRIBUTES`].
-    pub attributes: Vec<(&'static str, i64)>,
-}
-
-/// `{ free, total }` in bytes, as `cuMemGetInfo` reports them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemInfo {
-    pub free: u64,
-    pub total: u64,
-}
-
-use cudarc::driver::sys::CUdevice_attribute as A;
-
-/// The attributes a `Device` reports, by the camelCase form of the driver's name.
-pub const ATTRIBUTES: &[(&str, A)] = &[
-    ("multiProcessorCount", A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
-    ("maxThreadsPerBlock", A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-    ("maxBlockDimX", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
-    ("maxBlockDimY", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
-    ("maxBlockDimZ", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z),
-    ("maxGridDimX", A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
-    ("maxGridDimY", A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
-    ("maxGridDimZ", A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
-    ("warpSize", A::CU_DEVICE_ATTRIBUTE_WARP_SIZE),
-    ("maxSharedMemoryPerBlock", A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
-    ("maxSharedMemoryPerBlockOptin", A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
-    ("maxSharedMemoryPerMultiprocessor", A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
-    ("maxRegistersPerBlock", A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK),
-    ("maxThreadsPerMultiProcessor", A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
-    ("totalConstantMemory", A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY),
-    ("clockRate", A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
-    ("memoryClockRate", A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
-    ("globalMemoryBusWidth", A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
-    ("l2CacheSize", A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
-    ("computeCapabilityMajor", A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-    ("computeCapabilityMinor", A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
-    ("integrated", A::CU_DEVICE_ATTRIBUTE_INTEGRATED),
-    ("canMapHostMemory", A::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY),
-    ("concurrentKernels", A::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS),
-    ("asyncEngineCount", A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT),
-    ("unifiedAddressing", A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING),
-    ("managedMemory", A::CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY),
-    ("concurrentManagedAccess", A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS),
-    ("pciBusId", A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
-    ("pciDeviceId", A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID),
-    ("pciDomainId", A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
-    ("eccEnabled", A::CU_DEVICE_ATTRIBUTE_ECC_ENABLED),
-    ("computeMode", A::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE),
-    ("kernelExecTimeout", A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT),
-    ("streamPrioritiesSupported", A::CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED),
-    ("cooperativeLaunch", A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH),
-    ("memoryPoolsSupported", A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
-];
+// The seam's data (`backend.rs`), re-exported here where they were first defined.
+pub use crate::backend::{DeviceProps, MemInfo, ATTRIBUTES};
 
 /// Waits for all work on the device, refusing while one of its streams captures (C6b).
 pub fn synchronize(ordinal: usize) -> Result<()> {
@@ -160,6 +104,14 @@ fn peer_pair(device: usize, peer: usize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+impl Runtime {
+    /// Checks a device id from JS and returns it as an ordinal. (Here, beside the rule, so
+    /// that `runtime.rs` imports no model file.)
+    pub fn ordinal(&self, id: f64) -> Result<usize> {
+        check_ordinal(id, self.backend.device_count())
+    }
 }
 
 /// Checks a device id from JS (already known to be a number) against the devices present.

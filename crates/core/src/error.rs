@@ -2,10 +2,11 @@
 //! a CUDA failure carries the driver's `CUresult` (its name becomes the JS `code`), and bad
 //! arguments become `TypeError` / `RangeError` before anything reaches a backend.
 
-use cudarc::driver::sys::CUresult;
+use crate::driver_sys::CUresult;
 use std::fmt;
+use std::sync::OnceLock;
 
-pub use cudarc::driver::sys::CUresult as Code;
+pub use crate::driver_sys::CUresult as Code;
 
 /// What went wrong, in the shape the JS layer throws it.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,12 +109,18 @@ pub fn is_sticky(code: Code) -> bool {
     )
 }
 
-/// The driver's own sentence for a code, when a driver is loaded.
+/// Where the driver's own sentence for a code comes from: set by the backend that loaded a
+/// driver (the cuda backend, once `cuInit` succeeds), so that this file names no backend.
+static DRIVER_DESCRIPTION: OnceLock<fn(Code) -> Option<String>> = OnceLock::new();
+
+/// Lets [`Error::driver`] describe codes in the driver's words from now on (the first call wins).
+pub fn set_driver_description(describe: fn(Code) -> Option<String>) {
+    let _ = DRIVER_DESCRIPTION.set(describe);
+}
+
+/// The driver's own sentence for a code, when a driver is loaded; else `None` (our own sentences).
 fn driver_description(code: Code) -> Option<String> {
-    if !crate::cuda::driver_loaded() {
-        return None;
-    }
-    cudarc::driver::result::DriverError(code).error_string().ok().map(|s| s.to_string_lossy().into_owned())
+    DRIVER_DESCRIPTION.get().and_then(|describe| describe(code))
 }
 
 /// Our sentence for the codes the simulator and the argument checks produce, so that both
@@ -152,16 +159,25 @@ pub fn describe(code: Code) -> &'static str {
 }
 
 /// Turns a driver call's result into ours, naming the call.
-pub(crate) trait Check {
-    fn check(self, api: &str) -> Result<()>;
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
+pub(crate) trait Check<T> {
+    fn check(self, api: &str) -> Result<T>;
 }
 
-impl Check for CUresult {
+impl Check<()> for CUresult {
     fn check(self, api: &str) -> Result<()> {
         match self {
             CUresult::CUDA_SUCCESS => Ok(()),
             code => Err(Error::driver(api, code)),
         }
+    }
+}
+
+/// A raw layer's result (`cuda::raw`), the driver's code as its error.
+impl<T> Check<T> for std::result::Result<T, CUresult> {
+    #[inline]
+    fn check(self, api: &str) -> Result<T> {
+        self.map_err(|code| Error::driver(api, code))
     }
 }
 

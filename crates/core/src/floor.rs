@@ -4,6 +4,7 @@
 //! measurement interleaved with ours says what the binding adds. On `sim` it is the core's own
 //! call, without JS.
 
+use crate::cuda::raw;
 use crate::error::{Check, Error, Result};
 use crate::runtime::{runtime, BackendKind};
 use crate::{Event, Stream, StreamKind};
@@ -32,14 +33,17 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
     if runtime()?.info.kind == BackendKind::Cuda {
         let (s, e) = (stream.handle() as sys::CUstream, event.handle() as sys::CUevent);
         for _ in 0..n {
-            // SAFETY: both handles are live for the call (the caller holds them); a created
-            // stream and an event carry their context.
+            // SAFETY (all three): both handles are live for the call (the caller holds them); a
+            // created stream and an event carry their context.
             match op {
-                FloorOp::EventRecordQuery => unsafe {
-                    sys::cuEventRecord(e, s).check("cuEventRecord")?;
-                    black_box(sys::cuEventQuery(e));
-                },
-                FloorOp::StreamSynchronize => unsafe { sys::cuStreamSynchronize(s) }.check("cuStreamSynchronize")?,
+                FloorOp::EventRecordQuery => {
+                    // SAFETY: as above.
+                    unsafe { raw::event_record(e, s) }.check("cuEventRecord")?;
+                    // SAFETY: as above.
+                    let _ = black_box(unsafe { raw::event_query(e) });
+                }
+                // SAFETY: as above.
+                FloorOp::StreamSynchronize => unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?,
             }
         }
         if op == FloorOp::EventRecordQuery {

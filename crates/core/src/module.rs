@@ -1,7 +1,8 @@
 //! Kernels compiled at run time or loaded from PTX or cubin (CuPy's `RawModule` / `RawKernel`).
 
 use crate::error::{Code, Error, Result};
-use crate::ops::{FuncAttr, FunctionOps, Launch, ModuleOps};
+use crate::memory::DeviceMemory;
+use crate::ops::{AllocOps, CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps};
 use crate::runtime;
 use crate::stream::Stream;
 use std::sync::Arc;
@@ -20,11 +21,36 @@ impl Module {
         Ok(Module { ops: Arc::from(runtime()?.backend.module_load(device, image)?), device })
     }
 
+    /// The `__device__` or `__constant__` variable `name` as device memory that keeps the module
+    /// loaded (CuPy's `RawModule.get_global`); freeing it leaves the variable alone.
+    pub fn global(&self, name: &str) -> Result<DeviceMemory> {
+        if name.is_empty() || name.contains('\0') {
+            return Err(Error::type_error("a variable name must be non-empty and contain no NUL byte"));
+        }
+        let (ptr, size) = self.ops.global(name)?;
+        Ok(DeviceMemory::from_ops(Box::new(Global { ptr, _module: self.ops.keep_alive() }), self.device, size))
+    }
+
     pub fn function(&self, name: &str) -> Result<Function> {
         if name.is_empty() || name.contains('\0') {
             return Err(Error::type_error("a kernel name must be non-empty and contain no NUL byte"));
         }
         Ok(Function { ops: self.ops.function(name)?, device: self.device, name: name.to_string(), params: std::sync::OnceLock::new() })
+    }
+}
+
+/// A module's variable, seen as an allocation: its address, and its module kept loaded.
+struct Global {
+    ptr: u64,
+    _module: Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl AllocOps for Global {
+    fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
@@ -45,7 +71,41 @@ impl Function {
         self.ops.attribute(a)
     }
     pub fn set_max_dynamic_shared(&self, bytes: i32) -> Result<()> {
-        self.ops.set_max_dynamic_shared(bytes)
+        self.set_attribute(FuncAttr::MaxDynamicSharedSizeBytes, bytes)
+    }
+    /// Sets one of the settable attributes (a TypeError names them for any other).
+    pub fn set_attribute(&self, a: FuncAttr, value: i32) -> Result<()> {
+        check_settable(a, value)?;
+        self.ops.set_attribute(a, value)
+    }
+    pub fn set_cache_config(&self, c: CacheConfig) -> Result<()> {
+        self.ops.set_cache_config(c)
+    }
+    /// Blocks of `block_threads` threads and `shared_mem` dynamic bytes that fit on one
+    /// multiprocessor at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    pub fn max_active_blocks(&self, block_threads: u32, shared_mem: u32) -> Result<u32> {
+        check_occupancy_args(self.device, block_threads, shared_mem)?;
+        self.ops.max_active_blocks(block_threads, shared_mem)
+    }
+    /// `(min grid size, block size)` for the most occupancy (`cuOccupancyMaxPotentialBlockSize`);
+    /// `block_limit` 0 means the kernel's own limit.
+    pub fn suggested_block_size(&self, shared_mem: u32, block_limit: u32) -> Result<(u32, u32)> {
+        check_occupancy_args(self.device, block_limit.max(1), shared_mem)?;
+        self.ops.suggested_block_size(shared_mem, block_limit)
+    }
+    /// The largest cluster `launch`'s block and shared memory allow (`cuOccupancyMaxPotentialClusterSize`).
+    pub fn max_potential_cluster_size(&self, launch: &Launch) -> Result<u32> {
+        check_clusters_supported(self.device)?;
+        check_shape(self.device, &Launch { cluster: [0; 3], ..*launch })?;
+        self.ops.max_potential_cluster_size(launch)
+    }
+    /// Clusters of `launch`'s shape that can be resident at once (`cuOccupancyMaxActiveClusters`).
+    pub fn max_active_clusters(&self, launch: &Launch) -> Result<u32> {
+        if launch.cluster == [0; 3] {
+            return Err(Error::type_error("maxActiveClusters needs a launch with cluster dimensions"));
+        }
+        check_shape(self.device, launch)?;
+        self.ops.max_active_clusters(launch)
     }
     pub fn param_sizes(&self) -> Option<&[usize]> {
         self.params.get_or_init(|| self.ops.param_sizes()).as_deref()
@@ -56,6 +116,10 @@ impl Function {
     /// RangeError or TypeError, before the launch.
     pub fn launch(&self, stream: &Stream, launch: &Launch) -> Result<()> {
         check_shape(self.device, launch)?;
+        if launch.cooperative {
+            let [bx, by, bz] = launch.block;
+            check_cooperative(self.device, launch, self.ops.max_active_blocks(bx * by * bz, launch.shared_mem)?)?;
+        }
         if stream.device() != self.device {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_INVALID_HANDLE,
@@ -91,6 +155,13 @@ struct Limits {
     grid: [u64; 3],
     threads: u64,
     shared: u64,
+    sms: u64,
+    cc_major: i32,
+    cooperative: bool,
+    sm_threads: u64,
+    sm_blocks: u64,
+    sm_shared: u64,
+    warp: u64,
 }
 
 fn limits(device: usize) -> Result<&'static Limits> {
@@ -108,6 +179,13 @@ fn limits(device: usize) -> Result<&'static Limits> {
         grid: [get("maxGridDimX"), get("maxGridDimY"), get("maxGridDimZ")],
         threads: get("maxThreadsPerBlock"),
         shared: get("maxSharedMemoryPerBlockOptin").max(get("maxSharedMemoryPerBlock")),
+        sms: get("multiProcessorCount"),
+        cc_major: props.cc_major,
+        cooperative: get("cooperativeLaunch") != 0,
+        sm_threads: get("maxThreadsPerMultiProcessor"),
+        sm_blocks: get("maxBlocksPerMultiprocessor"),
+        sm_shared: get("maxSharedMemoryPerMultiprocessor"),
+        warp: get("warpSize").max(1),
     }))
 }
 
@@ -139,5 +217,125 @@ pub fn check_shape(device: usize, launch: &Launch) -> Result<()> {
             launch.shared_mem, l.shared
         )));
     }
+    if launch.cluster != [0; 3] {
+        check_clusters_supported(device)?;
+        let mut size = 1u64;
+        for (axis, (&c, &g)) in ["x", "y", "z"].iter().zip(launch.cluster.iter().zip(launch.grid.iter())) {
+            if c == 0 {
+                return Err(Error::range(format!("cluster {axis} must be at least 1")));
+            }
+            if g % c != 0 {
+                return Err(Error::range(format!("grid {axis} ({g}) must be a multiple of cluster {axis} ({c})")));
+            }
+            size *= c as u64;
+        }
+        if size > MAX_CLUSTER {
+            return Err(Error::range(format!("a cluster of {size} blocks is more than any device allows ({MAX_CLUSTER}; 8 is portable)")));
+        }
+    }
+    if launch.cooperative && !l.cooperative {
+        return Err(Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, format!("device {device} does not support cooperative launches")));
+    }
     Ok(())
+}
+
+/// The most blocks a cluster can have (with the non-portable size allowed; 8 is portable).
+const MAX_CLUSTER: u64 = 16;
+
+fn check_clusters_supported(device: usize) -> Result<()> {
+    let l = limits(device)?;
+    if l.cc_major < 9 {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_NOT_SUPPORTED,
+            format!("thread-block clusters need compute capability 9.0 or later; device {device} is {}.x", l.cc_major),
+        ));
+    }
+    Ok(())
+}
+
+/// A cooperative launch's blocks must all be resident at once: at most `per_sm` on each of the
+/// device's multiprocessors (the driver's `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`, caught first).
+pub fn check_cooperative(device: usize, launch: &Launch, per_sm: u32) -> Result<()> {
+    let l = limits(device)?;
+    let blocks = launch.grid.iter().map(|&g| g as u64).product::<u64>();
+    let most = per_sm as u64 * l.sms;
+    if blocks > most {
+        return Err(Error::range(format!(
+            "a cooperative launch of {blocks} blocks is more than device {device} can hold at once ({per_sm} a multiprocessor × {} = {most})",
+            l.sms
+        )));
+    }
+    Ok(())
+}
+
+fn check_occupancy_args(device: usize, block_threads: u32, shared_mem: u32) -> Result<()> {
+    let l = limits(device)?;
+    if block_threads == 0 || (l.threads != 0 && block_threads as u64 > l.threads) {
+        return Err(Error::range(format!("blockSize must be 1 to {}, got {block_threads}", l.threads)));
+    }
+    if l.shared != 0 && shared_mem as u64 > l.shared {
+        return Err(Error::range(format!(
+            "{shared_mem} bytes of dynamic shared memory is more than device {device} allows a block ({})",
+            l.shared
+        )));
+    }
+    Ok(())
+}
+
+pub fn check_settable(a: FuncAttr, value: i32) -> Result<()> {
+    if !a.settable() {
+        let names: Vec<&str> = FuncAttr::ALL.iter().filter(|(a, _)| a.settable()).map(|&(_, n)| n).collect();
+        return Err(Error::type_error(format!("this attribute is read-only; the settable ones are {}", names.join(", "))));
+    }
+    if value < 0 {
+        return Err(Error::range(format!("an attribute's value must be non-negative, got {value}")));
+    }
+    if a == FuncAttr::PreferredSharedMemoryCarveout && value > 100 {
+        return Err(Error::range(format!("preferredSharedMemoryCarveout is a percentage (0 to 100), got {value}")));
+    }
+    Ok(())
+}
+
+/// The simulator's occupancy, where no compiled kernel can be asked: the device's limits on
+/// threads, blocks and shared memory a multiprocessor, with the block's threads rounded up to
+/// whole warps and no register limit (a simulated kernel uses none).
+pub fn simulated_max_active_blocks(device: usize, block_threads: u32, shared_mem: u32) -> Result<u32> {
+    check_occupancy_args(device, block_threads, shared_mem)?;
+    let l = limits(device)?;
+    let threads = (block_threads as u64).div_ceil(l.warp) * l.warp;
+    let mut n = l.sm_threads / threads;
+    if l.sm_blocks != 0 {
+        n = n.min(l.sm_blocks);
+    }
+    if shared_mem != 0 && l.sm_shared != 0 {
+        n = n.min(l.sm_shared / shared_mem as u64);
+    }
+    Ok(n as u32)
+}
+
+/// The simulator's suggested block size: the largest whole-warp block (up to `block_limit`, or
+/// the device's limit for 0) that keeps the most threads of a multiprocessor busy, and the grid
+/// that fills every multiprocessor with it.
+pub fn simulated_suggested_block_size(device: usize, shared_mem: u32, block_limit: u32) -> Result<(u32, u32)> {
+    check_occupancy_args(device, block_limit.max(1), shared_mem)?;
+    let l = limits(device)?;
+    let limit = if block_limit == 0 { l.threads } else { block_limit as u64 };
+    let (mut best, mut best_threads, mut best_blocks) = (0u64, 0u64, 0u64);
+    let mut b = l.warp;
+    while b <= limit {
+        let blocks = simulated_max_active_blocks(device, b as u32, shared_mem)? as u64;
+        if blocks * b >= best_threads && blocks > 0 {
+            (best, best_threads, best_blocks) = (b, blocks * b, blocks);
+        }
+        b += l.warp;
+    }
+    Ok(((best_blocks * l.sms) as u32, best as u32))
+}
+
+/// The simulator's largest cluster: 8 (portable) where the block fits, as on Hopper.
+pub fn simulated_max_potential_cluster_size(device: usize, launch: &Launch) -> Result<u32> {
+    check_clusters_supported(device)?;
+    check_shape(device, &Launch { cluster: [0; 3], ..*launch })?;
+    let [bx, by, bz] = launch.block;
+    Ok(if simulated_max_active_blocks(device, bx * by * bz, launch.shared_mem)? == 0 { 0 } else { 8 })
 }

@@ -1,9 +1,14 @@
 //! NVRTC, the run-time CUDA C++ compiler, loaded at run time like the driver. cudarc's loader
 //! looks only for the CUDA version it was built for (12), so the library is found here, among
-//! the names CUDA 11 to 13 use, `CUDA_NODE_NVRTC_PATH`, and the toolkit's usual folders.
+//! the names CUDA 11 to 13 use, `CUDA_NODE_NVRTC_PATH`, `CUDA_NODE_LIBRARY_PATH` (wheel
+//! layouts included, `dynlib.rs`) and the toolkit's usual folders.
 
 use crate::error::{Error, Result};
+#[cfg(not(target_family = "wasm"))]
 use libloading::Library;
+/// WebAssembly loads no libraries: NVRTC is never found there.
+#[cfg(target_family = "wasm")]
+type Library = ();
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::OnceLock;
 
@@ -26,9 +31,22 @@ struct Api {
     ptx_size: unsafe extern "C" fn(Program, *mut usize) -> Status,
     ptx: unsafe extern "C" fn(Program, *mut c_char) -> Status,
     lowered: unsafe extern "C" fn(Program, *const c_char, *mut *const c_char) -> Status,
+    /// LTO-IR output (CUDA 12.0+; `nvrtcGetNVVM` before).
+    ltoir_size: Option<unsafe extern "C" fn(Program, *mut usize) -> Status>,
+    ltoir: Option<unsafe extern "C" fn(Program, *mut c_char) -> Status>,
+    /// The architectures it can compile for (CUDA 11.2+).
+    num_archs: Option<unsafe extern "C" fn(*mut c_int) -> Status>,
+    archs: Option<unsafe extern "C" fn(*mut c_int) -> Status>,
 }
 
 /// Where NVRTC is looked for, in order.
+#[cfg(target_family = "wasm")]
+pub fn candidates() -> Vec<String> {
+    vec!["nothing (the WebAssembly build loads no libraries)".into()]
+}
+
+/// Where NVRTC is looked for, in order.
+#[cfg(not(target_family = "wasm"))]
 pub fn candidates() -> Vec<String> {
     crate::dynlib::candidates(
         "nvrtc",
@@ -45,21 +63,31 @@ fn api() -> Result<&'static Api> {
     })
 }
 
+#[cfg(target_family = "wasm")]
 fn load() -> std::result::Result<Api, String> {
-    let tried = candidates();
-    for name in &tried {
-        // SAFETY: loading NVRTC runs its initialisers, which have no preconditions.
-        let Ok(lib) = (unsafe { Library::new(name) }) else { continue };
+    Err(candidates().join(", "))
+}
+
+#[cfg(not(target_family = "wasm"))]
+fn load() -> std::result::Result<Api, String> {
+    crate::dynlib::open_with(&candidates(), |lib| {
         macro_rules! sym {
             ($n:literal) => {
                 // SAFETY: the symbol is NVRTC's, with the signature declared in `Api` (nvrtc.h).
-                match unsafe { lib.get($n) } {
-                    Ok(s) => *s,
-                    Err(_) => continue,
-                }
+                *unsafe { lib.get($n) }.ok()?
             };
         }
-        let api = Api {
+        macro_rules! opt {
+            ($n:literal) => {
+                // SAFETY: as above; a missing symbol is `None`.
+                unsafe { lib.get($n) }.ok().map(|s| *s)
+            };
+        }
+        Some(Api {
+            ltoir_size: opt!(b"nvrtcGetLTOIRSize\0"),
+            ltoir: opt!(b"nvrtcGetLTOIR\0"),
+            num_archs: opt!(b"nvrtcGetNumSupportedArchs\0"),
+            archs: opt!(b"nvrtcGetSupportedArchs\0"),
             version: sym!(b"nvrtcVersion\0"),
             error_string: sym!(b"nvrtcGetErrorString\0"),
             create: sym!(b"nvrtcCreateProgram\0"),
@@ -74,10 +102,8 @@ fn load() -> std::result::Result<Api, String> {
             ptx: sym!(b"nvrtcGetPTX\0"),
             lowered: sym!(b"nvrtcGetLoweredName\0"),
             _lib: lib,
-        };
-        return Ok(api);
-    }
-    Err(tried.join(", "))
+        })
+    })
 }
 
 /// NVRTC's `(major, minor)`.
@@ -89,6 +115,21 @@ pub fn version() -> Result<(i32, i32)> {
     Ok((major, minor))
 }
 
+/// The architectures NVRTC can compile for, as numbers (`90` for sm_90), oldest first.
+pub fn supported_archs() -> Result<Vec<i32>> {
+    let api = api()?;
+    let (Some(num), Some(get)) = (api.num_archs, api.archs) else {
+        return Err(Error::named("NVRTC_ERROR", "this NVRTC (before CUDA 11.2) cannot list its architectures"));
+    };
+    let mut n: c_int = 0;
+    // SAFETY: `n` is a valid out-pointer.
+    check(api, unsafe { num(&mut n) }, "nvrtcGetNumSupportedArchs")?;
+    let mut out = vec![0 as c_int; n.max(0) as usize];
+    // SAFETY: `out` holds the `n` ints NVRTC reported.
+    check(api, unsafe { get(out.as_mut_ptr()) }, "nvrtcGetSupportedArchs")?;
+    Ok(out)
+}
+
 fn check(api: &Api, status: Status, what: &str) -> Result<()> {
     if status == 0 {
         return Ok(());
@@ -98,11 +139,51 @@ fn check(api: &Api, status: Status, what: &str) -> Result<()> {
     Err(Error::named(if status == 6 { "NVRTC_ERROR_COMPILATION" } else { "NVRTC_ERROR" }, format!("{what} failed: {text}")))
 }
 
+/// What a compile makes: a cubin (for one `sm_XX`), PTX, or LTO-IR (for nvJitLink).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Cubin,
+    Ptx,
+    Ltoir,
+}
+
+impl Target {
+    /// `'cubin'`, `'ptx'` or `'ltoir'`.
+    pub fn parse(s: &str) -> Result<Target> {
+        match s {
+            "cubin" => Ok(Target::Cubin),
+            "ptx" => Ok(Target::Ptx),
+            "ltoir" => Ok(Target::Ltoir),
+            _ => Err(Error::type_error(format!("target must be 'cubin', 'ptx' or 'ltoir', got '{s}'"))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Cubin => "cubin",
+            Target::Ptx => "ptx",
+            Target::Ltoir => "ltoir",
+        }
+    }
+}
+
+/// `arch` as NVRTC's `--gpu-architecture` for `target`: `90`, `sm_90`, `compute_90` (and `sm_90a`)
+/// are all accepted; a cubin needs a real architecture (`sm_`), PTX and LTO-IR take a virtual one.
+pub fn arch_option(arch: &str, target: Target) -> Result<String> {
+    let digits = arch.strip_prefix("sm_").or_else(|| arch.strip_prefix("compute_")).unwrap_or(arch);
+    let (num, suffix) = digits.split_at(digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len()));
+    if num.len() < 2 || num.len() > 3 || !(suffix.is_empty() || suffix == "a" || suffix == "f") {
+        return Err(Error::type_error(format!("arch must look like '90', 'sm_90' or 'compute_90', got '{arch}'")));
+    }
+    Ok(match target {
+        Target::Cubin => format!("sm_{num}{suffix}"),
+        Target::Ptx | Target::Ltoir => format!("compute_{num}{suffix}"),
+    })
+}
+
 /// What a compile produced.
 pub struct Compiled {
-    /// A cubin for `sm_XX` targets, PTX for `compute_XX` ones.
     pub image: Vec<u8>,
-    pub is_cubin: bool,
+    pub target: Target,
     pub log: String,
     /// `(name expression, lowered name)` for each name expression.
     pub lowered: Vec<(String, String)>,
@@ -121,18 +202,29 @@ fn cstring(s: &str, what: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::type_error(format!("{what} must not contain a NUL byte")))
 }
 
-/// Compiles CUDA C++ `code` for `arch` (`sm_90` gives a cubin, `compute_90` PTX).
-pub fn compile(code: &str, file_name: &str, options: &[String], name_expressions: &[String], arch: &str) -> Result<Compiled> {
+/// Compiles CUDA C++ `code` for `arch` into `target`. A failed compile is
+/// `NVRTC_ERROR_COMPILATION` with the log; the log of a successful one (warnings) is returned.
+pub fn compile(
+    code: &str,
+    file_name: &str,
+    options: &[String],
+    name_expressions: &[String],
+    arch: &str,
+    target: Target,
+) -> Result<Compiled> {
+    let arch = arch_option(arch, target)?;
     let api = api()?;
+    let (ltoir_size, ltoir) = match (target, api.ltoir_size, api.ltoir) {
+        (Target::Ltoir, Some(a), Some(b)) => (Some(a), Some(b)),
+        (Target::Ltoir, ..) => return Err(Error::named("NVRTC_ERROR", "this NVRTC (before CUDA 12.0) cannot make LTO-IR")),
+        _ => (None, None),
+    };
     let src = cstring(code, "kernel source")?;
     let file = cstring(file_name, "file name")?;
     let mut prog: Program = std::ptr::null_mut();
     // SAFETY: `src` and `file` are NUL-terminated and outlive the call; no headers are given.
-    check(
-        api,
-        unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) },
-        "nvrtcCreateProgram",
-    )?;
+    let status = unsafe { (api.create)(&mut prog, src.as_ptr(), file.as_ptr(), 0, std::ptr::null(), std::ptr::null()) };
+    check(api, status, "nvrtcCreateProgram")?;
     let prog = Prog(api, prog);
     let names: Vec<CString> = name_expressions.iter().map(|n| cstring(n, "a name expression")).collect::<Result<_>>()?;
     for n in &names {
@@ -140,6 +232,9 @@ pub fn compile(code: &str, file_name: &str, options: &[String], name_expressions
         check(api, unsafe { (api.add_name)(prog.1, n.as_ptr()) }, "nvrtcAddNameExpression")?;
     }
     let mut opts: Vec<CString> = vec![cstring(&format!("--gpu-architecture={arch}"), "arch")?];
+    if target == Target::Ltoir {
+        opts.push(cstring("-dlto", "an option")?);
+    }
     for o in options {
         opts.push(cstring(o, "a compiler option")?);
     }
@@ -149,19 +244,24 @@ pub fn compile(code: &str, file_name: &str, options: &[String], name_expressions
     let log = program_log(api, prog.1);
     if status != 0 {
         return Err(match check(api, status, "nvrtcCompileProgram") {
-            Err(Error::Named { code, .. }) => Error::named(code, format!("kernel compilation failed:\n{}", log.trim_end())),
+            Err(Error::Named { code: name, .. }) => {
+                Error::named(name, format!("kernel compilation failed:\n{}{}", log.trim_end(), source_line(code, file_name, &log)))
+            }
             Err(e) => e,
             Ok(()) => unreachable!("a failing status is an error"),
         });
     }
-    let is_cubin = arch.starts_with("sm_");
-    let (size_fn, get_fn) = if is_cubin { (api.cubin_size, api.cubin) } else { (api.ptx_size, api.ptx) };
+    let (size_fn, get_fn, what) = match target {
+        Target::Cubin => (api.cubin_size, api.cubin, "nvrtcGetCUBIN"),
+        Target::Ptx => (api.ptx_size, api.ptx, "nvrtcGetPTX"),
+        Target::Ltoir => (ltoir_size.expect("checked above"), ltoir.expect("checked above"), "nvrtcGetLTOIR"),
+    };
     let mut size = 0usize;
     // SAFETY: the program compiled; `size` is a valid out-pointer.
-    check(api, unsafe { size_fn(prog.1, &mut size) }, "nvrtcGetCUBINSize")?;
+    check(api, unsafe { size_fn(prog.1, &mut size) }, what)?;
     let mut image = vec![0u8; size];
     // SAFETY: `image` holds the `size` bytes NVRTC reported.
-    check(api, unsafe { get_fn(prog.1, image.as_mut_ptr() as *mut c_char) }, "nvrtcGetCUBIN")?;
+    check(api, unsafe { get_fn(prog.1, image.as_mut_ptr() as *mut c_char) }, what)?;
     let mut lowered = Vec::new();
     for (expr, c) in name_expressions.iter().zip(&names) {
         let mut out: *const c_char = std::ptr::null();
@@ -171,7 +271,18 @@ pub fn compile(code: &str, file_name: &str, options: &[String], name_expressions
         // SAFETY: NVRTC returned a NUL-terminated string.
         lowered.push((expr.clone(), unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned()));
     }
-    Ok(Compiled { image, is_cubin, log, lowered })
+    Ok(Compiled { image, target, log, lowered })
+}
+
+/// The source line the log's first message points at (`kernel.cu(3): error: ...`), quoted, so
+/// the error shows it without the source at hand.
+fn source_line(code: &str, file_name: &str, log: &str) -> String {
+    let line = || -> Option<(usize, &str)> {
+        let at = log.find(&format!("{file_name}("))? + file_name.len() + 1;
+        let n: usize = log[at..].split(')').next()?.parse().ok()?;
+        Some((n, code.lines().nth(n.checked_sub(1)?)?))
+    };
+    line().map_or(String::new(), |(n, text)| format!("\n  {n} | {}", text.trim_end()))
 }
 
 fn program_log(api: &Api, prog: Program) -> String {

@@ -4,13 +4,42 @@
 use crate::error::{Error, Result};
 use std::ffi::{c_char, c_int, CStr, CString};
 
+#[cfg(not(target_family = "wasm"))]
 extern "C" {
     fn cuda_node_nvtx_mark(message: *const c_char, argb: u32, has_color: c_int);
     fn cuda_node_nvtx_range_push(message: *const c_char, argb: u32, has_color: c_int) -> c_int;
     fn cuda_node_nvtx_range_pop() -> c_int;
     fn cuda_node_nvtx_range_start(message: *const c_char, argb: u32, has_color: c_int) -> u64;
     fn cuda_node_nvtx_range_end(id: u64);
+    fn cuda_node_nvtx_attached() -> c_int;
 }
+
+/// Whether an NVTX tool listens (one was injected when NVTX initialised, which this forces).
+/// Tools attach at start (NVTX_INJECTION64_PATH), so the answer is read once.
+pub fn attached() -> bool {
+    static ATTACHED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // SAFETY: initialising NVTX is idempotent and thread-safe.
+    *ATTACHED.get_or_init(|| unsafe { cuda_node_nvtx_attached() } != 0)
+}
+
+/// WebAssembly: no NVTX library and no tool, so every call is what NVTX does with no tool attached.
+#[cfg(target_family = "wasm")]
+mod no_tool {
+    use super::{c_char, c_int};
+    pub unsafe fn cuda_node_nvtx_mark(_: *const c_char, _: u32, _: c_int) {}
+    pub unsafe fn cuda_node_nvtx_range_push(_: *const c_char, _: u32, _: c_int) -> c_int {
+        -1
+    }
+    pub unsafe fn cuda_node_nvtx_range_pop() -> c_int {
+        -1
+    }
+    pub unsafe fn cuda_node_nvtx_range_start(_: *const c_char, _: u32, _: c_int) -> u64 {
+        0
+    }
+    pub unsafe fn cuda_node_nvtx_range_end(_: u64) {}
+}
+#[cfg(target_family = "wasm")]
+use no_tool::*;
 
 /// CuPy's palette for `id_color` (`_colors` in cupy/cuda/nvtx.pyx): index `id % 10`, ARGB.
 pub const PALETTE: [u32; 10] =
@@ -104,6 +133,7 @@ mod tests {
 
     #[test]
     fn calls_without_a_tool_are_harmless() {
+        assert!(!attached(), "no tool in the tests");
         mark("m", Color::from_id(3)).unwrap();
         assert!(range_push("r", Color::None).is_ok());
         range_pop();

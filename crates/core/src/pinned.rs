@@ -3,16 +3,14 @@
 //! them alive until it has run.
 
 use crate::error::{Error, Result};
+use crate::memory::round_size;
 use crate::ops::HostBytes;
-use crate::pool::round_size;
 use crate::runtime;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
-/// What a backend returns for a pinned allocation; freed when dropped.
-pub trait PinnedOps: Send + Sync + 'static {
-    fn ptr(&self) -> *mut u8;
-}
+// The seam's trait (`ops.rs`), re-exported here where it was first defined.
+pub use crate::ops::PinnedOps;
 
 /// One pinned allocation, from the pool it returns to when dropped.
 pub struct PinnedBlock {
@@ -20,9 +18,27 @@ pub struct PinnedBlock {
     size: u64,
     capacity: u64,
     home: Weak<PinnedPool>,
+    /// Registered memory's owner (the JS buffer), let go after the memory is unregistered.
+    keep: Option<crate::memory::Keep>,
 }
 
 impl PinnedBlock {
+    /// Page-locks `len` bytes of host memory at `ptr` that `keep` owns (`cuMemHostRegister`,
+    /// CuPy's `hostRegister`); unregistered when the block is dropped, before `keep` is.
+    /// Asking twice for the same bytes is `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`.
+    pub fn register(ptr: *mut u8, len: u64, keep: crate::memory::Keep) -> Result<Arc<PinnedBlock>> {
+        if len == 0 {
+            return Err(Error::range("registerHost needs at least one byte"));
+        }
+        let ops = runtime()?.backend.host_register(ptr, len)?;
+        Ok(Arc::new(PinnedBlock { ops: Some(ops), size: len, capacity: len, home: Weak::new(), keep: Some(keep) }))
+    }
+
+    /// True for memory registered with `register` rather than allocated pinned.
+    pub fn is_registered(&self) -> bool {
+        self.keep.is_some()
+    }
+
     pub fn ptr(&self) -> *mut u8 {
         self.ops.as_ref().map_or(std::ptr::null_mut(), |o| o.ptr())
     }
@@ -71,6 +87,9 @@ impl Drop for PinnedBlock {
         if let (Some(ops), Some(pool)) = (self.ops.take(), self.home.upgrade()) {
             pool.cache(self.capacity, ops);
         }
+        // Unregistered (ops dropped above) before the owner of the bytes is let go.
+        drop(self.ops.take());
+        drop(self.keep.take());
     }
 }
 
@@ -96,7 +115,7 @@ impl PinnedPool {
         if size == 0 {
             // As CuPy's PinnedMemoryPool: nothing is pinned for 0 bytes, so freeing it gives the
             // pool no block.
-            return Ok(Arc::new(PinnedBlock { ops: None, size: 0, capacity: 0, home: Weak::new() }));
+            return Ok(Arc::new(PinnedBlock { ops: None, size: 0, capacity: 0, home: Weak::new(), keep: None }));
         }
         let capacity = round_size(size);
         let cached = self.free.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&capacity).and_then(Vec::pop);
@@ -111,7 +130,7 @@ impl PinnedPool {
                 Err(e) => return Err(e),
             },
         };
-        Ok(Arc::new(PinnedBlock { ops: Some(ops), size, capacity, home: self.me.clone() }))
+        Ok(Arc::new(PinnedBlock { ops: Some(ops), size, capacity, home: self.me.clone(), keep: None }))
     }
 
     pub fn n_free_blocks(&self) -> usize {

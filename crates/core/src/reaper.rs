@@ -28,3 +28,22 @@ pub fn defer_drop(value: impl Send + 'static) {
     let boxed: Garbage = Box::new(value);
     let _ = sender().lock().unwrap_or_else(|p| p.into_inner()).send(boxed);
 }
+
+/// Waits until everything sent to the reaper before this call has been dropped (the channel is
+/// in order: a marker dropped after them says so). For a caller that must see the last reference
+/// a finished host function released, such as unregistering host memory after a synchronize.
+pub fn flush() {
+    struct Marker(std::sync::Arc<(Mutex<bool>, std::sync::Condvar)>);
+    impl Drop for Marker {
+        fn drop(&mut self) {
+            *self.0 .0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+            self.0 .1.notify_all();
+        }
+    }
+    let done = std::sync::Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+    defer_drop(Marker(done.clone()));
+    let mut dropped = done.0.lock().unwrap_or_else(|p| p.into_inner());
+    while !*dropped {
+        dropped = done.1.wait(dropped).unwrap_or_else(|p| p.into_inner());
+    }
+}

@@ -3,9 +3,9 @@
 use crate::capture::{self, CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
 use crate::event::Event;
-use crate::graph::Graph;
+use crate::graph::{Captured, Graph};
 use crate::memory::DeviceMemory;
-use crate::ops::{HostBytes, HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
 use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
@@ -32,13 +32,6 @@ pub struct Stream {
     priority: i32,
     /// Set while a capture begun on this stream runs.
     capture: Mutex<Option<Captured>>,
-}
-
-/// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
-#[derive(Default)]
-pub(crate) struct Captured {
-    pub host_fns: Vec<Arc<RepeatSlot>>,
-    pub keep: Vec<Arc<dyn HostBytes>>,
 }
 
 impl Stream {
@@ -77,6 +70,15 @@ impl Stream {
     pub fn external(device: usize, handle: u64) -> Result<Stream> {
         if handle == 0 || handle == 1 || handle == 2 {
             return Err(Error::range("handles 0, 1 and 2 are the default streams: use Stream.null or Stream.ptds".to_string()));
+        }
+        // A CUstream is the address of the driver's stream object: the driver dereferences
+        // whatever it is given, so a value no such address can have is refused here (#20: 2^63
+        // crashed the driver). Below the lowest mappable page (Linux's vm.mmap_min_addr), past
+        // 57-bit user space (5-level paging), or not 8-byte aligned (a heap object) is no stream.
+        if !(0x1_0000..1u64 << 57).contains(&handle) || !handle.is_multiple_of(8) {
+            return Err(Error::range(format!(
+                "0x{handle:x} cannot be a stream handle: a CUstream is the address of a driver object (8-byte aligned, in user space); pass the handle another library gave you, as a bigint"
+            )));
         }
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
         let priority = ops.priority()?;
@@ -258,7 +260,7 @@ impl Stream {
         if bytes == 0 {
             return Ok(());
         }
-        if offset % pattern.width as u64 != 0 {
+        if !offset.is_multiple_of(pattern.width as u64) {
             return Err(Error::range(format!("a fill of {}-byte elements must start at a multiple of {}", pattern.width, pattern.width)));
         }
         self.same_device(dst, "fill")?;
@@ -321,6 +323,19 @@ impl Stream {
         self.legacy_ok("copy")?;
         let hold = self.keep_in_capture(dst)?;
         self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len, hold)
+    }
+
+    /// Migrates `[offset, offset + len)` of managed memory to `to` in stream order
+    /// (`cuMemPrefetchAsync`; CuPy: `cupy.cuda.runtime.memPrefetchAsync`).
+    pub fn prefetch(&self, mem: &DeviceMemory, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+        mem.check_managed("prefetch")?;
+        mem.check_range(offset, len, "prefetch")?;
+        crate::memory::check_location(to)?;
+        if len == 0 {
+            return Ok(());
+        }
+        self.legacy_ok("prefetch")?;
+        self.ops.prefetch(mem.ops()?, offset, len, to)
     }
 
     pub fn copy_dtod(&self, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {
@@ -406,6 +421,48 @@ impl Stream {
             ));
         }
         Ok(())
+    }
+}
+
+/// Running a graph is stream work, so it is here: `graph.rs` names no stream.
+impl Graph {
+    fn check_stream(&self, stream: &Stream, what: &str) -> Result<()> {
+        if stream.device() != self.device() {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("{what}: a graph of device {} cannot run on a stream of device {}", self.device(), stream.device()),
+            ));
+        }
+        if stream.is_capturing()? {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                format!("{what}: a graph cannot be launched into a stream that is capturing"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
+    /// The launch keeps what its nodes use — captured host functions, pinned memory — until it
+    /// has run, so the graph may be destroyed (or its thread end) while the launch is queued:
+    /// the driver calls a host node through a pointer into the graph's slot, and freeing that
+    /// slot first was a use-after-free on the GPU (#20).
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "launch")?;
+        stream.ops().launch_graph(self.ops())?;
+        if let Some(release) = self.launch_holds() {
+            if stream.ops().launch_host_fn(release).is_err() {
+                // Not queued (the graph itself still holds them): wait for the launch instead.
+                let _ = stream.ops().synchronize();
+            }
+        }
+        Ok(())
+    }
+
+    /// Prepares the graph on `stream` without running it.
+    pub fn upload(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "upload")?;
+        stream.ops().upload_graph(self.ops())
     }
 }
 

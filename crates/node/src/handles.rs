@@ -127,6 +127,68 @@ pub fn own<T: 'static>(cx: &Cx, owner: &Owner, table: &'static Local<T>, handle:
     crate::raw::ok(status, "attaching a finalizer")
 }
 
+/// A strong reference to a JS value that Rust keeps alive (foreign memory's owner, a registered
+/// buffer). Node-API references may only be deleted on their own thread: dropped elsewhere (the
+/// last queued copy finishing on a driver thread), it waits in a list that the next call on its
+/// thread empties ([`release_pending`]); until then the value stays alive, which is safe.
+pub struct JsRef {
+    env: sys::napi_env,
+    raw: sys::napi_ref,
+    thread: std::thread::ThreadId,
+}
+
+// SAFETY: the reference is only touched on its own thread (checked in Drop); elsewhere it is
+// moved into the pending list as plain numbers.
+unsafe impl Send for JsRef {}
+// SAFETY: as above; it has no shared methods.
+unsafe impl Sync for JsRef {}
+
+type Pending = Vec<(std::thread::ThreadId, usize, usize)>;
+
+fn pending() -> std::sync::MutexGuard<'static, Pending> {
+    static P: std::sync::Mutex<Pending> = std::sync::Mutex::new(Vec::new());
+    P.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl JsRef {
+    /// Keeps `value` (an object) alive until dropped.
+    pub fn new(cx: &Cx, value: sys::napi_value) -> Result<JsRef> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: `value` is an object of this call; `raw` is a valid out-pointer.
+        crate::raw::ok(unsafe { sys::napi_create_reference(cx.env, value, 1, &mut raw) }, "keeping a value")?;
+        Ok(JsRef { env: cx.env, raw, thread: std::thread::current().id() })
+    }
+}
+
+impl Drop for JsRef {
+    fn drop(&mut self) {
+        if std::thread::current().id() == self.thread {
+            // SAFETY: made by napi_create_reference on this thread's env, deleted once.
+            unsafe { sys::napi_delete_reference(self.env, self.raw) };
+        } else {
+            pending().push((self.thread, self.env as usize, self.raw as usize));
+        }
+    }
+}
+
+/// Deletes the references dropped on other threads that belong to this one.
+pub fn release_pending() {
+    let me = std::thread::current().id();
+    let mine: Pending = {
+        let mut p = pending();
+        if p.is_empty() {
+            return;
+        }
+        let (mine, rest) = p.drain(..).partition(|(t, _, _)| *t == me);
+        *p = rest;
+        mine
+    };
+    for (_, env, raw) in mine {
+        // SAFETY: a reference made on this thread's env and not yet deleted (moved here once).
+        unsafe { sys::napi_delete_reference(env as sys::napi_env, raw as sys::napi_ref) };
+    }
+}
+
 /// Declares a concept's table: `table!(STREAMS: Arc<Stream>, "this Stream was destroyed: create a
 /// new one")` gives `STREAMS` and, in the declaring module, `with(handle, f)`, `get(handle)`,
 /// `insert(value)`, `take(handle)` and `stale()` (the error for a handle that names nothing).

@@ -1,16 +1,20 @@
-//! Kernels of loaded modules: attributes, and the hot `kernelLaunch`.
+//! Kernels of loaded modules: attributes, occupancy, and the hot `kernelLaunch`.
 
 use crate::raw::{Bytes, Count, Words};
 use crate::stream;
-use cuda_node_core::module::Function;
-use cuda_node_core::ops::{FuncAttr, Launch};
-use cuda_node_core::Error;
+use cuda_node_core::module::{self, Function};
+use cuda_node_core::ops::{CacheConfig, FuncAttr, Launch};
+use cuda_node_core::{runtime, Error};
 use std::sync::Arc;
 
-/// The launch `shape` describes: grid x y z, block x y z, shared memory bytes, argument count,
-/// then each argument's size, the arguments' bytes in `args` in turn.
+/// How many numbers head a launch shape: grid x y z, block x y z, shared memory bytes, argument
+/// count, flags (1: cooperative, 2: programmatic dependent launch), cluster x y z (0s: none).
+const HEAD: usize = 12;
+
+/// The launch `shape` describes (the head above, then each argument's size), the arguments'
+/// bytes in `args` in turn.
 fn unpack<'a>(shape: &[u32], args: &'a [u8], parts: &'a mut Vec<&'a [u8]>) -> cuda_node_core::Result<Launch<'a>> {
-    let (head, sizes) = shape.split_at_checked(8).ok_or_else(|| Error::range("the launch shape needs 8 numbers and the sizes"))?;
+    let (head, sizes) = shape.split_at_checked(HEAD).ok_or_else(|| Error::range("the launch shape needs 12 numbers and the sizes"))?;
     let sizes = sizes.get(..head[7] as usize).ok_or_else(|| Error::range("the launch shape lists fewer sizes than arguments"))?;
     let mut at = 0usize;
     for &n in sizes {
@@ -18,13 +22,29 @@ fn unpack<'a>(shape: &[u32], args: &'a [u8], parts: &'a mut Vec<&'a [u8]>) -> cu
         parts.push(args.get(at..end).ok_or_else(|| Error::range("argument sizes exceed the argument bytes"))?);
         at = end;
     }
-    Ok(Launch { grid: [head[0], head[1], head[2]], block: [head[3], head[4], head[5]], shared_mem: head[6], args: parts })
+    Ok(with_head(head, parts))
+}
+
+fn with_head<'a>(head: &[u32], args: &'a [&'a [u8]]) -> Launch<'a> {
+    Launch {
+        grid: [head[0], head[1], head[2]],
+        block: [head[3], head[4], head[5]],
+        shared_mem: head[6],
+        args,
+        cooperative: head[8] & 1 != 0,
+        programmatic: head[8] & 2 != 0,
+        cluster: [head[9], head[10], head[11]],
+    }
+}
+
+fn head(shape: &[u32]) -> cuda_node_core::Result<&[u32]> {
+    shape.get(..HEAD).ok_or_else(|| Error::range("the launch shape needs 12 numbers and the sizes"))
 }
 
 crate::table!(FUNCTIONS: Arc<Function>, CUDA_ERROR_INVALID_HANDLE, "this kernel's module is gone");
 
 crate::js_object! {
-    /// A kernel's attributes on its device (`cuFuncGetAttribute`).
+    /// A kernel's attributes on its device (`cuFuncGetAttribute`), every one the driver has.
     pub struct FunctionAttributes {
         max_threads_per_block: i32 = c"maxThreadsPerBlock",
         shared_size_bytes: i32 = c"sharedSizeBytes",
@@ -33,8 +53,23 @@ crate::js_object! {
         num_regs: i32 = c"numRegs",
         ptx_version: i32 = c"ptxVersion",
         binary_version: i32 = c"binaryVersion",
+        cache_mode_ca: i32 = c"cacheModeCa",
         max_dynamic_shared_size_bytes: i32 = c"maxDynamicSharedSizeBytes",
+        preferred_shared_memory_carveout: i32 = c"preferredSharedMemoryCarveout",
+        cluster_size_must_be_set: i32 = c"clusterSizeMustBeSet",
+        required_cluster_width: i32 = c"requiredClusterWidth",
+        required_cluster_height: i32 = c"requiredClusterHeight",
+        required_cluster_depth: i32 = c"requiredClusterDepth",
+        non_portable_cluster_size_allowed: i32 = c"nonPortableClusterSizeAllowed",
+        cluster_scheduling_policy_preference: i32 = c"clusterSchedulingPolicyPreference",
     }
+}
+
+fn attr_named(name: &str) -> cuda_node_core::Result<FuncAttr> {
+    FuncAttr::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = FuncAttr::ALL.iter().map(|&(_, n)| n).collect();
+        Error::type_error(format!("no kernel attribute '{name}': the attributes are {}", names.join(", ")))
+    })
 }
 
 crate::exports! {
@@ -50,7 +85,15 @@ crate::exports! {
                 num_regs: a(FuncAttr::NumRegs)?,
                 ptx_version: a(FuncAttr::PtxVersion)?,
                 binary_version: a(FuncAttr::BinaryVersion)?,
+                cache_mode_ca: a(FuncAttr::CacheModeCa)?,
                 max_dynamic_shared_size_bytes: a(FuncAttr::MaxDynamicSharedSizeBytes)?,
+                preferred_shared_memory_carveout: a(FuncAttr::PreferredSharedMemoryCarveout)?,
+                cluster_size_must_be_set: a(FuncAttr::ClusterSizeMustBeSet).unwrap_or(0),
+                required_cluster_width: a(FuncAttr::RequiredClusterWidth).unwrap_or(0),
+                required_cluster_height: a(FuncAttr::RequiredClusterHeight).unwrap_or(0),
+                required_cluster_depth: a(FuncAttr::RequiredClusterDepth).unwrap_or(0),
+                non_portable_cluster_size_allowed: a(FuncAttr::NonPortableClusterSizeAllowed).unwrap_or(0),
+                cluster_scheduling_policy_preference: a(FuncAttr::ClusterSchedulingPolicyPreference).unwrap_or(0),
             })
         })
     }
@@ -61,25 +104,107 @@ crate::exports! {
         with(kernel, |f| f.set_max_dynamic_shared(b))
     }
 
+    /// Checks that `name` is a settable attribute and `value` fits it; throws otherwise.
+    c"kernelCheckAttribute" => fn kernel_check_attribute(_cx, name: String, value: f64) -> () {
+        let a = attr_named(&name)?;
+        let v = attr_value(value)?;
+        module::check_settable(a, v)
+    }
+
+    /// Sets a settable attribute (`cuFuncSetAttribute`) by its name.
+    c"kernelSetAttribute" => fn kernel_set_attribute(_cx, kernel: f64, name: String, value: f64) -> () {
+        let a = attr_named(&name)?;
+        let v = attr_value(value)?;
+        with(kernel, |f| f.set_attribute(a, v))
+    }
+
+    /// Checks a cache preference's name; throws for any other.
+    c"kernelCheckCacheConfig" => fn kernel_check_cache_config(_cx, config: String) -> () {
+        cache_config(&config).map(|_| ())
+    }
+
+    /// Sets the kernel's cache preference (`cuFuncSetCacheConfig`).
+    c"kernelSetCacheConfig" => fn kernel_set_cache_config(_cx, kernel: f64, config: String) -> () {
+        let c = cache_config(&config)?;
+        with(kernel, |f| f.set_cache_config(c))
+    }
+
     /// Each parameter's size, where the driver can tell; null otherwise.
     c"kernelParamSizes" => fn kernel_param_sizes(_cx, kernel: f64) -> Option<Vec<u32>> {
         with(kernel, |f| Ok(f.param_sizes().map(|v| v.iter().map(|&s| s as u32).collect())))
     }
 
-    /// Launches `kernel` on `stream`. `shape`: grid x y z, block x y z, shared memory bytes,
-    /// argument count, then each argument's size; `args`: the arguments' bytes in turn (the
-    /// driver copies them at the launch).
+    /// Blocks of `block_size` threads that fit on one multiprocessor at once.
+    c"kernelMaxActiveBlocks" => fn kernel_max_active_blocks(_cx, kernel: f64, block_size: u32, shared_mem: u32) -> u32 {
+        with(kernel, |f| f.max_active_blocks(block_size, shared_mem))
+    }
+
+    /// `[minGridSize, blockSize]` for the most occupancy; `block_limit` 0: the kernel's limit.
+    c"kernelSuggestedBlockSize" => fn kernel_suggested_block_size(_cx, kernel: f64, shared_mem: u32, block_limit: u32) -> Vec<u32> {
+        let (g, b) = with(kernel, |f| f.suggested_block_size(shared_mem, block_limit))?;
+        Ok(vec![g, b])
+    }
+
+    /// The largest cluster the launch `shape`'s block and shared memory allow.
+    c"kernelMaxPotentialClusterSize" => fn kernel_max_potential_cluster_size(_cx, kernel: f64, shape: Words) -> u32 {
+        let launch = with_head(head(shape.0)?, &[]);
+        with(kernel, |f| f.max_potential_cluster_size(&launch))
+    }
+
+    /// Clusters of the launch `shape` that can be resident at once.
+    c"kernelMaxActiveClusters" => fn kernel_max_active_clusters(_cx, kernel: f64, shape: Words) -> u32 {
+        let launch = with_head(head(shape.0)?, &[]);
+        with(kernel, |f| f.max_active_clusters(&launch))
+    }
+
+    /// Launches `kernel` on `stream`. `shape`: the 12-number head (see `HEAD`), then each
+    /// argument's size; `args`: the arguments' bytes in turn (the driver copies them at the launch).
     c"kernelLaunch" => fn kernel_launch(_cx, kernel: f64, stream: f64, shape: Words, args: Bytes) -> () {
         let mut parts: Vec<&[u8]> = Vec::new();
         let launch = unpack(shape.0, args.0, &mut parts)?;
         with(kernel, |f: &Arc<Function>| stream::with(stream, |s| f.launch(s, &launch)))
     }
 
-    /// Checks a launch's shape against `device`'s limits, as `kernelLaunch` does (for kernels
-    /// the simulator runs on the host).
+    /// Checks a launch's shape against `device`'s limits, as `kernelLaunch` does, a cooperative
+    /// one against the simulated occupancy (for kernels the simulator runs on the host).
     c"kernelCheckShape" => fn kernel_check_shape(_cx, device: f64, shape: Words) -> () {
-        let head = shape.0.get(..7).ok_or_else(|| Error::range("the launch shape needs 8 numbers and the sizes"))?;
-        let launch = Launch { grid: [head[0], head[1], head[2]], block: [head[3], head[4], head[5]], shared_mem: head[6], args: &[] };
-        cuda_node_core::module::check_shape(cuda_node_core::runtime()?.ordinal(device)?, &launch)
+        let device = runtime()?.ordinal(device)?;
+        let launch = with_head(head(shape.0)?, &[]);
+        module::check_shape(device, &launch)?;
+        if launch.cooperative {
+            let [bx, by, bz] = launch.block;
+            module::check_cooperative(device, &launch, module::simulated_max_active_blocks(device, bx * by * bz, launch.shared_mem)?)?;
+        }
+        Ok(())
     }
+
+    /// The simulator's answer to `kernelMaxActiveBlocks` (from the device's limits alone).
+    c"kernelSimulatedMaxActiveBlocks" => fn kernel_simulated_max_active_blocks(_cx, device: f64, block_size: u32, shared_mem: u32) -> u32 {
+        module::simulated_max_active_blocks(runtime()?.ordinal(device)?, block_size, shared_mem)
+    }
+
+    /// The simulator's answer to `kernelSuggestedBlockSize`.
+    c"kernelSimulatedSuggestedBlockSize" => fn kernel_simulated_suggested_block_size(_cx, device: f64, shared_mem: u32, block_limit: u32) -> Vec<u32> {
+        let (g, b) = module::simulated_suggested_block_size(runtime()?.ordinal(device)?, shared_mem, block_limit)?;
+        Ok(vec![g, b])
+    }
+
+    /// The simulator's answer to `kernelMaxPotentialClusterSize`.
+    c"kernelSimulatedMaxPotentialClusterSize" => fn kernel_simulated_max_potential_cluster_size(_cx, device: f64, shape: Words) -> u32 {
+        module::simulated_max_potential_cluster_size(runtime()?.ordinal(device)?, &with_head(head(shape.0)?, &[]))
+    }
+}
+
+fn attr_value(v: f64) -> cuda_node_core::Result<i32> {
+    if !v.is_finite() || v.fract() != 0.0 || v < 0.0 || v > i32::MAX as f64 {
+        return Err(Error::range(format!("an attribute's value must be a non-negative integer, got {v}")));
+    }
+    Ok(v as i32)
+}
+
+fn cache_config(name: &str) -> cuda_node_core::Result<CacheConfig> {
+    CacheConfig::ALL.iter().find(|(_, n)| *n == name).map(|&(c, _)| c).ok_or_else(|| {
+        let names: Vec<&str> = CacheConfig::ALL.iter().map(|&(_, n)| n).collect();
+        Error::type_error(format!("cacheConfig must be one of {}, got '{name}'", names.join(", ")))
+    })
 }

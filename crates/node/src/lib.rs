@@ -7,6 +7,7 @@ mod async_pool;
 mod backend;
 mod blas;
 mod callbacks;
+mod coop;
 mod device;
 mod error_class;
 mod errors;
@@ -19,6 +20,7 @@ mod kernel;
 mod memory;
 mod module;
 mod nccl;
+mod nvjitlink;
 mod nvrtc;
 mod nvtx;
 mod pinned;
@@ -50,12 +52,14 @@ fn tables() -> Vec<&'static [Export]> {
         pinned::EXPORTS,
         pinned_pool::EXPORTS,
         nvrtc::EXPORTS,
+        nvjitlink::EXPORTS,
         module::EXPORTS,
         kernel::EXPORTS,
         blas::EXPORTS,
         nccl::EXPORTS,
         nvtx::EXPORTS,
         profiler::EXPORTS,
+        coop::EXPORTS,
         EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,

@@ -1,9 +1,13 @@
 //! Device memory: blocks (plain allocations and pool blocks) as handles, and the operations on
 //! them — copies in every direction, memset, fill — each on a stream.
 
-use crate::raw::{BigU64, Bytes, BytesMut, Count, Owner};
+use crate::handles::JsRef;
+use crate::raw::{self, ArrayBufferOut, BigU64, Bytes, BytesMut, Count, NodeBuffer, Owner};
 use crate::{pinned, stream};
-use cuda_node_core::{runtime, Block, DeviceMemory, Error, Pattern};
+use cuda_node_core::memory::{pointer_attributes, Advice, Location};
+use cuda_node_core::{runtime, Block, Code, DeviceMemory, Error, Pattern};
+use napi::sys;
+use std::ffi::c_void;
 use std::sync::Arc;
 
 crate::table!(BLOCKS: Arc<Block>, CUDA_ERROR_INVALID_VALUE, "this memory was freed: allocate a new one");
@@ -22,6 +26,36 @@ crate::js_object! {
         size: f64 = c"size",
         device: u32 = c"device",
     }
+}
+
+crate::js_object! {
+    /// What the driver knows of an address (`cuPointerGetAttribute`).
+    pub struct PointerAttrs {
+        device: u32 = c"device",
+        kind: String = c"kind",
+        base: BigU64 = c"base",
+        size: f64 = c"size",
+    }
+}
+
+crate::js_object! {
+    /// An IPC handle of the allocation a block lies in, and the block's offset in it.
+    pub struct IpcDesc {
+        handle: NodeBuffer = c"handle",
+        offset: f64 = c"offset",
+    }
+}
+
+fn location(device: Option<f64>) -> cuda_node_core::Result<Location> {
+    Ok(match device {
+        None => Location::Host,
+        Some(d) => Location::Device(runtime()?.ordinal(d)?),
+    })
+}
+
+unsafe extern "C" fn release_block(_env: sys::napi_env, _data: *mut c_void, hint: *mut c_void) {
+    // SAFETY: `hint` is the `Arc<Block>` leaked by `memManagedBuffer`; V8 releases the buffer once.
+    drop(unsafe { Arc::from_raw(hint as *const Block) });
 }
 
 crate::exports! {
@@ -109,5 +143,105 @@ crate::exports! {
         let block = get(dst)?;
         let (mem, at) = block.range(offset.0, bytes, "fill")?;
         stream::with(stream, |s| s.fill(mem, at, pattern, count.0))
+    }
+
+    /// `size` bytes at `ptr` that another library allocated on `device` (CuPy's
+    /// `UnownedMemory`), checked against the driver's pointer attributes; `owner` is kept alive
+    /// until the memory is freed and the device has finished the work queued before.
+    c"memFromExternal" => fn mem_from_external(cx, ptr: BigU64, size: Count, device: f64, owner: Option<Owner>) -> f64 {
+        crate::handles::release_pending();
+        let device = runtime()?.ordinal(device)?;
+        let keep = match owner {
+            Some(o) => Some(Box::new(JsRef::new(cx, o.0)?) as cuda_node_core::memory::Keep),
+            None => None,
+        };
+        let (mem, offset) = DeviceMemory::foreign(device, ptr.0, size.0, keep)?;
+        Ok(adopt(Block::view(mem, offset, size.0)?))
+    }
+
+    /// What the driver knows of `ptr`: device, kind (`device`, `host`, `managed`), and the
+    /// allocation holding it. `CUDA_ERROR_INVALID_VALUE` for an address it does not know.
+    c"pointerGetAttributes" => fn pointer_get_attributes(_cx, ptr: BigU64) -> PointerAttrs {
+        let a = pointer_attributes(ptr.0)?;
+        Ok(PointerAttrs { device: a.device as u32, kind: a.kind.name().into(), base: BigU64(a.base), size: a.size as f64 })
+    }
+
+    /// Managed memory (`cuMemAllocManaged`): attached to every stream when `global`, else to the host.
+    c"memAllocManaged" => fn mem_alloc_managed(_cx, device: f64, size: Count, global: bool) -> f64 {
+        Ok(adopt(Block::whole(DeviceMemory::alloc_managed(runtime()?.ordinal(device)?, size.0, global)?)))
+    }
+
+    /// An ArrayBuffer over managed memory's bytes; refused (`CUDA_ERROR_NOT_SUPPORTED`) where
+    /// the runtime refuses external buffers.
+    c"memManagedBuffer" => fn mem_managed_buffer(cx, mem: f64) -> ArrayBufferOut {
+        let block = get(mem)?;
+        let (base, at) = block.base();
+        let Some(host) = base.host_ptr() else {
+            return Err(Error::type_error("only managed memory (mallocManaged) has a host view"));
+        };
+        let len = block.size() as usize;
+        let mut out = std::ptr::null_mut();
+        if len == 0 {
+            let mut data = std::ptr::null_mut();
+            // SAFETY: an empty buffer; both are valid out-pointers.
+            raw::ok(unsafe { sys::napi_create_arraybuffer(cx.env, 0, &mut data, &mut out) }, "creating an ArrayBuffer")?;
+            return Ok(ArrayBufferOut(out));
+        }
+        if !pinned::external_buffers() {
+            return Err(pinned::refused("the host view of managed memory", "copy with copyToHost / copyFromHost instead"));
+        }
+        // SAFETY: the block's range lies inside the managed allocation.
+        let data = unsafe { host.add(at as usize) };
+        let hint = Arc::into_raw(block) as *mut c_void;
+        // SAFETY: `data` is valid for `len` bytes while the block lives; the finalizer owns a
+        // reference to it (`hint`) until V8 releases the buffer.
+        let status = unsafe { sys::napi_create_external_arraybuffer(cx.env, data.cast(), len, Some(release_block), hint, &mut out) };
+        if status != sys::Status::napi_ok {
+            // SAFETY: not created, so the finalizer never runs: release the reference here.
+            drop(unsafe { Arc::from_raw(hint as *const Block) });
+            return Err(pinned::refused("the host view of managed memory", "copy with copyToHost / copyFromHost instead"));
+        }
+        Ok(ArrayBufferOut(out))
+    }
+
+    /// Migrates `[offset, offset + size)` of managed memory to `device` (null: the host) on
+    /// `stream` (`cuMemPrefetchAsync`).
+    c"memPrefetch" => fn mem_prefetch(_cx, stream: f64, mem: f64, offset: Count, size: Count, device: Option<f64>) -> () {
+        let block = get(mem)?;
+        let (m, at) = block.range(offset.0, size.0, "prefetch")?;
+        let to = location(device)?;
+        stream::with(stream, |s| s.prefetch(m, at, size.0, to))
+    }
+
+    /// Advice on how `[offset, offset + size)` of managed memory is used (`cuMemAdvise`);
+    /// `device` null names the host.
+    c"memAdvise" => fn mem_advise(_cx, mem: f64, offset: Count, size: Count, advice: String, device: Option<f64>) -> () {
+        let advice = Advice::parse(&advice)?;
+        let block = get(mem)?;
+        let (m, at) = block.range(offset.0, size.0, "advise")?;
+        m.advise(at, size.0, advice, location(device)?)
+    }
+
+    /// The 64-byte IPC handle of the allocation the block lies in (`cuIpcGetMemHandle`) and the
+    /// block's offset in it: a pool block is found by its offset in the pool's allocation.
+    c"memIpcHandle" => fn mem_ipc_handle(_cx, mem: f64) -> IpcDesc {
+        let block = get(mem)?;
+        let (base, at) = block.base();
+        if base.origin() != cuda_node_core::memory::Origin::Own {
+            return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "only memory cuda-node allocated on the device (not managed, foreign or opened from another process) has an IPC handle"));
+        }
+        Ok(IpcDesc { handle: NodeBuffer(base.ipc_handle()?.to_vec()), offset: at as f64 })
+    }
+
+    /// Opens another process's allocation from its handle (`cuIpcOpenMemHandle`): `size` bytes
+    /// (the rest of it by default) at `offset`; closed when freed.
+    c"memFromIpcHandle" => fn mem_from_ipc_handle(_cx, device: f64, handle: Bytes, offset: Count, size: Option<Count>) -> f64 {
+        let handle: &[u8; 64] = handle.0.try_into().map_err(|_| Error::range(format!("an IPC memory handle is 64 bytes, got {}", handle.0.len())))?;
+        let mem = DeviceMemory::open_ipc(runtime()?.ordinal(device)?, handle)?;
+        let size = match size {
+            Some(s) => s.0,
+            None => mem.size().checked_sub(offset.0).ok_or_else(|| Error::range(format!("offset {} is past the end of the {}-byte allocation", offset.0, mem.size())))?,
+        };
+        Ok(adopt(Block::view(mem, offset.0, size)?))
     }
 }

@@ -1,14 +1,15 @@
-//! Modules: a cubin or PTX image loaded on a device, and the kernels looked up in it.
+//! Modules: a cubin, PTX or fatbin image loaded on a device, the kernels looked up in it, and
+//! its `__device__` / `__constant__` variables.
 
 use crate::raw::{Bytes, Owner};
 use cuda_node_core::module::Module;
-use cuda_node_core::runtime;
+use cuda_node_core::{runtime, Block};
 use std::sync::Arc;
 
 crate::table!(MODULES: Arc<Module>, CUDA_ERROR_INVALID_HANDLE, "this module is gone");
 
 crate::exports! {
-    /// Loads a cubin or PTX image on `device`.
+    /// Loads a cubin, PTX or fatbin image on `device`.
     c"moduleLoad" => fn module_load(cx, owner: Owner, device: f64, image: Bytes) -> f64 {
         insert(cx, &owner, Arc::new(Module::load(runtime()?.ordinal(device)?, image.0)?))
     }
@@ -17,5 +18,12 @@ crate::exports! {
     c"moduleGetFunction" => fn module_get_function(cx, owner: Owner, module: f64, name: String) -> f64 {
         let f = with(module, |m| m.function(&name))?;
         crate::kernel::insert(cx, &owner, Arc::new(f))
+    }
+
+    /// The variable `name` of a loaded module as a memory block (its handle), which keeps the
+    /// module loaded; freeing the block leaves the variable alone.
+    c"moduleGetGlobal" => fn module_get_global(_cx, module: f64, name: String) -> f64 {
+        let mem = with(module, |m| m.global(&name))?;
+        Ok(crate::memory::adopt(Block::whole(mem)))
     }
 }

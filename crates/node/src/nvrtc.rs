@@ -1,7 +1,7 @@
 //! NVRTC, the run-time CUDA C++ compiler.
 
 use crate::raw::{NodeBuffer, Strings};
-use cuda_node_core::nvrtc;
+use cuda_node_core::nvrtc::{self, Target};
 
 crate::js_object! {
     /// One name expression and the mangled name NVRTC gave it.
@@ -15,7 +15,7 @@ crate::js_object! {
     /// What a compile produced.
     pub struct CompileOutput {
         image: NodeBuffer = c"image",
-        is_cubin: bool = c"isCubin",
+        target: String = c"target",
         log: String = c"log",
         lowered: Vec<Lowered> = c"lowered",
     }
@@ -28,12 +28,23 @@ crate::exports! {
         Ok(vec![a, b])
     }
 
-    /// Compiles CUDA C++ for `arch` (`sm_90`: a cubin; `compute_90`: PTX).
-    c"nvrtcCompile" => fn nvrtc_compile(_cx, code: String, file_name: String, options: Strings, name_expressions: Strings, arch: String) -> CompileOutput {
-        let c = nvrtc::compile(&code, &file_name, &options.0, &name_expressions.0, &arch)?;
+    /// The architectures NVRTC compiles for (`90` for sm_90), oldest first.
+    c"nvrtcSupportedArchs" => fn nvrtc_supported_archs(_cx) -> Vec<i32> {
+        nvrtc::supported_archs()
+    }
+
+    /// Checks a target's name and an architecture; throws for a malformed one.
+    c"nvrtcCheckTarget" => fn nvrtc_check_target(_cx, arch: String, target: String) -> String {
+        nvrtc::arch_option(&arch, Target::parse(&target)?)
+    }
+
+    /// Compiles CUDA C++ for `arch` (`90`, `sm_90` or `compute_90`) into `target` (`cubin`,
+    /// `ptx` or `ltoir`).
+    c"nvrtcCompile" => fn nvrtc_compile(_cx, code: String, file_name: String, options: Strings, name_expressions: Strings, arch: String, target: String) -> CompileOutput {
+        let c = nvrtc::compile(&code, &file_name, &options.0, &name_expressions.0, &arch, Target::parse(&target)?)?;
         Ok(CompileOutput {
             image: NodeBuffer(c.image),
-            is_cubin: c.is_cubin,
+            target: c.target.name().to_string(),
             log: c.log,
             lowered: c.lowered.into_iter().map(|(expression, name)| Lowered { expression, name }).collect(),
         })

@@ -37,7 +37,9 @@ impl<'a> Arg<'a> for Message {
         "string".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> cuda_node_core::Result<Message> {
-        let Some(v) = cx.arg(i) else { return Err(raw::wrong(cx, i, name, "a string")) };
+        let Some(v) = cx.arg(i) else {
+            return Err(raw::wrong(cx, i, name, "a string"));
+        };
         let mut small = [0u8; 256];
         let mut len = 0usize;
         // SAFETY: `small` has room for 256 bytes; Node-API writes at most 255 and a NUL. A
@@ -58,6 +60,12 @@ impl<'a> Arg<'a> for Message {
 
 crate::exports! {
     /// A point in time.
+    /// Whether an NVTX tool listens (read once: tools attach at start). With none, the JS layer
+    /// skips its calls for messages the core would accept.
+    c"nvtxAttached" => fn nvtx_attached(_cx) -> bool {
+        Ok(nvtx::attached())
+    }
+
     c"nvtxMark" => fn nvtx_mark(_cx, message: String, id_color: Option<f64>, argb: Option<u32>) -> () {
         nvtx::mark(&message, color(id_color, argb))
     }

@@ -1,7 +1,7 @@
 //! Pinned (page-locked) host memory. A block is shared by its handle, its
 //! `ArrayBuffer` and queued copies, and returns to its pool once all of them are gone.
 
-use crate::raw::{self, ArrayBufferOut, BigU64, Bytes, BytesMut, Count, JsArrayBuffer};
+use crate::raw::{self, ArrayBufferOut, BigU64, Bytes, BytesMut, Count, JsArrayBuffer, Owner};
 use cuda_node_core::pinned::PinnedBlock;
 use cuda_node_core::{Code, Error};
 use napi::sys;
@@ -17,6 +17,30 @@ crate::js_object! {
         ptr: BigU64 = c"ptr",
         size: f64 = c"size",
     }
+}
+
+/// Whether external ArrayBuffers may be handed to JS. Electron refuses them; setting
+/// `CUDA_NODE_EXTERNAL_BUFFERS=0` (or `externalBuffers(false)`) makes the addon behave so in Node,
+/// so the paths that avoid them are tested here.
+static EXTERNAL: std::sync::OnceLock<std::sync::atomic::AtomicBool> = std::sync::OnceLock::new();
+
+fn external_flag() -> &'static std::sync::atomic::AtomicBool {
+    EXTERNAL
+        .get_or_init(|| std::sync::atomic::AtomicBool::new(std::env::var("CUDA_NODE_EXTERNAL_BUFFERS").map_or(true, |v| v.trim() != "0")))
+}
+
+/// True unless external buffers are refused (by the switch; a runtime that refuses them says so
+/// when one is made).
+pub fn external_buffers() -> bool {
+    external_flag().load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The error for an external buffer the runtime refuses.
+pub fn refused(what: &str, instead: &str) -> Error {
+    Error::cuda(
+        Code::CUDA_ERROR_NOT_SUPPORTED,
+        format!("this runtime refuses external ArrayBuffers (as Electron does), so {what} cannot be one; {instead}"),
+    )
 }
 
 unsafe extern "C" fn release_block(_env: sys::napi_env, _data: *mut c_void, hint: *mut c_void) {
@@ -42,6 +66,19 @@ crate::exports! {
             raw::ok(unsafe { sys::napi_create_arraybuffer(cx.env, 0, &mut data, &mut out) }, "creating an ArrayBuffer")?;
             return Ok(ArrayBufferOut(out));
         }
+        // emnapi's external ArrayBuffers are copies of wasm memory, not views of it: refuse, as
+        // where the runtime refuses them.
+        #[cfg(target_family = "wasm")]
+        if len > 0 {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "the WebAssembly build cannot expose pinned memory as an ArrayBuffer (its ArrayBuffers would be copies); \
+                 copy through the PinnedMemory itself (its set() and get() methods) instead",
+            ));
+        }
+        if !external_buffers() {
+            return Err(refused("PinnedMemory.buffer", "copy through the PinnedMemory itself (its set() and get() methods) instead"));
+        }
         let hint = Arc::into_raw(block) as *mut c_void;
         // SAFETY: `data` is valid for `len` bytes as long as the block lives, and the finalizer
         // owns a reference to it (`hint`) until V8 releases the buffer.
@@ -58,6 +95,51 @@ crate::exports! {
         Ok(ArrayBufferOut(out))
     }
 
+    /// Whether external ArrayBuffers are handed to JS; `allowed` changes it (tests use this to
+    /// behave as Electron does). Returns the setting in force.
+    c"externalBuffers" => fn external_buffers_export(_cx, allowed: Option<bool>) -> bool {
+        if let Some(a) = allowed {
+            external_flag().store(a, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(external_buffers())
+    }
+
+    /// Page-locks the bytes of `view` (`cuMemHostRegister`, CuPy's `hostRegister`) and keeps the
+    /// view alive until they are unregistered: on free or GC of `owner`, once no queued copy
+    /// uses them. Registering bytes twice is `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`.
+    c"pinnedRegister" => fn pinned_register(cx, owner: Owner, view: Bytes) -> f64 {
+        crate::handles::release_pending();
+        let (ptr, len) = (view.0.as_ptr() as *mut u8, view.0.len() as u64);
+        let keep = crate::handles::JsRef::new(cx, cx.arg(1).ok_or_else(|| Error::type_error("view is missing"))?)?;
+        let block = PinnedBlock::register(ptr, len, Box::new(keep))?;
+        insert(cx, &owner, block)
+    }
+
+    /// Unregisters registered memory now (CuPy's `hostUnregister`). Refused while queued copies
+    /// still use it: `CUDA_ERROR_ILLEGAL_STATE`.
+    c"pinnedUnregister" => fn pinned_unregister(_cx, pinned: f64) -> () {
+        crate::handles::release_pending();
+        let held = || {
+            with(pinned, |b| {
+                if !b.is_registered() {
+                    return Err(Error::type_error("unregister is for memory made by registerHost; free() pinned memory from a pool"));
+                }
+                Ok(Arc::strong_count(b) > 1)
+            })
+        };
+        // A finished copy's hold is dropped on the reaper thread (its host function may make no
+        // CUDA call): once the stream is synchronized, wait for that drop rather than refuse.
+        let in_flight = held()? && {
+            cuda_node_core::reaper::flush();
+            held()?
+        };
+        if in_flight {
+            return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "registered memory is still used by queued copies: synchronize their stream first, or free() it to unregister once they are done"));
+        }
+        drop(take(pinned)?);
+        Ok(())
+    }
+
     /// Copies `src` into the block at `offset`.
     c"pinnedWrite" => fn pinned_write(_cx, pinned: f64, offset: Count, src: Bytes) -> () {
         with(pinned, |b| b.write(offset.0, src.0))
@@ -71,6 +153,7 @@ crate::exports! {
     /// Drops this handle; the block returns to its pool once its buffer and copies are gone.
     /// Freeing twice is nothing.
     c"pinnedFree" => fn pinned_free(_cx, pinned: f64) -> () {
+        crate::handles::release_pending();
         drop(take(pinned).ok());
         Ok(())
     }

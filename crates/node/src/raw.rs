@@ -28,6 +28,22 @@ pub struct Cx {
     pub env: sys::napi_env,
     argc: usize,
     argv: [sys::napi_value; MAX_ARGS],
+    /// WebAssembly: the typed arrays the call writes, copied back to JS when it returns
+    /// (emnapi gives native code a copy of JS memory in wasm memory).
+    #[cfg(target_family = "wasm")]
+    written: std::cell::RefCell<Vec<sys::napi_value>>,
+}
+
+#[cfg(target_family = "wasm")]
+extern "C" {
+    /// emnapi: copies between a JS ArrayBuffer or view and its copy in wasm memory.
+    fn emnapi_sync_memory(
+        env: sys::napi_env,
+        js_to_wasm: bool,
+        arraybuffer_or_view: *mut sys::napi_value,
+        offset: usize,
+        len: usize,
+    ) -> sys::napi_status;
 }
 
 impl Cx {
@@ -38,7 +54,9 @@ impl Cx {
 
     /// The JS type of argument `i` (`undefined` when it was not passed).
     pub fn type_of(&self, i: usize) -> sys::napi_valuetype {
-        let Some(v) = self.arg(i) else { return sys::ValueType::napi_undefined };
+        let Some(v) = self.arg(i) else {
+            return sys::ValueType::napi_undefined;
+        };
         type_of(self.env, v)
     }
 }
@@ -281,7 +299,9 @@ impl<'a> Arg<'a> for Strings {
         "string[]".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<Strings> {
-        let Some(v) = cx.arg(i) else { return Err(wrong(cx, i, name, "an array of strings")) };
+        let Some(v) = cx.arg(i) else {
+            return Err(wrong(cx, i, name, "an array of strings"));
+        };
         let mut is = false;
         // SAFETY: `v` belongs to this call; `is` is a valid out-pointer.
         unsafe { sys::napi_is_array(cx.env, v, &mut is) };
@@ -311,7 +331,9 @@ impl<'a> Arg<'a> for Strings {
 
 /// Where a typed array of `kind` keeps its elements, and how many there are.
 fn typed_array(cx: &Cx, i: usize, name: &str, kind: sys::napi_typedarray_type, must: &str) -> Result<(*mut std::ffi::c_void, usize)> {
-    let Some(v) = cx.arg(i) else { return Err(wrong(cx, i, name, must)) };
+    let Some(v) = cx.arg(i) else {
+        return Err(wrong(cx, i, name, must));
+    };
     let mut is = false;
     // SAFETY: `v` belongs to this call; `is` is a valid out-pointer.
     if unsafe { sys::napi_is_typedarray(cx.env, v, &mut is) } != sys::Status::napi_ok || !is {
@@ -356,6 +378,8 @@ impl<'a> Arg<'a> for BytesMut<'a> {
         if len == 0 {
             return Ok(BytesMut(&mut []));
         }
+        #[cfg(target_family = "wasm")]
+        cx.written.borrow_mut().extend(cx.arg(i));
         // SAFETY: as for `Bytes`; the call is the only writer while it runs.
         Ok(BytesMut(unsafe { std::slice::from_raw_parts_mut(data as *mut u8, len) }))
     }
@@ -434,7 +458,9 @@ impl<'a> Arg<'a> for JsArrayBuffer {
         "ArrayBuffer".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<JsArrayBuffer> {
-        let Some(v) = cx.arg(i) else { return Err(wrong(cx, i, name, "an ArrayBuffer")) };
+        let Some(v) = cx.arg(i) else {
+            return Err(wrong(cx, i, name, "an ArrayBuffer"));
+        };
         let mut is = false;
         // SAFETY: `v` belongs to this call; `is` is a valid out-pointer.
         unsafe { sys::napi_is_arraybuffer(cx.env, v, &mut is) };
@@ -618,12 +644,24 @@ impl Export {
 /// # Safety
 /// `env` and `info` are the ones Node-API passed to the callback being run.
 pub unsafe fn call<R: Ret>(env: sys::napi_env, info: sys::napi_callback_info, f: impl FnOnce(&Cx) -> Result<R>) -> sys::napi_value {
-    let mut cx = Cx { env, argc: MAX_ARGS, argv: [ptr::null_mut(); MAX_ARGS] };
+    let mut cx = Cx {
+        env,
+        argc: MAX_ARGS,
+        argv: [ptr::null_mut(); MAX_ARGS],
+        #[cfg(target_family = "wasm")]
+        written: Default::default(),
+    };
     // SAFETY: `argv` has room for `argc` values; Node-API writes at most that many and reports
     // the number passed, which may be larger: keep the smaller.
     unsafe { sys::napi_get_cb_info(env, info, &mut cx.argc, cx.argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) };
     cx.argc = cx.argc.min(MAX_ARGS);
     let result = catch_unwind(AssertUnwindSafe(|| f(&cx).and_then(|r| r.write(env)))).unwrap_or_else(|p| Err(errors::panic_error(p)));
+    #[cfg(target_family = "wasm")]
+    for mut v in cx.written.take() {
+        // SAFETY: `v` is a typed array of this call; `usize::MAX` (-1) is its whole length.
+        unsafe { emnapi_sync_memory(env, false, &mut v, 0, usize::MAX) };
+    }
+    crate::coop::after_call(env);
     match result {
         Ok(v) => v,
         Err(e) => {

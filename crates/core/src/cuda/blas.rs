@@ -1,16 +1,17 @@
-//! cuBLAS and cuSOLVER on the real device: loaded at run time, one handle per device, bound to
-//! the stream at each call, under a lock (a handle must not be used by two threads at once).
+//! cuBLAS and cuSOLVER on the real device: loaded at run time, one handle per thread and device
+//! (as CuPy keeps them: a handle must not be used by two threads at once, so none is shared),
+//! bound to the stream at each call.
 
 use super::stream::CudaStream;
 use super::{CudaBackend, CudaDevice};
-use crate::blas::{Axpy, BlasOps, Gemm, Library as Lib, Real};
 use crate::dynlib;
 use crate::error::{Error, Result};
+use crate::ops::blas::{Axpy, BlasOps, Gemm, Library as Lib, Real};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
 use std::ffi::{c_int, c_void};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 type Handle = *mut c_void;
 type Status = c_int;
@@ -149,61 +150,65 @@ fn status(lib: &str, s: Status, call: &str) -> Result<()> {
     Err(Error::named(code, format!("{call} failed with status {s}")))
 }
 
-/// A device's handles, created on first use. The lock serialises use of the cuBLAS handle.
-#[derive(Default)]
-pub struct Handles {
-    cublas: Mutex<Option<usize>>,
-    cusolver: Mutex<Option<usize>>,
+thread_local! {
+    /// This thread's handles, by device and library, created on first use and destroyed when
+    /// the thread ends (a worker's with it; the main thread's by `release_handles` at exit).
+    static HANDLES: std::cell::RefCell<ThreadHandles> = const { std::cell::RefCell::new(ThreadHandles(Vec::new())) };
 }
 
-fn handle(dev: &CudaDevice, lib: Lib) -> Result<u64> {
-    dev.bind()?;
-    let slot = match lib {
-        Lib::Cublas => &dev.handles.cublas,
-        Lib::Cusolver => &dev.handles.cusolver,
-    };
-    let mut h = slot.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(h) = *h {
-        return Ok(h as u64);
+struct ThreadHandles(Vec<(Arc<CudaDevice>, Lib, usize)>);
+
+impl ThreadHandles {
+    fn destroy_all(&mut self) {
+        for (dev, lib, h) in self.0.drain(..) {
+            if dev.bind().is_err() {
+                continue;
+            }
+            match lib {
+                // SAFETY: created by cublasCreate on this thread, destroyed once; only this thread
+                // ever used it, and no call of it is in flight.
+                Lib::Cublas => drop(cublas().map(|api| unsafe { (api.destroy)(h as Handle) })),
+                // SAFETY: as above.
+                Lib::Cusolver => drop(cusolver().map(|api| unsafe { (api.destroy)(h as Handle) })),
+            }
+        }
     }
-    let mut raw: Handle = std::ptr::null_mut();
-    match lib {
-        // SAFETY: `raw` is a valid out-pointer; the device's context is current.
-        Lib::Cublas => status("cuBLAS", unsafe { (cublas()?.create)(&mut raw) }, "cublasCreate")?,
-        // SAFETY: as above.
-        Lib::Cusolver => status("cuSOLVER", unsafe { (cusolver()?.create)(&mut raw) }, "cusolverDnCreate")?,
-    }
-    *h = Some(raw as usize);
-    Ok(raw as u64)
 }
 
-/// Destroys the device's handles (at exit); a later use creates new ones.
-fn destroy(dev: &CudaDevice) {
-    if dev.bind().is_err() {
-        return;
+impl Drop for ThreadHandles {
+    fn drop(&mut self) {
+        self.destroy_all();
     }
-    if let Some(h) = dev.handles.cublas.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        if let Ok(api) = cublas() {
-            // SAFETY: created by cublasCreate, destroyed once, with no call in flight (we hold the lock).
-            unsafe { (api.destroy)(h as Handle) };
-        }
-    }
-    if let Some(h) = dev.handles.cusolver.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        if let Ok(api) = cusolver() {
-            // SAFETY: as above.
-            unsafe { (api.destroy)(h as Handle) };
-        }
-    }
+}
+
+fn handle(dev: &Arc<CudaDevice>, lib: Lib) -> Result<u64> {
+    HANDLES
+        .try_with(|t| {
+            let mut t = t.borrow_mut();
+            if let Some(&(_, _, h)) = t.0.iter().find(|(d, l, _)| Arc::ptr_eq(d, dev) && *l == lib) {
+                return Ok(h as u64);
+            }
+            dev.bind()?;
+            let mut raw: Handle = std::ptr::null_mut();
+            match lib {
+                // SAFETY: `raw` is a valid out-pointer; the device's context is current.
+                Lib::Cublas => status("cuBLAS", unsafe { (cublas()?.create)(&mut raw) }, "cublasCreate")?,
+                // SAFETY: as above.
+                Lib::Cusolver => status("cuSOLVER", unsafe { (cusolver()?.create)(&mut raw) }, "cusolverDnCreate")?,
+            }
+            t.0.push((dev.clone(), lib, raw as usize));
+            Ok(raw as u64)
+        })
+        .map_err(|_| Error::cuda(crate::Code::CUDA_ERROR_DEINITIALIZED, "this thread is ending: it has no cuBLAS or cuSOLVER handle"))?
 }
 
 const OP_N: c_int = 0;
 const OP_T: c_int = 1;
 
-fn gemm(dev: &CudaDevice, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u64) -> Result<()> {
+fn gemm(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
-    let _serial = dev.handles.cublas.lock().unwrap_or_else(|p| p.into_inner());
-    // SAFETY: the handle is this device's; the stream is live and of this device.
+    // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
     status("cuBLAS", unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
     let (ta, tb) = (if g.trans_a { OP_T } else { OP_N }, if g.trans_b { OP_T } else { OP_N });
     let (m, n, k, lda, ldb, ldc) = (g.m as c_int, g.n as c_int, g.k as c_int, g.lda as c_int, g.ldb as c_int, g.ldc as c_int);
@@ -221,10 +226,9 @@ fn gemm(dev: &CudaDevice, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u6
     status("cuBLAS", s, "cublas gemm")
 }
 
-fn axpy(dev: &CudaDevice, stream: sys::CUstream, op: &Axpy, x: u64, y: u64) -> Result<()> {
+fn axpy(dev: &Arc<CudaDevice>, stream: sys::CUstream, op: &Axpy, x: u64, y: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
-    let _serial = dev.handles.cublas.lock().unwrap_or_else(|p| p.into_inner());
     // SAFETY: as in `gemm`.
     status("cuBLAS", unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
     let (n, ix, iy) = (op.n as c_int, op.incx as c_int, op.incy as c_int);
@@ -251,9 +255,7 @@ impl BlasOps for CudaBackend {
     }
 
     fn release_handles(&self) {
-        for d in &self.devices {
-            destroy(d);
-        }
+        let _ = HANDLES.try_with(|t| t.borrow_mut().destroy_all());
     }
 
     fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {

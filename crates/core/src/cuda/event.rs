@@ -1,7 +1,7 @@
 //! Events on the real driver.
 
-use super::CudaDevice;
-use crate::error::{Check, Error, Result};
+use super::{raw, CudaDevice};
+use crate::error::{Check, Result};
 use crate::ops::EventOps;
 use cudarc::driver::sys;
 use std::any::Any;
@@ -10,6 +10,9 @@ use std::sync::Arc;
 pub struct CudaEvent {
     pub(super) dev: Arc<CudaDevice>,
     pub(super) raw: sys::CUevent,
+    /// The flags it was created with, where it may be kept for reuse when released (not an
+    /// interprocess event, nor one opened from another process).
+    pub(super) keep: Option<u32>,
 }
 
 // SAFETY: CUevent handles may be used from any thread.
@@ -19,9 +22,12 @@ unsafe impl Sync for CudaEvent {}
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
+        if self.keep.is_some_and(|flags| self.dev.recycled.keep_event(self.raw, flags)) {
+            return;
+        }
         if self.dev.bind().is_ok() {
             // SAFETY: created by us, destroyed once; an incomplete event is freed on completion (E6).
-            let _ = unsafe { sys::cuEventDestroy_v2(self.raw) };
+            let _ = unsafe { raw::event_destroy(self.raw) };
         }
     }
 }
@@ -34,32 +40,24 @@ impl EventOps for CudaEvent {
     fn query(&self) -> Result<bool> {
         // An event carries its context: no bind (see `CudaStream::bind_implicit`).
         // SAFETY: the event is live.
-        match unsafe { sys::cuEventQuery(self.raw) } {
-            sys::CUresult::CUDA_SUCCESS => Ok(true),
-            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            code => Err(Error::driver("cuEventQuery", code)),
-        }
+        unsafe { raw::event_query(self.raw) }.check("cuEventQuery")
     }
 
     fn synchronize(&self) -> Result<()> {
         // SAFETY: the event is live (it carries its context: no bind).
-        unsafe { sys::cuEventSynchronize(self.raw) }.check("cuEventSynchronize")
+        unsafe { raw::event_synchronize(self.raw) }.check("cuEventSynchronize")
     }
 
     fn elapsed_since(&self, start: &dyn EventOps) -> Result<f32> {
         self.dev.bind()?;
-        let mut ms = 0f32;
-        // SAFETY: both events are live; `ms` is a valid out-pointer.
-        unsafe { sys::cuEventElapsedTime(&mut ms, raw_event(start), self.raw) }.check("cuEventElapsedTime")?;
-        Ok(ms)
+        // SAFETY: both events are live.
+        unsafe { raw::event_elapsed_time(raw_event(start), self.raw) }.check("cuEventElapsedTime")
     }
 
     fn ipc_handle(&self) -> Result<[u8; 64]> {
         self.dev.bind()?;
-        let mut h = sys::CUipcEventHandle { reserved: [0; 64] };
-        // SAFETY: the event is live and interprocess (checked by the caller); `h` is a valid out-pointer.
-        unsafe { sys::cuIpcGetEventHandle(&mut h, self.raw) }.check("cuIpcGetEventHandle")?;
-        Ok(h.reserved.map(|c| c as u8))
+        // SAFETY: the event is live and interprocess (checked by the caller).
+        unsafe { raw::ipc_get_event_handle(self.raw) }.check("cuIpcGetEventHandle")
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -1,6 +1,6 @@
 //! Graphs on the real driver: the captured `CUgraph` and its instantiation.
 
-use super::CudaDevice;
+use super::{raw, CudaDevice};
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::GraphOps;
 use cudarc::driver::sys;
@@ -26,17 +26,17 @@ impl CudaGraph {
     /// (AUTO_FREE_ON_LAUNCH), so a capture that allocates from the stream-ordered pool
     /// can be launched again (G2).
     pub(super) fn instantiate(dev: Arc<CudaDevice>, graph: sys::CUgraph) -> Result<CudaGraph> {
-        let mut exec: sys::CUgraphExec = std::ptr::null_mut();
         // CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (G1).
         let flags: u64 = 1;
-        // SAFETY: `graph` came from cuStreamEndCapture; `exec` is a valid out-pointer.
-        let r = unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, flags) }.check("cuGraphInstantiateWithFlags");
-        if let Err(e) = r {
-            // SAFETY: the graph is ours and not instantiated.
-            let _ = unsafe { sys::cuGraphDestroy(graph) };
-            return Err(e);
+        // SAFETY: `graph` came from cuStreamEndCapture.
+        match unsafe { raw::graph_instantiate(graph, flags) }.check("cuGraphInstantiateWithFlags") {
+            Ok(exec) => Ok(CudaGraph { dev, graph, exec }),
+            Err(e) => {
+                // SAFETY: the graph is ours and not instantiated.
+                let _ = unsafe { raw::graph_destroy(graph) };
+                Err(e)
+            }
         }
-        Ok(CudaGraph { dev, graph, exec })
     }
 }
 
@@ -45,9 +45,9 @@ impl Drop for CudaGraph {
         if self.dev.bind().is_ok() {
             // SAFETY: both are ours, destroyed once; an exec still running is freed when it
             // completes (G4).
-            let _ = unsafe { sys::cuGraphExecDestroy(self.exec) };
+            let _ = unsafe { raw::graph_exec_destroy(self.exec) };
             // SAFETY: as above.
-            let _ = unsafe { sys::cuGraphDestroy(self.graph) };
+            let _ = unsafe { raw::graph_destroy(self.graph) };
         }
     }
 }
@@ -62,8 +62,8 @@ impl GraphOps for CudaGraph {
         static N: AtomicU64 = AtomicU64::new(0);
         let path = std::env::temp_dir().join(format!("cuda-node-{}-{}.dot", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
         let cpath = CString::new(path.to_string_lossy().as_bytes()).map_err(|_| Error::range("temporary path has a NUL byte"))?;
-        // SAFETY: the graph is live; the path is NUL-terminated; flags 0 is the default detail.
-        unsafe { sys::cuGraphDebugDotPrint(self.graph, cpath.as_ptr(), 0) }.check("cuGraphDebugDotPrint")?;
+        // SAFETY: the graph is live.
+        unsafe { raw::graph_debug_dot_print(self.graph, &cpath) }.check("cuGraphDebugDotPrint")?;
         let dot = std::fs::read_to_string(&path)
             .map_err(|e| Error::cuda(Code::CUDA_ERROR_OPERATING_SYSTEM, format!("reading {}: {e}", path.display())));
         let _ = std::fs::remove_file(&path);
@@ -72,23 +72,15 @@ impl GraphOps for CudaGraph {
 
     fn update(&self, from: &dyn GraphOps) -> Result<()> {
         self.dev.bind()?;
-        let mut info = sys::CUgraphExecUpdateResultInfo {
-            result: sys::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
-            errorNode: std::ptr::null_mut(),
-            errorFromNode: std::ptr::null_mut(),
-        };
-        // SAFETY: both graphs are live; `info` is a valid out-pointer.
-        let r = unsafe { sys::cuGraphExecUpdate_v2(self.exec, cuda_graph(from).graph, &mut info) };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            return Err(Error::cuda(
-                r,
+        // SAFETY: both graphs are live.
+        unsafe { raw::graph_exec_update(self.exec, cuda_graph(from).graph) }.map_err(|(code, result)| {
+            Error::cuda(
+                code,
                 format!(
-                    "cuGraphExecUpdate failed ({:?}): capture the same sequence of operations, changing only parameters, to update",
-                    info.result
+                    "cuGraphExecUpdate failed ({result:?}): capture the same sequence of operations, changing only parameters, to update"
                 ),
-            ));
-        }
-        Ok(())
+            )
+        })
     }
 
     fn as_any(&self) -> &dyn Any {

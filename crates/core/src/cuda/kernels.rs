@@ -1,6 +1,7 @@
 //! The built-in kernels (`kernels.sleep`, `kernels.fill`), written in PTX so that neither a
 //! compiler nor NVRTC is needed: the driver JIT-compiles the text for the device on first use.
 
+use super::raw;
 use crate::error::{Check, Result};
 use cudarc::driver::sys;
 use std::ffi::{c_void, CString};
@@ -91,15 +92,12 @@ impl Kernels {
     /// Loads the module into the current context.
     pub fn load() -> Result<Kernels> {
         let text = CString::new(ptx()).expect("the PTX has no NUL byte");
-        let mut module: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: `text` is a NUL-terminated PTX image that outlives the call; a context is current.
-        unsafe { sys::cuModuleLoadData(&mut module, text.as_ptr() as *const c_void) }.check("cuModuleLoadData (built-in kernels)")?;
+        let module = unsafe { raw::module_load_data(text.as_ptr() as *const c_void) }.check("cuModuleLoadData (built-in kernels)")?;
         let get = |name: &str| -> Result<sys::CUfunction> {
             let cname = CString::new(name).expect("kernel names have no NUL byte");
-            let mut f: sys::CUfunction = std::ptr::null_mut();
-            // SAFETY: `module` was loaded above; `cname` is NUL-terminated.
-            unsafe { sys::cuModuleGetFunction(&mut f, module, cname.as_ptr()) }.check("cuModuleGetFunction")?;
-            Ok(f)
+            // SAFETY: `module` was loaded above.
+            unsafe { raw::module_get_function(module, &cname) }.check("cuModuleGetFunction")
         };
         Ok(Kernels {
             sleep: get("cuda_node_sleep")?,
@@ -115,5 +113,5 @@ impl Kernels {
 /// 2. `args` matches the kernel's parameters in number and size.
 pub unsafe fn launch(f: sys::CUfunction, grid: u32, block: u32, stream: sys::CUstream, args: &mut [*mut c_void]) -> Result<()> {
     // SAFETY: the caller guarantees (1) and (2); `args` outlives the call, which copies the values.
-    unsafe { sys::cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut()) }.check("cuLaunchKernel")
+    unsafe { raw::launch_kernel(f, [grid, 1, 1], [block, 1, 1], 0, stream, args.as_mut_ptr()) }.check("cuLaunchKernel")
 }

@@ -1,5 +1,5 @@
 //! The `cuda` backend: the real driver, loaded at run time through cudarc's `sys` layer.
-//! Raw driver calls live here and nowhere else; each `unsafe` block says why it holds.
+//! Raw driver calls live in `raw.rs` and nowhere else; each `unsafe` block says why it holds.
 
 mod blas;
 mod event;
@@ -9,18 +9,17 @@ mod memory;
 mod module;
 mod nccl;
 mod pinned;
+pub(crate) mod raw;
+mod recycle;
 mod staging;
 mod stream;
 
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Check, Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
 use event::CudaEvent;
 use memory::CudaAlloc;
-use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use stream::CudaStream;
@@ -34,8 +33,7 @@ pub fn driver_loaded() -> bool {
 
 /// Whether libcuda can be opened at all. cudarc panics where it cannot, so ask first.
 pub fn driver_present() -> bool {
-    // SAFETY: is_culib_present only tries to dlopen candidate names and drops what it opens.
-    std::panic::catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
+    raw::driver_present()
 }
 
 pub(crate) struct CudaDevice {
@@ -44,9 +42,10 @@ pub(crate) struct CudaDevice {
     ctx: OnceLock<std::result::Result<usize, Error>>,
     props: OnceLock<DeviceProps>,
     kernels: OnceLock<Result<kernels::Kernels>>,
-    handles: blas::Handles,
     /// Pinned buffers for pipelined copies from pageable memory, made on first use.
     staging: std::sync::Mutex<Option<staging::Staging>>,
+    /// Released streams and events kept for reuse.
+    recycled: recycle::Recycled,
 }
 
 impl CudaDevice {
@@ -56,19 +55,14 @@ impl CudaDevice {
         let ctx = self
             .ctx
             .get_or_init(|| {
-                let mut ctx: sys::CUcontext = std::ptr::null_mut();
-                // SAFETY: `self.dev` came from cuDeviceGet; `ctx` is a valid out-pointer. The
-                // retained context is never released: it lives as long as the process.
-                unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, self.dev) }.check("cuDevicePrimaryCtxRetain")?;
+                // The retained context is never released: it lives as long as the process.
+                let ctx = raw::primary_ctx_retain(self.dev).check("cuDevicePrimaryCtxRetain")?;
                 Ok(ctx as usize)
             })
             .clone()? as sys::CUcontext;
-        let mut current: sys::CUcontext = std::ptr::null_mut();
-        // SAFETY: `current` is a valid out-pointer.
-        unsafe { sys::cuCtxGetCurrent(&mut current) }.check("cuCtxGetCurrent")?;
-        if current != ctx {
+        if raw::ctx_current().check("cuCtxGetCurrent")? != ctx {
             // SAFETY: `ctx` is a retained primary context, valid for the life of the process.
-            unsafe { sys::cuCtxSetCurrent(ctx) }.check("cuCtxSetCurrent")?;
+            unsafe { raw::ctx_set_current(ctx) }.check("cuCtxSetCurrent")?;
         }
         Ok(ctx)
     }
@@ -92,30 +86,25 @@ impl CudaBackend {
                 format!("the CUDA driver library could not be loaded (looked for libcuda as {})", names.join(", ")),
             ));
         }
-        // SAFETY: the library is present (checked above); cuInit has no preconditions.
-        unsafe { sys::cuInit(0) }.check("cuInit")?;
+        // SAFETY: the library is present (checked above).
+        unsafe { raw::init() }.check("cuInit")?;
         LOADED.store(true, Ordering::Release);
-        let mut version: c_int = 0;
-        // SAFETY: `version` is a valid out-pointer for the duration of the call.
-        unsafe { sys::cuDriverGetVersion(&mut version) }.check("cuDriverGetVersion")?;
-        let mut count: c_int = 0;
-        // SAFETY: `count` is a valid out-pointer; the driver is initialised.
-        unsafe { sys::cuDeviceGetCount(&mut count) }.check("cuDeviceGetCount")?;
+        crate::error::set_driver_description(raw::error_string);
+        let version = raw::driver_version().check("cuDriverGetVersion")?;
+        let count = raw::device_count().check("cuDeviceGetCount")?;
         if count <= 0 {
             return Err(Error::cuda(Code::CUDA_ERROR_NO_DEVICE, "the CUDA driver loaded but found no device"));
         }
         let mut devices = Vec::with_capacity(count as usize);
         for ordinal in 0..count {
-            let mut dev: sys::CUdevice = 0;
-            // SAFETY: ordinal is in [0, count); `dev` is a valid out-pointer.
-            unsafe { sys::cuDeviceGet(&mut dev, ordinal) }.check("cuDeviceGet")?;
+            let dev = raw::device_get(ordinal).check("cuDeviceGet")?;
             devices.push(Arc::new(CudaDevice {
                 dev,
                 ctx: OnceLock::new(),
                 props: OnceLock::new(),
                 kernels: OnceLock::new(),
-                handles: Default::default(),
                 staging: Default::default(),
+                recycled: Default::default(),
             }));
         }
         let why = format!(
@@ -134,29 +123,17 @@ impl CudaBackend {
 
     fn default_mem_pool(&self, ordinal: usize) -> Result<sys::CUmemoryPool> {
         self.bind(ordinal)?;
-        let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
-        // SAFETY: `pool` is a valid out-pointer; the device handle came from cuDeviceGet.
-        unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, self.devices[ordinal].dev) }.check("cuDeviceGetDefaultMemPool")?;
-        Ok(pool)
+        raw::device_default_mem_pool(self.devices[ordinal].dev).check("cuDeviceGetDefaultMemPool")
     }
 
     fn read_props(&self, ordinal: usize) -> Result<DeviceProps> {
         let dev = self.devices[ordinal].dev;
-        let mut name = [0 as c_char; 256];
-        // SAFETY: the buffer holds 256 bytes and we pass its length; the driver NUL-terminates.
-        unsafe { sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as c_int, dev) }.check("cuDeviceGetName")?;
-        // SAFETY: cuDeviceGetName wrote a NUL-terminated string into `name`.
-        let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned();
-        let mut total: usize = 0;
-        // SAFETY: `total` is a valid out-pointer; `dev` is a device handle from cuDeviceGet.
-        unsafe { sys::cuDeviceTotalMem_v2(&mut total, dev) }.check("cuDeviceTotalMem")?;
+        let name = raw::device_name(dev).check("cuDeviceGetName")?;
+        let total = raw::device_total_mem(dev).check("cuDeviceTotalMem")?;
         let mut attributes = Vec::with_capacity(ATTRIBUTES.len());
         for &(key, attr) in ATTRIBUTES {
-            let mut value: c_int = 0;
-            // SAFETY: `value` is a valid out-pointer; `attr` is a defined attribute.
-            let r = unsafe { sys::cuDeviceGetAttribute(&mut value, attr, dev) };
             // An attribute this driver does not know reads as absent rather than failing the device.
-            if r == sys::CUresult::CUDA_SUCCESS {
+            if let Ok(value) = raw::device_attribute(dev, attr) {
                 attributes.push((key, value as i64));
             }
         }
@@ -186,62 +163,56 @@ impl Backend for CudaBackend {
 
     fn mem_info(&self, ordinal: usize) -> Result<MemInfo> {
         self.bind(ordinal)?;
-        let (mut free, mut total) = (0usize, 0usize);
-        // SAFETY: both are valid out-pointers; a context is current (bind).
-        unsafe { sys::cuMemGetInfo_v2(&mut free, &mut total) }.check("cuMemGetInfo")?;
+        let (free, total) = raw::mem_get_info().check("cuMemGetInfo")?;
         Ok(MemInfo { free: free as u64, total: total as u64 })
     }
 
     fn synchronize_device(&self, ordinal: usize) -> Result<()> {
         self.bind(ordinal)?;
-        // SAFETY: a context is current (bind).
-        unsafe { sys::cuCtxSynchronize() }.check("cuCtxSynchronize")
+        raw::ctx_synchronize().check("cuCtxSynchronize")
     }
 
     fn priority_range(&self, ordinal: usize) -> Result<(i32, i32)> {
         self.bind(ordinal)?;
-        let (mut least, mut greatest) = (0, 0);
-        // SAFETY: both are valid out-pointers; a context is current.
-        unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }.check("cuCtxGetStreamPriorityRange")?;
-        Ok((least, greatest))
+        raw::ctx_stream_priority_range().check("cuCtxGetStreamPriorityRange")
     }
 
     fn stream_create(&self, ordinal: usize, nonblocking: bool, priority: i32) -> Result<Box<dyn StreamOps>> {
         self.bind(ordinal)?;
-        let flags = if nonblocking { sys::CUstream_flags::CU_STREAM_NON_BLOCKING } else { sys::CUstream_flags::CU_STREAM_DEFAULT };
-        let mut raw: sys::CUstream = std::ptr::null_mut();
-        // SAFETY: `raw` is a valid out-pointer; a context is current.
-        unsafe { sys::cuStreamCreateWithPriority(&mut raw, flags as u32, priority) }.check("cuStreamCreateWithPriority")?;
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw, owned: true }))
+        let flags = if nonblocking { sys::CUstream_flags::CU_STREAM_NON_BLOCKING } else { sys::CUstream_flags::CU_STREAM_DEFAULT } as u32;
+        let dev = &self.devices[ordinal];
+        let raw = match dev.recycled.take_stream(flags, priority) {
+            Some(raw) => raw,
+            None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
+        };
+        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)) }))
     }
 
     fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
         // Handle 0 is the legacy stream of the current context (S3); every call binds first.
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: false }))
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: None }))
     }
 
     fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream::CU_STREAM_PER_THREAD, owned: false }))
+        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream::CU_STREAM_PER_THREAD, owned: None }))
     }
 
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
         let ctx = self.bind(ordinal)?;
-        let raw = handle as sys::CUstream;
-        let mut owner: sys::CUcontext = std::ptr::null_mut();
+        let stream = handle as sys::CUstream;
         // SAFETY: the handle is trusted to be a live stream, as CuPy's ExternalStream trusts it;
         // the driver rejects many invalid handles with an error.
-        unsafe { sys::cuStreamGetCtx(raw, &mut owner) }.check("cuStreamGetCtx").map_err(|e| stream::external_error(handle, e))?;
+        let owner = unsafe { raw::stream_ctx(stream) }.check("cuStreamGetCtx").map_err(|e| stream::external_error(handle, e))?;
         if owner != ctx {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_INVALID_CONTEXT,
                 format!("ExternalStream 0x{handle:x} does not belong to device {ordinal}'s primary context"),
             ));
         }
-        let mut flags = 0u32;
-        // SAFETY: as above; `flags` is a valid out-pointer.
-        unsafe { sys::cuStreamGetFlags(raw, &mut flags) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
+        // SAFETY: as above.
+        let flags = unsafe { raw::stream_flags(stream) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
         let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
-        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw, owned: false }), nonblocking))
+        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream, owned: None }), nonblocking))
     }
 
     fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>> {
@@ -256,29 +227,28 @@ impl Backend for CudaBackend {
         if flags.interprocess {
             bits |= sys::CUevent_flags::CU_EVENT_INTERPROCESS as u32;
         }
-        let mut raw: sys::CUevent = std::ptr::null_mut();
-        // SAFETY: `raw` is a valid out-pointer; a context is current.
-        unsafe { sys::cuEventCreate(&mut raw, bits) }.check("cuEventCreate")?;
-        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
+        let dev = &self.devices[ordinal];
+        // An interprocess event may be open in another process: never handed to a second owner.
+        let keep = (!flags.interprocess).then_some(bits);
+        let raw = match keep.and_then(|bits| dev.recycled.take_event(bits)) {
+            Some(raw) => raw,
+            None => raw::event_create(bits).check("cuEventCreate")?,
+        };
+        Ok(Box::new(CudaEvent { dev: dev.clone(), raw, keep }))
     }
 
     fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
         self.bind(ordinal)?;
-        let h = sys::CUipcEventHandle { reserved: handle.map(|b| b as std::ffi::c_char) };
-        let mut raw: sys::CUevent = std::ptr::null_mut();
-        // SAFETY: `raw` is a valid out-pointer; the driver validates the handle's contents.
-        unsafe { sys::cuIpcOpenEventHandle(&mut raw, h) }.check("cuIpcOpenEventHandle")?;
-        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw }))
+        let raw = raw::ipc_open_event_handle(handle).check("cuIpcOpenEventHandle")?;
+        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw, keep: None }))
     }
 
     fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
         let pool = self.default_mem_pool(ordinal)?;
         let read = |attr| -> Result<u64> {
-            let mut v: u64 = 0;
-            // SAFETY: these attributes are cuuint64_t values; `v` is a valid out-pointer.
-            unsafe { sys::cuMemPoolGetAttribute(pool, attr, &mut v as *mut u64 as *mut std::ffi::c_void) }
-                .check("cuMemPoolGetAttribute")?;
-            Ok(v)
+            // SAFETY: the device's default pool lives as long as its context; these attributes
+            // are cuuint64_t values.
+            unsafe { raw::mem_pool_attribute_u64(pool, attr) }.check("cuMemPoolGetAttribute")
         };
         Ok((
             read(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)?,
@@ -289,31 +259,23 @@ impl Backend for CudaBackend {
     fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
         let pool = self.default_mem_pool(ordinal)?;
         // SAFETY: the device's default pool is valid for the life of the context.
-        unsafe { sys::cuMemPoolTrimTo(pool, 0) }.check("cuMemPoolTrimTo")
+        unsafe { raw::mem_pool_trim_to(pool, 0) }.check("cuMemPoolTrimTo")
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         // Portable pinned memory belongs to no one context; any current context will do.
         self.bind(0)?;
-        let mut ptr: *mut std::ffi::c_void = std::ptr::null_mut();
-        // SAFETY: `ptr` is a valid out-pointer; size > 0; a context is current.
-        unsafe { sys::cuMemHostAlloc(&mut ptr, size as usize, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc")?;
+        let ptr = raw::mem_host_alloc(size as usize).check("cuMemHostAlloc")?;
         Ok(Box::new(pinned::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
     }
 
     fn profiler(&self, on: bool) -> Result<()> {
         self.bind(0)?;
-        if on {
-            // SAFETY: a context is current; the call has no other precondition.
-            unsafe { sys::cuProfilerStart() }.check("cuProfilerStart")
-        } else {
-            // SAFETY: as above.
-            unsafe { sys::cuProfilerStop() }.check("cuProfilerStop")
-        }
+        raw::profiler(on).check(if on { "cuProfilerStart" } else { "cuProfilerStop" })
     }
 
     fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn crate::ops::ModuleOps>> {
@@ -322,54 +284,127 @@ impl Backend for CudaBackend {
 
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
         self.bind(ordinal)?;
-        let mut ptr: sys::CUdeviceptr = 0;
-        // SAFETY: `ptr` is a valid out-pointer; size > 0 (the caller handles 0); a context is current.
-        unsafe { sys::cuMemAlloc_v2(&mut ptr, size as usize) }.check("cuMemAlloc")?;
+        // size > 0: the caller handles 0.
+        let ptr = raw::mem_alloc(size as usize).check("cuMemAlloc")?;
         Ok(Box::new(CudaAlloc { dev: self.devices[ordinal].clone(), ptr }))
     }
 
     fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
-        let mut u = sys::CUuuid { bytes: [0; 16] };
-        // SAFETY: `u` is a valid out-pointer; the device handle came from cuDeviceGet.
-        unsafe { sys::cuDeviceGetUuid_v2(&mut u, self.devices[ordinal].dev) }.check("cuDeviceGetUuid")?;
-        Ok(u.bytes.map(|b| b as u8))
+        raw::device_uuid(self.devices[ordinal].dev).check("cuDeviceGetUuid")
     }
 
     fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
-        let mut id = [0 as c_char; 64];
-        // SAFETY: the buffer holds 64 bytes and we pass its length; the driver NUL-terminates.
-        unsafe { sys::cuDeviceGetPCIBusId(id.as_mut_ptr(), id.len() as c_int, self.devices[ordinal].dev) }.check("cuDeviceGetPCIBusId")?;
-        // SAFETY: cuDeviceGetPCIBusId wrote a NUL-terminated string into `id`.
-        Ok(unsafe { std::ffi::CStr::from_ptr(id.as_ptr()) }.to_string_lossy().into_owned())
+        raw::device_pci_bus_id(self.devices[ordinal].dev).check("cuDeviceGetPCIBusId")
     }
 
     fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
-        let mut can: c_int = 0;
-        // SAFETY: `can` is a valid out-pointer; both device handles came from cuDeviceGet.
-        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.devices[ordinal].dev, self.devices[peer].dev) }
-            .check("cuDeviceCanAccessPeer")?;
-        Ok(can != 0)
+        raw::device_can_access_peer(self.devices[ordinal].dev, self.devices[peer].dev).check("cuDeviceCanAccessPeer")
     }
 
     fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
         let peer_ctx = self.bind(peer)?;
         self.bind(ordinal)?;
         // SAFETY: `peer_ctx` is a retained primary context; the device's own context is current.
-        let r = unsafe {
-            if on {
-                sys::cuCtxEnablePeerAccess(peer_ctx, 0)
-            } else {
-                sys::cuCtxDisablePeerAccess(peer_ctx)
-            }
-        };
-        match r {
+        match unsafe { raw::ctx_peer_access(peer_ctx, on) } {
             // Already so: enabling and disabling are idempotent, as CuPy treats them.
-            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
+            Err(sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) => Ok(()),
             r => r.check(if on { "cuCtxEnablePeerAccess" } else { "cuCtxDisablePeerAccess" }),
         }
     }
 
-    fn nccl(&self) -> &dyn crate::nccl::NcclOps {
+    fn nccl(&self) -> &dyn crate::ops::nccl::NcclOps {
         self
+    }
+
+    fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>> {
+        self.bind(ordinal)?;
+        let flags = if global { sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL } else { sys::CUmemAttach_flags::CU_MEM_ATTACH_HOST };
+        let mut ptr: sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; size > 0 and checked against free memory (memory.rs).
+        unsafe { sys::cuMemAllocManaged(&mut ptr, size as usize, flags as u32) }.check("cuMemAllocManaged")?;
+        Ok(Box::new(memory::CudaManaged { inner: CudaAlloc { dev: self.devices[ordinal].clone(), ptr } }))
+    }
+
+    fn pointer_attributes(&self, ptr: u64) -> Result<crate::backend::PointerAttributes> {
+        use crate::backend::{MemoryKind, PointerAttributes};
+        self.bind(0)?;
+        fn read<T: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<T> {
+            let mut v = T::default();
+            // SAFETY: `v` has the type the attribute is documented to write (int, pointer or size).
+            unsafe { sys::cuPointerGetAttribute(&mut v as *mut T as *mut std::ffi::c_void, attr, ptr) }.check("cuPointerGetAttribute")?;
+            Ok(v)
+        }
+        use sys::CUpointer_attribute as A;
+        let memtype: u32 = read(A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr)?;
+        let managed: u32 = read(A::CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr)?;
+        let device: i32 = read(A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)?;
+        let base: u64 = read(A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr)?;
+        let size: usize = read(A::CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr)?;
+        let kind = if managed != 0 {
+            MemoryKind::Managed
+        } else if memtype == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32 {
+            MemoryKind::Host
+        } else {
+            MemoryKind::Device
+        };
+        Ok(PointerAttributes { device: device.max(0) as usize, kind, base, size: size as u64 })
+    }
+
+    fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)> {
+        let attrs = self.pointer_attributes(ptr)?;
+        self.bind(ordinal)?;
+        let managed = attrs.kind == crate::backend::MemoryKind::Managed;
+        Ok((Box::new(memory::CudaForeign { base: attrs.base, managed }), ptr - attrs.base))
+    }
+
+    fn mem_advise(&self, ptr: u64, len: u64, advice: crate::backend::Advice, location: crate::ops::Location) -> Result<()> {
+        self.bind(0)?;
+        let advice = match advice {
+            crate::backend::Advice::SetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+            crate::backend::Advice::UnsetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+            crate::backend::Advice::SetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            crate::backend::Advice::UnsetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+            crate::backend::Advice::SetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY,
+            crate::backend::Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+        };
+        // SAFETY: the range lies in a live managed allocation (checked in memory.rs).
+        unsafe { sys::cuMemAdvise_v2(ptr, len as usize, advice, mem_location(location)) }.check("cuMemAdvise")
+    }
+
+    fn ipc_mem_handle(&self, ordinal: usize, ptr: u64) -> Result<[u8; 64]> {
+        self.bind(ordinal)?;
+        let mut h = sys::CUipcMemHandle { reserved: [0; 64] };
+        // SAFETY: `h` is a valid out-pointer; `ptr` is the base of a live allocation of ours.
+        unsafe { sys::cuIpcGetMemHandle(&mut h, ptr) }.check("cuIpcGetMemHandle")?;
+        Ok(h.reserved.map(|b| b as u8))
+    }
+
+    fn ipc_open_mem(&self, ordinal: usize, handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)> {
+        self.bind(ordinal)?;
+        let h = sys::CUipcMemHandle { reserved: handle.map(|b| b as std::ffi::c_char) };
+        let mut ptr: sys::CUdeviceptr = 0;
+        let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
+        // SAFETY: `ptr` is a valid out-pointer; the driver validates the handle's contents.
+        unsafe { sys::cuIpcOpenMemHandle_v2(&mut ptr, h, flags) }.check("cuIpcOpenMemHandle")?;
+        let opened = memory::CudaIpcMem { dev: self.devices[ordinal].clone(), ptr };
+        let (mut base, mut size) = (0 as sys::CUdeviceptr, 0usize);
+        // SAFETY: both are valid out-pointers; `ptr` was just mapped.
+        unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) }.check("cuMemGetAddressRange")?;
+        Ok((Box::new(opened), size as u64))
+    }
+
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
+        self.bind(0)?;
+        // SAFETY: the caller keeps `len` bytes at `ptr` alive until the result is dropped.
+        unsafe { sys::cuMemHostRegister_v2(ptr.cast(), len as usize, sys::CU_MEMHOSTREGISTER_PORTABLE) }.check("cuMemHostRegister")?;
+        Ok(Box::new(pinned::CudaRegistered { dev: self.devices[0].clone(), ptr: ptr.cast() }))
+    }
+}
+
+/// A driver memory location.
+pub(crate) fn mem_location(location: crate::ops::Location) -> sys::CUmemLocation {
+    match location {
+        crate::ops::Location::Device(d) => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 },
+        crate::ops::Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
     }
 }

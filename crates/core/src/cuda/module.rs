@@ -1,8 +1,8 @@
 //! Modules and kernels on the real driver.
 
-use super::CudaDevice;
+use super::{raw, CudaDevice};
 use crate::error::{Check, Error, Result};
-use crate::ops::{FuncAttr, FunctionOps, ModuleOps};
+use crate::ops::{CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::{c_void, CString};
@@ -22,7 +22,7 @@ impl Drop for Loaded {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // SAFETY: loaded by cuModuleLoadData, unloaded once, when no function refers to it.
-            let _ = unsafe { sys::cuModuleUnload(self.raw) };
+            let _ = unsafe { raw::module_unload(self.raw) };
         }
     }
 }
@@ -37,9 +37,8 @@ impl CudaModule {
         if owned.last() != Some(&0) {
             owned.push(0);
         }
-        let mut raw: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: `owned` is a complete image that outlives the call; a context is current.
-        unsafe { sys::cuModuleLoadData(&mut raw, owned.as_ptr() as *const c_void) }.check("cuModuleLoadData")?;
+        let raw = unsafe { raw::module_load_data(owned.as_ptr() as *const c_void) }.check("cuModuleLoadData")?;
         Ok(CudaModule(Arc::new(Loaded { dev, raw })))
     }
 }
@@ -48,10 +47,23 @@ impl ModuleOps for CudaModule {
     fn function(&self, name: &str) -> Result<Box<dyn FunctionOps>> {
         self.0.dev.bind()?;
         let cname = CString::new(name).map_err(|_| Error::type_error("a kernel name must not contain a NUL byte"))?;
-        let mut f: sys::CUfunction = std::ptr::null_mut();
-        // SAFETY: the module is loaded; `cname` is NUL-terminated.
-        unsafe { sys::cuModuleGetFunction(&mut f, self.0.raw, cname.as_ptr()) }.check(&format!("cuModuleGetFunction(\"{name}\")"))?;
+        // SAFETY: the module is loaded.
+        let f = unsafe { raw::module_get_function(self.0.raw, &cname) }.check(&format!("cuModuleGetFunction(\"{name}\")"))?;
         Ok(Box::new(CudaFunction { module: self.0.clone(), raw: f }))
+    }
+
+    fn global(&self, name: &str) -> Result<(u64, u64)> {
+        self.0.dev.bind()?;
+        let cname = CString::new(name).map_err(|_| Error::type_error("a variable name must not contain a NUL byte"))?;
+        let (mut ptr, mut size): (sys::CUdeviceptr, usize) = (0, 0);
+        // SAFETY: the module is loaded; `cname` is NUL-terminated; both are valid out-pointers.
+        unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, self.0.raw, cname.as_ptr()) }
+            .check(&format!("cuModuleGetGlobal(\"{name}\")"))?;
+        Ok((ptr, size as u64))
+    }
+
+    fn keep_alive(&self) -> Arc<dyn Any + Send + Sync> {
+        self.0.clone()
     }
 }
 
@@ -75,38 +87,159 @@ fn attr(a: FuncAttr) -> sys::CUfunction_attribute {
         FuncAttr::NumRegs => A::CU_FUNC_ATTRIBUTE_NUM_REGS,
         FuncAttr::PtxVersion => A::CU_FUNC_ATTRIBUTE_PTX_VERSION,
         FuncAttr::BinaryVersion => A::CU_FUNC_ATTRIBUTE_BINARY_VERSION,
+        FuncAttr::CacheModeCa => A::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA,
         FuncAttr::MaxDynamicSharedSizeBytes => A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        FuncAttr::PreferredSharedMemoryCarveout => A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+        FuncAttr::ClusterSizeMustBeSet => A::CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET,
+        FuncAttr::RequiredClusterWidth => A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+        FuncAttr::RequiredClusterHeight => A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
+        FuncAttr::RequiredClusterDepth => A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH,
+        FuncAttr::NonPortableClusterSizeAllowed => A::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+        FuncAttr::ClusterSchedulingPolicyPreference => A::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
     }
+}
+
+/// A launch configuration with its attributes, for `cuLaunchKernelEx` and the cluster
+/// occupancy calls. `attrs` must stay where it is while `config` is used (it points into it).
+pub(super) struct Config {
+    pub attrs: Vec<sys::CUlaunchAttribute>,
+    pub config: sys::CUlaunchConfig,
+}
+
+impl Config {
+    pub(super) fn new(launch: &Launch, stream: sys::CUstream) -> Box<Config> {
+        let mut attrs = Vec::new();
+        // SAFETY: CUlaunchAttribute is plain data (an id and a union of integers); zero is valid.
+        let zero = || -> sys::CUlaunchAttribute { unsafe { std::mem::zeroed() } };
+        if launch.cooperative {
+            let mut a = zero();
+            a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+            a.value.cooperative = 1;
+            attrs.push(a);
+        }
+        if launch.cluster != [0; 3] {
+            let mut a = zero();
+            a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            a.value.clusterDim.x = launch.cluster[0];
+            a.value.clusterDim.y = launch.cluster[1];
+            a.value.clusterDim.z = launch.cluster[2];
+            attrs.push(a);
+        }
+        if launch.programmatic {
+            let mut a = zero();
+            a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            a.value.programmaticStreamSerializationAllowed = 1;
+            attrs.push(a);
+        }
+        let [gx, gy, gz] = launch.grid;
+        let [bx, by, bz] = launch.block;
+        let mut c = Box::new(Config {
+            attrs,
+            config: sys::CUlaunchConfig {
+                gridDimX: gx,
+                gridDimY: gy,
+                gridDimZ: gz,
+                blockDimX: bx,
+                blockDimY: by,
+                blockDimZ: bz,
+                sharedMemBytes: launch.shared_mem,
+                hStream: stream,
+                attrs: std::ptr::null_mut(),
+                numAttrs: 0,
+            },
+        });
+        c.config.numAttrs = c.attrs.len() as u32;
+        c.config.attrs = c.attrs.as_mut_ptr();
+        c
+    }
+}
+
+/// Runs a driver call that cudarc may lack on an old driver (it panics where a symbol is
+/// missing): the panic becomes `CUDA_ERROR_NOT_SUPPORTED`.
+pub(super) fn newer<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(Error::cuda(crate::error::Code::CUDA_ERROR_NOT_SUPPORTED, format!("{what} is not in this CUDA driver: update the driver")))
+    })
 }
 
 impl FunctionOps for CudaFunction {
     fn attribute(&self, a: FuncAttr) -> Result<i32> {
         self.module.dev.bind()?;
-        let mut v = 0;
-        // SAFETY: the function is live (its module is held); `v` is a valid out-pointer.
-        unsafe { sys::cuFuncGetAttribute(&mut v, attr(a), self.raw) }.check("cuFuncGetAttribute")?;
-        Ok(v)
+        // SAFETY: the function is live (its module is held).
+        unsafe { raw::func_attribute(self.raw, attr(a)) }.check("cuFuncGetAttribute")
     }
 
-    fn set_max_dynamic_shared(&self, bytes: i32) -> Result<()> {
+    fn set_attribute(&self, a: FuncAttr, value: i32) -> Result<()> {
         self.module.dev.bind()?;
         // SAFETY: the function is live; the driver validates the value.
-        unsafe { sys::cuFuncSetAttribute(self.raw, attr(FuncAttr::MaxDynamicSharedSizeBytes), bytes) }.check("cuFuncSetAttribute")
+        unsafe { raw::func_set_attribute(self.raw, attr(a), value) }.check("cuFuncSetAttribute")
+    }
+
+    fn set_cache_config(&self, c: CacheConfig) -> Result<()> {
+        self.module.dev.bind()?;
+        use sys::CUfunc_cache as C;
+        let c = match c {
+            CacheConfig::PreferNone => C::CU_FUNC_CACHE_PREFER_NONE,
+            CacheConfig::PreferShared => C::CU_FUNC_CACHE_PREFER_SHARED,
+            CacheConfig::PreferL1 => C::CU_FUNC_CACHE_PREFER_L1,
+            CacheConfig::PreferEqual => C::CU_FUNC_CACHE_PREFER_EQUAL,
+        };
+        // SAFETY: the function is live.
+        unsafe { sys::cuFuncSetCacheConfig(self.raw, c) }.check("cuFuncSetCacheConfig")
+    }
+
+    fn max_active_blocks(&self, block_threads: u32, shared_mem: u32) -> Result<u32> {
+        self.module.dev.bind()?;
+        let mut n = 0;
+        // SAFETY: the function is live; `n` is a valid out-pointer.
+        unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, self.raw, block_threads as i32, shared_mem as usize) }
+            .check("cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        Ok(n.max(0) as u32)
+    }
+
+    fn suggested_block_size(&self, shared_mem: u32, block_limit: u32) -> Result<(u32, u32)> {
+        self.module.dev.bind()?;
+        let (mut grid, mut block) = (0, 0);
+        // SAFETY: the function is live; both are valid out-pointers; no size callback is given.
+        unsafe { sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, self.raw, None, shared_mem as usize, block_limit as i32) }
+            .check("cuOccupancyMaxPotentialBlockSize")?;
+        Ok((grid.max(0) as u32, block.max(0) as u32))
+    }
+
+    fn max_potential_cluster_size(&self, launch: &Launch) -> Result<u32> {
+        self.module.dev.bind()?;
+        let c = Config::new(launch, std::ptr::null_mut());
+        let mut n = 0;
+        newer("cuOccupancyMaxPotentialClusterSize", || {
+            // SAFETY: the function is live; `c.config` points at `c.attrs`, alive for the call.
+            unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut n, self.raw, &c.config) }.check("cuOccupancyMaxPotentialClusterSize")
+        })?;
+        Ok(n.max(0) as u32)
+    }
+
+    fn max_active_clusters(&self, launch: &Launch) -> Result<u32> {
+        self.module.dev.bind()?;
+        let c = Config::new(launch, std::ptr::null_mut());
+        let mut n = 0;
+        newer("cuOccupancyMaxActiveClusters", || {
+            // SAFETY: as above.
+            unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.raw, &c.config) }.check("cuOccupancyMaxActiveClusters")
+        })?;
+        Ok(n.max(0) as u32)
     }
 
     fn param_sizes(&self) -> Option<Vec<usize>> {
         self.module.dev.bind().ok()?;
-        let raw = self.raw;
+        let f = self.raw;
         // cuFuncGetParamInfo needs a 12.4+ driver; cudarc panics where the symbol is missing.
         std::panic::catch_unwind(move || {
             let mut sizes = Vec::new();
             for i in 0.. {
-                let (mut offset, mut size) = (0usize, 0usize);
-                // SAFETY: the function is live; both are valid out-pointers.
-                match unsafe { sys::cuFuncGetParamInfo(raw, i, &mut offset, &mut size) } {
-                    sys::CUresult::CUDA_SUCCESS => sizes.push(size),
-                    sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
-                    _ => return None,
+                // SAFETY: the function is live.
+                match unsafe { raw::func_param_info(f, i) } {
+                    Ok((_, size)) => sizes.push(size),
+                    Err(sys::CUresult::CUDA_ERROR_INVALID_VALUE) => return Some(sizes),
+                    Err(_) => return None,
                 }
             }
             None

@@ -6,7 +6,7 @@ use super::stream::CudaStream;
 use super::CudaBackend;
 use crate::dynlib;
 use crate::error::{Error, Result};
-use crate::nccl::{result_name, Buf, Call, Collective, CommOps, NcclOps, UniqueId, UNIQUE_ID_BYTES};
+use crate::ops::nccl::{result_name, Buf, Call, Collective, CommOps, NcclOps, UniqueId, UNIQUE_ID_BYTES};
 use crate::ops::StreamOps;
 use cudarc::driver::sys;
 use libloading::Library;

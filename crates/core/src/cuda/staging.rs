@@ -1,9 +1,9 @@
-//! Host-to-device copies from pageable memory, pipelined through pinned staging buffers: while
-//! the copy engine moves one chunk, host threads fill the next. The driver's own pageable path
+//! Copies between the device and pageable memory, both ways, pipelined through pinned staging
+//! buffers: while the copy engine moves one chunk, host threads fill (or drain) another. The driver's own pageable path
 //! copies through a single staging area in turn; overlapping the two, and filling with several
 //! threads, is what lets a plain Buffer approach pinned bandwidth.
 
-use super::CudaDevice;
+use super::{raw, CudaDevice};
 use crate::error::{Check, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -31,13 +31,9 @@ impl Staging {
     fn new() -> Result<Staging> {
         let mut bufs = Vec::with_capacity(BUFFERS);
         for _ in 0..BUFFERS {
-            let mut host: *mut c_void = std::ptr::null_mut();
-            // SAFETY: `host` is a valid out-pointer; a context is current (the caller bound it).
-            unsafe { sys::cuMemHostAlloc(&mut host, CHUNK, sys::CU_MEMHOSTALLOC_PORTABLE) }.check("cuMemHostAlloc (staging)")?;
-            let mut done: sys::CUevent = std::ptr::null_mut();
-            // SAFETY: `done` is a valid out-pointer.
-            unsafe { sys::cuEventCreate(&mut done, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) }
-                .check("cuEventCreate (staging)")?;
+            // A context is current (the caller bound it).
+            let host = raw::mem_host_alloc(CHUNK).check("cuMemHostAlloc (staging)")?;
+            let done = raw::event_create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32).check("cuEventCreate (staging)")?;
             bufs.push(Buffer { host: host as *mut u8, done, in_flight: false });
         }
         Ok(Staging { bufs })
@@ -50,9 +46,9 @@ impl Drop for Staging {
             // SAFETY: created in `new` and freed once; the process is shutting the device's
             // staging down, after the last copy's event.
             unsafe {
-                sys::cuEventSynchronize(b.done);
-                sys::cuEventDestroy_v2(b.done);
-                sys::cuMemFreeHost(b.host as *mut c_void);
+                let _ = raw::event_synchronize(b.done);
+                let _ = raw::event_destroy(b.done);
+                let _ = raw::mem_free_host(b.host as *mut c_void);
             }
         }
     }
@@ -65,35 +61,86 @@ fn fill(to: *mut u8, from: &[u8]) {
     std::thread::scope(|s| {
         for (i, piece) in from.chunks(part).enumerate() {
             s.spawn(move || {
-                // SAFETY: each thread writes a disjoint range of the CHUNK-byte staging buffer,
-                // which no DMA reads (its event completed before this fill began).
+                // SAFETY: each thread writes a disjoint range of `to` (a staging buffer no DMA
+                // uses, or the caller's destination), which holds at least `from.len()` bytes.
                 unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), (to as *mut u8).add(i * part), piece.len()) };
             });
         }
     });
 }
 
-/// Copies `src` to device address `dst` on `stream`. Returns once `src` may be reused: every
-/// byte is in a staging buffer or already on the device.
-pub fn htod(dev: &CudaDevice, stream: sys::CUstream, dst: sys::CUdeviceptr, src: &[u8]) -> Result<()> {
+/// The device's staging buffers, made on first use, under its lock.
+fn staging(dev: &CudaDevice) -> Result<std::sync::MutexGuard<'_, Option<Staging>>> {
     let mut slot = dev.staging.lock().unwrap_or_else(|p| p.into_inner());
     if slot.is_none() {
         *slot = Some(Staging::new()?);
     }
+    Ok(slot)
+}
+
+/// Waits for the DMA that last used `b`, if one may still be running.
+fn settle(b: &mut Buffer) -> Result<()> {
+    if b.in_flight {
+        // SAFETY: the event is live; this waits for the DMA that last used this buffer.
+        unsafe { raw::event_synchronize(b.done) }.check("cuEventSynchronize (staging)")?;
+        b.in_flight = false;
+    }
+    Ok(())
+}
+
+/// Copies device address `src` into `dst` on `stream`, after the stream's earlier work, and
+/// returns once `dst` holds every byte. Up to BUFFERS chunks are in flight on the copy engine
+/// while host threads drain the chunk that landed.
+pub fn dtoh(dev: &CudaDevice, stream: sys::CUstream, dst: &mut [u8], src: sys::CUdeviceptr) -> Result<()> {
+    let mut slot = staging(dev)?;
+    let st = slot.as_mut().expect("staging was just made");
+    let mut chunks: Vec<&mut [u8]> = dst.chunks_mut(CHUNK).collect();
+    let issue = |st: &mut Staging, i: usize, len: usize| -> Result<()> {
+        let b = &mut st.bufs[i % BUFFERS];
+        settle(b)?;
+        // SAFETY: the staging buffer holds CHUNK ≥ `len` pinned bytes that no DMA uses (settled);
+        // the range of `src` lies inside the source allocation (checked by the caller).
+        unsafe { raw::memcpy_dtoh_async(b.host as *mut c_void, src + (i * CHUNK) as u64, len, stream) }.check("cuMemcpyDtoHAsync")?;
+        // SAFETY: event and stream are live.
+        unsafe { raw::event_record(b.done, stream) }.check("cuEventRecord (staging)")?;
+        b.in_flight = true;
+        Ok(())
+    };
+    for (i, c) in chunks.iter().enumerate().take(BUFFERS) {
+        issue(st, i, c.len())?;
+    }
+    let n = chunks.len();
+    for i in 0..n {
+        let b = &mut st.bufs[i % BUFFERS];
+        settle(b)?;
+        let to = &mut chunks[i];
+        // SAFETY: the DMA into this buffer completed (settled), so its first `to.len()` bytes are
+        // the chunk's and nothing writes them until the next issue below.
+        let from = unsafe { std::slice::from_raw_parts(b.host as *const u8, to.len()) };
+        fill(to.as_mut_ptr(), from);
+        if i + BUFFERS < n {
+            let len = chunks[i + BUFFERS].len();
+            issue(st, i + BUFFERS, len)?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies `src` to device address `dst` on `stream`. Returns once `src` may be reused: every
+/// byte is in a staging buffer or already on the device.
+pub fn htod(dev: &CudaDevice, stream: sys::CUstream, dst: sys::CUdeviceptr, src: &[u8]) -> Result<()> {
+    let mut slot = staging(dev)?;
     let st = slot.as_mut().expect("staging was just made");
     for (i, chunk) in src.chunks(CHUNK).enumerate() {
         let b = &mut st.bufs[i % BUFFERS];
-        if b.in_flight {
-            // SAFETY: the event is live; this waits for the DMA that last read this buffer.
-            unsafe { sys::cuEventSynchronize(b.done) }.check("cuEventSynchronize (staging)")?;
-        }
+        settle(b)?;
         fill(b.host, chunk);
         // SAFETY: the staging buffer holds `chunk.len()` pinned bytes; the range of `dst` lies
         // inside the destination allocation (checked by the caller).
-        unsafe { sys::cuMemcpyHtoDAsync_v2(dst + (i * CHUNK) as u64, b.host as *const c_void, chunk.len(), stream) }
+        unsafe { raw::memcpy_htod_async(dst + (i * CHUNK) as u64, b.host as *const c_void, chunk.len(), stream) }
             .check("cuMemcpyHtoDAsync")?;
         // SAFETY: event and stream are live.
-        unsafe { sys::cuEventRecord(b.done, stream) }.check("cuEventRecord (staging)")?;
+        unsafe { raw::event_record(b.done, stream) }.check("cuEventRecord (staging)")?;
         b.in_flight = true;
     }
     Ok(())

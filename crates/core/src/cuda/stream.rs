@@ -3,10 +3,12 @@
 use super::event::raw_event;
 use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
+use super::raw;
 use super::CudaDevice;
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Check, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{
+    AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps,
+};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,8 +17,9 @@ use std::sync::Arc;
 pub struct CudaStream {
     pub(super) dev: Arc<CudaDevice>,
     pub(super) raw: sys::CUstream,
-    /// Created here, so destroyed here; false for the default streams and external ones.
-    pub(super) owned: bool,
+    /// Created here (with these flags and priority), so released here; None for the default
+    /// streams and external ones.
+    pub(super) owned: Option<(u32, i32)>,
 }
 
 // SAFETY: a CUstream may be used from any thread: a created one carries its context, and the
@@ -27,10 +30,14 @@ unsafe impl Sync for CudaStream {}
 
 impl Drop for CudaStream {
     fn drop(&mut self) {
-        if self.owned && self.dev.bind().is_ok() {
+        let Some((flags, priority)) = self.owned else { return };
+        if self.dev.recycled.keep_stream(self.raw, flags, priority) {
+            return;
+        }
+        if self.dev.bind().is_ok() {
             // SAFETY: the stream was created by us and is destroyed once. Pending work still
             // completes (S13). An error here has nobody to report to.
-            let _ = unsafe { sys::cuStreamDestroy_v2(self.raw) };
+            let _ = unsafe { raw::stream_destroy(self.raw) };
         }
     }
 }
@@ -54,7 +61,7 @@ impl CudaStream {
 unsafe extern "C" fn host_fn_trampoline(user: *mut c_void) {
     // SAFETY: `user` is the Box::into_raw of a HostFn, handed to exactly one call.
     let f = unsafe { Box::from_raw(user as *mut HostFn) };
-    let _ = catch_unwind(AssertUnwindSafe(move || f()));
+    let _ = catch_unwind(AssertUnwindSafe(f));
 }
 
 /// Runs a host function captured into a graph, at every launch: it borrows, never consumes.
@@ -80,13 +87,13 @@ impl CudaStream {
         let f: HostFn = Box::new(move || crate::reaper::defer_drop(host));
         let user = Box::into_raw(Box::new(f)) as *mut c_void;
         // SAFETY: the trampoline takes ownership of `user` when it runs.
-        let r = unsafe { sys::cuLaunchHostFunc(self.raw, Some(host_fn_trampoline), user) };
-        if r != sys::CUresult::CUDA_SUCCESS {
+        let r = unsafe { raw::launch_host_func(self.raw, host_fn_trampoline, user) };
+        if r.is_err() {
             // SAFETY: not enqueued, so never called: reclaim it. The copy was enqueued, so wait
             // for it before the host memory may go.
             drop(unsafe { Box::from_raw(user as *mut HostFn) });
             // SAFETY: the stream is live.
-            let _ = unsafe { sys::cuStreamSynchronize(self.raw) };
+            let _ = unsafe { raw::stream_synchronize(self.raw) };
         }
         r.check("cuLaunchHostFunc")
     }
@@ -103,46 +110,40 @@ impl StreamOps for CudaStream {
 
     fn priority(&self) -> Result<i32> {
         self.dev.bind()?;
-        let mut p = 0;
-        // SAFETY: the stream belongs to the bound context; `p` is a valid out-pointer.
-        unsafe { sys::cuStreamGetPriority(self.raw, &mut p) }.check("cuStreamGetPriority")?;
-        Ok(p)
+        // SAFETY: the stream belongs to the bound context.
+        unsafe { raw::stream_priority(self.raw) }.check("cuStreamGetPriority")
     }
 
     fn query(&self) -> Result<bool> {
         self.bind_implicit()?;
         // SAFETY: the stream is live (the owning type outlives every call).
-        match unsafe { sys::cuStreamQuery(self.raw) } {
-            sys::CUresult::CUDA_SUCCESS => Ok(true),
-            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            code => Err(Error::driver("cuStreamQuery", code)),
-        }
+        unsafe { raw::stream_query(self.raw) }.check("cuStreamQuery")
     }
 
     fn synchronize(&self) -> Result<()> {
         self.bind_implicit()?;
         // SAFETY: the stream is live.
-        unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
+        unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")
     }
 
     fn record(&self, event: &dyn EventOps) -> Result<()> {
         self.bind_implicit()?;
         // SAFETY: event and stream are live and of this device (checked by the caller).
-        unsafe { sys::cuEventRecord(raw_event(event), self.raw) }.check("cuEventRecord")
+        unsafe { raw::event_record(raw_event(event), self.raw) }.check("cuEventRecord")
     }
 
     fn wait_event(&self, event: &dyn EventOps) -> Result<()> {
         self.bind_implicit()?;
         // SAFETY: event and stream are live; the event may belong to any device (S17).
-        unsafe { sys::cuStreamWaitEvent(self.raw, raw_event(event), 0) }.check("cuStreamWaitEvent")
+        unsafe { raw::stream_wait_event(self.raw, raw_event(event)) }.check("cuStreamWaitEvent")
     }
 
     fn launch_host_fn(&self, f: HostFn) -> Result<()> {
         self.dev.bind()?;
         let user = Box::into_raw(Box::new(f)) as *mut c_void;
         // SAFETY: the trampoline takes ownership of `user` when it runs.
-        let r = unsafe { sys::cuLaunchHostFunc(self.raw, Some(host_fn_trampoline), user) };
-        if r != sys::CUresult::CUDA_SUCCESS {
+        let r = unsafe { raw::launch_host_func(self.raw, host_fn_trampoline, user) };
+        if r.is_err() {
             // SAFETY: the launch failed, so the driver will never call the trampoline: reclaim it.
             drop(unsafe { Box::from_raw(user as *mut HostFn) });
         }
@@ -153,8 +154,8 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         let user = Box::into_raw(Box::new(f)) as *mut c_void;
         // SAFETY: the trampoline takes ownership of `user` when it runs; flags must be 0.
-        let r = unsafe { sys::cuStreamAddCallback(self.raw, Some(callback_trampoline), user, 0) };
-        if r != sys::CUresult::CUDA_SUCCESS {
+        let r = unsafe { raw::stream_add_callback(self.raw, callback_trampoline, user) };
+        if r.is_err() {
             // SAFETY: the callback was not enqueued and will never run: reclaim it.
             drop(unsafe { Box::from_raw(user as *mut StatusFn) });
         }
@@ -184,7 +185,7 @@ impl StreamOps for CudaStream {
     fn memset(&self, dst: &dyn AllocOps, offset: u64, value: u8, size: u64) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: the range lies inside a live allocation of this device (checked by the caller).
-        unsafe { sys::cuMemsetD8Async(alloc_ptr(dst, offset), value, size as usize, self.raw) }.check("cuMemsetD8Async")
+        unsafe { raw::memset_d8_async(alloc_ptr(dst, offset), value, size as usize, self.raw) }.check("cuMemsetD8Async")
     }
 
     fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()> {
@@ -194,18 +195,21 @@ impl StreamOps for CudaStream {
         }
         // SAFETY: `src` is valid for its length during the call; from pageable memory the driver
         // stages the bytes before returning (M5), so `src` may be reused once this returns.
-        unsafe { sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.as_ptr() as *const c_void, src.len(), self.raw) }
+        unsafe { raw::memcpy_htod_async(alloc_ptr(dst, offset), src.as_ptr() as *const c_void, src.len(), self.raw) }
             .check("cuMemcpyHtoDAsync")
     }
 
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()> {
         self.dev.bind()?;
+        if dst.len() >= super::staging::MIN {
+            return super::staging::dtoh(&self.dev, self.raw, dst, alloc_ptr(src, offset));
+        }
         // SAFETY: `dst` is valid for writes of its length until the stream synchronize below
         // returns, after which the copy is complete.
-        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, alloc_ptr(src, offset), dst.len(), self.raw) }
+        unsafe { raw::memcpy_dtoh_async(dst.as_mut_ptr() as *mut c_void, alloc_ptr(src, offset), dst.len(), self.raw) }
             .check("cuMemcpyDtoHAsync")?;
         // SAFETY: the stream is live.
-        unsafe { sys::cuStreamSynchronize(self.raw) }.check("cuStreamSynchronize")
+        unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")
     }
 
     fn copy_htod_async(
@@ -221,7 +225,7 @@ impl StreamOps for CudaStream {
         // SAFETY: `src` holds `src_offset + len` bytes (checked by the caller) and stays alive
         // until the host function below, enqueued after the copy, releases it.
         unsafe {
-            sys::cuMemcpyHtoDAsync_v2(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw)
+            raw::memcpy_htod_async(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw)
         }
         .check("cuMemcpyHtoDAsync")?;
         if hold {
@@ -242,7 +246,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         // SAFETY: as above, for writes into `dst`.
         unsafe {
-            sys::cuMemcpyDtoHAsync_v2(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw)
+            raw::memcpy_dtoh_async(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw)
         }
         .check("cuMemcpyDtoHAsync")?;
         if hold {
@@ -255,7 +259,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         let user = &**slot as *const Arc<RepeatFn> as *mut c_void;
         // SAFETY: the slot's address is stable (boxed) and outlives every launch (the graph holds it).
-        unsafe { sys::cuLaunchHostFunc(self.raw, Some(repeat_trampoline), user) }.check("cuLaunchHostFunc")
+        unsafe { raw::launch_host_func(self.raw, repeat_trampoline, user) }.check("cuLaunchHostFunc")
     }
 
     fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
@@ -266,29 +270,20 @@ impl StreamOps for CudaStream {
             CaptureMode::Relaxed => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
         };
         // SAFETY: the stream is live.
-        unsafe { sys::cuStreamBeginCapture_v2(self.raw, mode) }.check("cuStreamBeginCapture")
+        unsafe { raw::stream_begin_capture(self.raw, mode) }.check("cuStreamBeginCapture")
     }
 
     fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
         self.dev.bind()?;
-        let mut graph: sys::CUgraph = std::ptr::null_mut();
-        // SAFETY: the stream is live; `graph` is a valid out-pointer.
-        let r = unsafe { sys::cuStreamEndCapture(self.raw, &mut graph) };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            if !graph.is_null() {
-                // SAFETY: a graph returned alongside an error is still ours to destroy.
-                let _ = unsafe { sys::cuGraphDestroy(graph) };
-            }
-            return Err(Error::driver("cuStreamEndCapture", r));
-        }
+        // SAFETY: the stream is live.
+        let graph = unsafe { raw::stream_end_capture(self.raw) }.check("cuStreamEndCapture")?;
         Ok(Box::new(super::graph::CudaGraph::instantiate(self.dev.clone(), graph)?))
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {
         self.dev.bind()?;
-        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: the stream is live; `status` is a valid out-pointer.
-        unsafe { sys::cuStreamIsCapturing(self.raw, &mut status) }.check("cuStreamIsCapturing")?;
+        // SAFETY: the stream is live.
+        let status = unsafe { raw::stream_is_capturing(self.raw) }.check("cuStreamIsCapturing")?;
         Ok(match status {
             sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE => CaptureStatus::Active,
             sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED => CaptureStatus::Invalidated,
@@ -300,7 +295,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
         // SAFETY: the exec and stream are live.
-        unsafe { sys::cuGraphLaunch(g.exec, self.raw) }.check("cuGraphLaunch")
+        unsafe { raw::graph_launch(g.exec, self.raw) }.check("cuGraphLaunch")
     }
 
     fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
@@ -318,50 +313,62 @@ impl StreamOps for CudaStream {
             })
             .collect();
         let mut params: Vec<*mut c_void> = store.iter_mut().map(|w| w.as_mut_ptr() as *mut c_void).collect();
-        let [gx, gy, gz] = launch.grid;
-        let [bx, by, bz] = launch.block;
+        if launch.has_attributes() {
+            let c = super::module::Config::new(launch, self.raw);
+            let raw = f.raw;
+            return super::module::newer("cuLaunchKernelEx", || {
+                // SAFETY: as below; `c.config` points at `c.attrs`, alive for the call.
+                unsafe { sys::cuLaunchKernelEx(&c.config, raw, params.as_mut_ptr(), std::ptr::null_mut()) }.check("cuLaunchKernelEx")
+            });
+        }
         // SAFETY: the function belongs to the bound context (checked by the caller); `params`
         // points at one value per parameter, sized as the driver reported (checked by the caller
         // where the driver can tell), alive for the duration of the call.
-        unsafe {
-            sys::cuLaunchKernel(f.raw, gx, gy, gz, bx, by, bz, launch.shared_mem, self.raw, params.as_mut_ptr(), std::ptr::null_mut())
-        }
-        .check("cuLaunchKernel")
+        unsafe { raw::launch_kernel(f.raw, launch.grid, launch.block, launch.shared_mem, self.raw, params.as_mut_ptr()) }
+            .check("cuLaunchKernel")
     }
 
     fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
         self.dev.bind()?;
         let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
         // SAFETY: the exec and stream are live.
-        unsafe { sys::cuGraphUpload(g.exec, self.raw) }.check("cuGraphUpload")
+        unsafe { raw::graph_upload(g.exec, self.raw) }.check("cuGraphUpload")
+    }
+
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
+        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.raw) }
+            .check("cuMemPrefetchAsync")
     }
 
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
         self.dev.bind()?;
-        let mut ptr: sys::CUdeviceptr = 0;
-        // SAFETY: `ptr` is a valid out-pointer; the stream is live; size > 0.
-        unsafe { sys::cuMemAllocAsync(&mut ptr, size as usize, self.raw) }.check("cuMemAllocAsync")?;
+        // SAFETY: the stream is live; size > 0.
+        let ptr = unsafe { raw::mem_alloc_async(size as usize, self.raw) }.check("cuMemAllocAsync")?;
         Ok(Box::new(CudaAsyncAlloc { dev: self.dev.clone(), ptr, stream: self.raw }))
     }
 
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
-        let (dd, sd) = (super::memory::alloc_device(dst), super::memory::alloc_device(src));
-        if !Arc::ptr_eq(&dd, &sd) {
-            // Between devices: the driver copies peer to peer where it can, else stages through
-            // the host; either way in this stream's order only (the other device's streams are
-            // ordered with events, as cudaMemcpyPeerAsync documents).
-            let (dctx, sctx) = (dd.bind()?, sd.bind()?);
-            self.dev.bind()?;
-            // SAFETY: both ranges lie inside live allocations (checked by the caller); the
-            // contexts are the two devices' retained primary contexts.
-            return unsafe {
-                sys::cuMemcpyPeerAsync(alloc_ptr(dst, dst_offset), dctx, alloc_ptr(src, src_offset), sctx, size as usize, self.raw)
+        if let (Some(dd), Some(sd)) = (super::memory::alloc_device(dst), super::memory::alloc_device(src)) {
+            if !Arc::ptr_eq(&dd, &sd) {
+                // Between devices: the driver copies peer to peer where it can, else stages
+                // through the host; either way in this stream's order only (the other device's
+                // streams are ordered with events, as cudaMemcpyPeerAsync documents).
+                let (dctx, sctx) = (dd.bind()?, sd.bind()?);
+                self.dev.bind()?;
+                // SAFETY: both ranges lie inside live allocations (checked by the caller); the
+                // contexts are the two devices' retained primary contexts.
+                return unsafe {
+                    raw::memcpy_peer_async(alloc_ptr(dst, dst_offset), dctx, alloc_ptr(src, src_offset), sctx, size as usize, self.raw)
+                }
+                .check("cuMemcpyPeerAsync");
             }
-            .check("cuMemcpyPeerAsync");
         }
         self.dev.bind()?;
-        // SAFETY: both ranges lie inside live allocations of this device (checked by the caller).
-        unsafe { sys::cuMemcpyDtoDAsync_v2(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
+        // SAFETY: both ranges lie inside live allocations (checked by the caller); unified
+        // addressing resolves memory the backend cannot place, on either device.
+        unsafe { raw::memcpy_dtod_async(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
             .check("cuMemcpyDtoDAsync")
     }
 

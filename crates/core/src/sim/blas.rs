@@ -3,8 +3,8 @@
 use super::memory::{sim_alloc, Buffer};
 use super::stream::SimStream;
 use super::SimBackend;
-use crate::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
 use crate::error::Result;
+use crate::ops::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
@@ -13,8 +13,11 @@ fn sim_stream(s: &dyn StreamOps) -> &SimStream {
 
 impl BlasOps for SimBackend {
     fn handle(&self, ordinal: usize, lib: Library) -> Result<u64> {
-        // Stable per device and library, as the real ones are; nothing to create.
-        Ok(0x0b1a_0000_0000 + ((ordinal as u64) << 8) + lib as u64 * 16)
+        // Stable per thread, device and library, as the real ones are; nothing to create.
+        static THREADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        thread_local!(static THREAD: u64 = THREADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let thread = THREAD.with(|t| *t);
+        Ok(0x0b1a_0000_0000 + (thread << 16) + ((ordinal as u64) << 8) + lib as u64 * 16)
     }
 
     fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {

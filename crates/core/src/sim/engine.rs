@@ -7,10 +7,11 @@
 //! While a stream captures, what it is given is recorded as graph nodes instead (C1–C9): a
 //! node is a replayable function, so a graph runs it at every launch.
 
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
+use crate::ops::{CaptureMode, CaptureStatus};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
+#[cfg(not(target_family = "wasm"))]
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::Instant;
@@ -37,7 +38,7 @@ impl Completion {
         Arc::new(Completion { at: Mutex::new(Some(Instant::now())), cv: Condvar::new() })
     }
 
-    fn complete(&self) {
+    pub(super) fn complete(&self) {
         *lock(&self.at) = Some(Instant::now());
         self.cv.notify_all();
     }
@@ -50,6 +51,24 @@ impl Completion {
         *lock(&self.at)
     }
 
+    /// Whether it has run, after running what can run (WebAssembly's cooperative mode, where
+    /// queued work advances when JS queries, waits or yields; natively, the workers run it).
+    pub fn poll(&self) -> bool {
+        #[cfg(target_family = "wasm")]
+        if !self.is_done() {
+            super::coop::pump();
+        }
+        self.is_done()
+    }
+
+    /// Blocks until it has run. Without threads (WebAssembly), runs queued work until then.
+    #[cfg(target_family = "wasm")]
+    pub fn wait(&self) {
+        super::coop::run_until(|| self.is_done());
+        assert!(self.is_done(), "the simulator waited for work that cannot run: no stream can advance (cooperative mode)");
+    }
+
+    #[cfg(not(target_family = "wasm"))]
     pub fn wait(&self) {
         let mut at = lock(&self.at);
         while at.is_none() {
@@ -58,10 +77,10 @@ impl Completion {
     }
 }
 
-struct Op {
-    deps: Vec<Arc<Completion>>,
-    work: Work,
-    done: Arc<Completion>,
+pub(super) struct Op {
+    pub(super) deps: Vec<Arc<Completion>>,
+    pub(super) work: Work,
+    pub(super) done: Arc<Completion>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +141,11 @@ impl Capture {
 pub struct Queue {
     pub id: u64,
     pub class: Class,
+    #[cfg(not(target_family = "wasm"))]
     tx: Mutex<mpsc::Sender<Op>>,
+    /// WebAssembly has no threads: the queue's operations wait here for `coop::pump`.
+    #[cfg(target_family = "wasm")]
+    pub(super) tx: Mutex<super::coop::Inbox>,
     tail: Mutex<Arc<Completion>>,
     capture: Mutex<Option<Arc<Capture>>>,
 }
@@ -130,6 +153,16 @@ pub struct Queue {
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Queue {
+    #[cfg(target_family = "wasm")]
+    pub fn spawn(class: Class, _name: String) -> Arc<Queue> {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let tx = Mutex::new(super::coop::Inbox::default());
+        let q = Arc::new(Queue { id, class, tx, tail: Mutex::new(Completion::done_now()), capture: Mutex::new(None) });
+        super::coop::register(&q);
+        q
+    }
+
+    #[cfg(not(target_family = "wasm"))]
     pub fn spawn(class: Class, name: String) -> Arc<Queue> {
         let (tx, rx) = mpsc::channel::<Op>();
         std::thread::Builder::new()

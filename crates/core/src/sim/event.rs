@@ -31,9 +31,11 @@ impl EventOps for SimEvent {
     }
 
     fn query(&self) -> Result<bool> {
-        match &*lock(&self.state) {
+        // Cloned out of the lock: on WebAssembly a poll runs queued work, which may record events.
+        let state = lock(&self.state).clone();
+        match &state {
             Recorded::Empty => Ok(true),
-            Recorded::Ran(c) => Ok(c.is_done()),
+            Recorded::Ran(c) => Ok(c.poll()),
             Recorded::Captured(..) => Err(Error::cuda(Code::CUDA_ERROR_CAPTURED_EVENT, "the event was last recorded in a capture")),
         }
     }

@@ -2,6 +2,7 @@
 //! and are never reused, so a stale pointer can always be told apart.
 
 use super::SimDevice;
+use crate::error::{Code, Error, Result};
 use crate::ops::AllocOps;
 use std::any::Any;
 use std::sync::atomic::Ordering;
@@ -21,23 +22,63 @@ impl Buffer {
     }
 }
 
+/// The error for a host allocation the process cannot make: the allocator's failure becomes
+/// `CUDA_ERROR_OUT_OF_MEMORY`, as `cuMemHostAlloc`'s does, never the allocator's abort.
+pub(super) fn host_oom(size: u64, what: &str) -> Error {
+    Error::cuda(Code::CUDA_ERROR_OUT_OF_MEMORY, format!("out of host memory: {size} bytes of {what} cannot be allocated"))
+}
+
 pub struct SimAlloc {
     pub(super) dev: Arc<SimDevice>,
     pub(super) ptr: u64,
     pub(super) size: u64,
     /// Shared with queued operations, which keep the bytes alive until they have run.
     pub buffer: Arc<Buffer>,
+    /// False for a view of another allocation (foreign memory): it frees and counts nothing.
+    owns: bool,
+}
+
+/// What the simulator knows of a live allocation, for `cuPointerGetAttribute` and foreign
+/// pointers: its size, its bytes and whether it is managed.
+pub(super) struct Known {
+    pub size: u64,
+    pub buffer: std::sync::Weak<Buffer>,
+    pub managed: bool,
 }
 
 impl SimAlloc {
-    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64) -> SimAlloc {
-        SimAlloc { dev, ptr, size, buffer: Arc::new(Buffer { bytes: Mutex::new(vec![POISON; size as usize]) }) }
+    /// The bytes of a simulated allocation, or `CUDA_ERROR_OUT_OF_MEMORY` where the host cannot
+    /// hold them (a simulated device larger than the host's memory). The caller has counted
+    /// `size` in `dev.used`; it is uncounted when the allocation drops, or here on failure.
+    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64, managed: bool) -> Result<SimAlloc> {
+        let mut bytes = Vec::new();
+        if usize::try_from(size).map_or(true, |n| bytes.try_reserve_exact(n).is_err()) {
+            dev.used.fetch_sub(size, Ordering::Relaxed);
+            return Err(host_oom(size, "simulated device memory"));
+        }
+        bytes.resize(size as usize, POISON);
+        let buffer = Arc::new(Buffer { bytes: Mutex::new(bytes) });
+        super::lock(&dev.allocs).insert(ptr, Known { size, buffer: Arc::downgrade(&buffer), managed });
+        Ok(SimAlloc { dev, ptr, size, buffer, owns: true })
+    }
+
+    /// A view of the live allocation at `base` (never freed through the view).
+    pub(super) fn view(dev: Arc<SimDevice>, base: u64, size: u64, buffer: Arc<Buffer>) -> SimAlloc {
+        SimAlloc { dev, ptr: base, size, buffer, owns: false }
+    }
+
+    /// The host address of the bytes (managed memory's host view).
+    pub(super) fn host_ptr(&self) -> *mut u8 {
+        self.buffer.lock().as_mut_ptr()
     }
 }
 
 impl Drop for SimAlloc {
     fn drop(&mut self) {
-        self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+        if self.owns {
+            super::lock(&self.dev.allocs).remove(&self.ptr);
+            self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+        }
     }
 }
 
@@ -75,6 +116,10 @@ impl AllocOps for SimAlloc {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn host_ptr(&self) -> Option<*mut u8> {
+        let managed = super::lock(&self.dev.allocs).get(&self.ptr).is_some_and(|k| k.managed);
+        managed.then(|| SimAlloc::host_ptr(self))
     }
 }
 

@@ -2,6 +2,8 @@
 //! tests anywhere. What it presents is documented in the README ("The simulator").
 
 mod blas;
+#[cfg(target_family = "wasm")]
+pub mod coop;
 mod engine;
 mod event;
 mod graph;
@@ -10,10 +12,8 @@ mod nccl;
 mod pinned;
 mod stream;
 
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use engine::{Class, Queue, Scheduler};
 use std::collections::HashMap;
@@ -52,12 +52,18 @@ pub(crate) struct SimDevice {
     by_handle: Mutex<HashMap<u64, Weak<Queue>>>,
     /// Bytes of stream-ordered allocations not yet released.
     async_used: AtomicU64,
+    /// Live allocations by address, for pointer attributes and foreign pointers.
+    allocs: Mutex<std::collections::BTreeMap<u64, memory::Known>>,
 }
+
+/// Host ranges pinned or registered: address → length.
+type HostRanges = Arc<Mutex<std::collections::BTreeMap<u64, u64>>>;
 
 pub struct SimBackend {
     pub(crate) devices: Vec<Arc<SimDevice>>,
     /// `(device, peer)` pairs with peer access enabled.
     peers: Mutex<std::collections::HashSet<(usize, usize)>>,
+    host: HostRanges,
 }
 
 /// The simulated topology: devices come in pairs joined by a link (0–1, 2–3, …), as on a board
@@ -96,10 +102,11 @@ impl SimBackend {
                     per_thread: Mutex::new(HashMap::new()),
                     by_handle: Mutex::new(HashMap::new()),
                     async_used: AtomicU64::new(0),
+                    allocs: Mutex::new(Default::default()),
                 })
             })
             .collect();
-        SimBackend { devices, peers: Mutex::new(Default::default()) }
+        SimBackend { devices, peers: Mutex::new(Default::default()), host: Default::default() }
     }
 }
 
@@ -136,6 +143,8 @@ fn sim_props(ordinal: usize, memory: u64) -> DeviceProps {
             "concurrentKernels" | "unifiedAddressing" | "canMapHostMemory" => 1,
             "asyncEngineCount" => 2,
             "streamPrioritiesSupported" | "memoryPoolsSupported" => 1,
+            "cooperativeLaunch" | "clusterLaunch" => 1,
+            "maxBlocksPerMultiprocessor" => 32,
             "pciBusId" => ordinal as i64,
             _ => 0,
         }
@@ -227,8 +236,10 @@ impl Backend for SimBackend {
         Err(event::ipc_unsupported())
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
-        Ok(Box::new(pinned::SimPinned(std::cell::UnsafeCell::new(vec![0u8; size as usize].into_boxed_slice()))))
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
+        let bytes = pinned::SimPinned::new(size)?;
+        let ptr = crate::ops::PinnedOps::ptr(&bytes);
+        Ok(Box::new(pinned::SimHost::new(self.host.clone(), ptr, size, Some(bytes))?))
     }
 
     fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
@@ -240,7 +251,7 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
     }
 
@@ -283,15 +294,80 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn nccl(&self) -> &dyn crate::nccl::NcclOps {
+    fn nccl(&self) -> &dyn crate::ops::nccl::NcclOps {
         self
     }
+
+    fn alloc_managed(&self, ordinal: usize, size: u64, _global: bool) -> Result<Box<dyn AllocOps>> {
+        Ok(Box::new(alloc_kind(&self.devices[ordinal], size, false, true)?))
+    }
+
+    fn pointer_attributes(&self, ptr: u64) -> Result<crate::backend::PointerAttributes> {
+        use crate::backend::{MemoryKind, PointerAttributes};
+        for dev in &self.devices {
+            let allocs = lock(&dev.allocs);
+            if let Some((&base, k)) = allocs.range(..=ptr).next_back() {
+                if ptr < base + k.size.max(1) {
+                    let kind = if k.managed { MemoryKind::Managed } else { MemoryKind::Device };
+                    return Ok(PointerAttributes { device: dev.ordinal, kind, base, size: k.size });
+                }
+            }
+        }
+        if let Some((&base, &size)) = lock(&self.host).range(..=ptr).next_back() {
+            if ptr < base + size {
+                return Ok(PointerAttributes { device: 0, kind: MemoryKind::Host, base, size });
+            }
+        }
+        Err(Error::cuda(
+            Code::CUDA_ERROR_INVALID_VALUE,
+            format!("0x{ptr:x} is not memory the simulator knows (not allocated, or already freed)"),
+        ))
+    }
+
+    fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)> {
+        let dev = &self.devices[ordinal];
+        let found = lock(&dev.allocs).range(..=ptr).next_back().and_then(|(&base, k)| Some((base, k.size, k.buffer.upgrade()?)));
+        match found {
+            Some((base, size, buffer)) if ptr < base + size => {
+                Ok((Box::new(memory::SimAlloc::view(dev.clone(), base, size, buffer)), ptr - base))
+            }
+            _ => Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, format!("0x{ptr:x} is not memory of simulated device {ordinal}"))),
+        }
+    }
+
+    fn mem_advise(&self, _ptr: u64, _len: u64, _advice: crate::backend::Advice, _location: crate::ops::Location) -> Result<()> {
+        // Advice changes where pages live, never what they hold: nothing to simulate.
+        Ok(())
+    }
+
+    fn ipc_mem_handle(&self, _ordinal: usize, _ptr: u64) -> Result<[u8; 64]> {
+        Err(ipc_mem_unsupported())
+    }
+
+    fn ipc_open_mem(&self, _ordinal: usize, _handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)> {
+        Err(ipc_mem_unsupported())
+    }
+
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
+        Ok(Box::new(pinned::SimHost::new(self.host.clone(), ptr, len, None)?))
+    }
+}
+
+fn ipc_mem_unsupported() -> Error {
+    Error::cuda(
+        Code::CUDA_ERROR_NOT_SUPPORTED,
+        "interprocess memory needs the GPU: the simulator's memory cannot be shared between processes",
+    )
 }
 
 /// A simulated device allocation, counted against the device's memory.
 /// `stream_ordered` allocations are capturable; a plain one under a capture that is not relaxed
 /// fails and invalidates it, as `cuMemAlloc` does (C5).
 pub(crate) fn alloc_on(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool) -> Result<memory::SimAlloc> {
+    alloc_kind(dev, size, stream_ordered, false)
+}
+
+fn alloc_kind(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool, managed: bool) -> Result<memory::SimAlloc> {
     let ordinal = dev.ordinal;
     if !stream_ordered {
         let strict = dev.scheduler.strict_captures();
@@ -313,7 +389,7 @@ pub(crate) fn alloc_on(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool) ->
         ));
     }
     let ptr = dev.next_addr.fetch_add(size.div_ceil(512) * 512, Ordering::Relaxed);
-    Ok(memory::SimAlloc::new(dev.clone(), ptr, size))
+    memory::SimAlloc::new(dev.clone(), ptr, size, managed)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use super::memory::{sim_alloc, Buffer};
 use super::stream::SimStream;
 use super::{lock, SimBackend, SimDevice};
 use crate::error::{Error, Result};
-use crate::nccl::{host_reduce, result_name, Buf, Call, Collective, CommOps, DataType, NcclOps, RedOp, UniqueId, UNIQUE_ID_BYTES};
+use crate::ops::nccl::{result_name, Buf, Call, Collective, CommOps, DataType, NcclOps, RedOp, UniqueId, UNIQUE_ID_BYTES};
 use crate::ops::StreamOps;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -720,6 +720,137 @@ impl NcclOps for SimBackend {
     }
 }
 
+// ---- the host reductions -------------------------------------------------------------------
+
+/// Reduces `parts` (each `count` elements of `dtype`, little-endian) with `op` into one.
+/// The simulator's reduction; also the reference its tests compare with.
+pub fn host_reduce(dtype: DataType, op: RedOp, parts: &[&[u8]]) -> Vec<u8> {
+    let n = parts.len();
+    let mut out = parts[0].to_vec();
+    macro_rules! ints {
+        ($t:ty) => {{
+            const W: usize = std::mem::size_of::<$t>();
+            for (i, chunk) in out.chunks_exact_mut(W).enumerate() {
+                let mut acc = <$t>::from_le_bytes(chunk.try_into().unwrap());
+                for p in &parts[1..] {
+                    let v = <$t>::from_le_bytes(p[i * W..i * W + W].try_into().unwrap());
+                    acc = match op {
+                        RedOp::Sum | RedOp::Avg => acc.wrapping_add(v),
+                        RedOp::Prod => acc.wrapping_mul(v),
+                        RedOp::Max => acc.max(v),
+                        RedOp::Min => acc.min(v),
+                    };
+                }
+                if op == RedOp::Avg {
+                    acc /= n as $t;
+                }
+                chunk.copy_from_slice(&acc.to_le_bytes());
+            }
+        }};
+    }
+    macro_rules! floats {
+        ($w:expr, $read:expr, $write:expr) => {{
+            for (i, chunk) in out.chunks_exact_mut($w).enumerate() {
+                let mut acc: f64 = $read(&*chunk);
+                for p in &parts[1..] {
+                    let v: f64 = $read(&p[i * $w..i * $w + $w]);
+                    acc = match op {
+                        RedOp::Sum | RedOp::Avg => acc + v,
+                        RedOp::Prod => acc * v,
+                        RedOp::Max => acc.max(v),
+                        RedOp::Min => acc.min(v),
+                    };
+                }
+                if op == RedOp::Avg {
+                    acc /= n as f64;
+                }
+                chunk.copy_from_slice(&$write(acc));
+            }
+        }};
+    }
+    match dtype {
+        DataType::I8 => ints!(i8),
+        DataType::U8 => ints!(u8),
+        DataType::I32 => ints!(i32),
+        DataType::U32 => ints!(u32),
+        DataType::I64 => ints!(i64),
+        DataType::U64 => ints!(u64),
+        DataType::F32 => floats!(4, |b: &[u8]| f32::from_le_bytes(b.try_into().unwrap()) as f64, |v: f64| (v as f32).to_le_bytes()),
+        DataType::F64 => floats!(8, |b: &[u8]| f64::from_le_bytes(b.try_into().unwrap()), |v: f64| v.to_le_bytes()),
+        DataType::F16 => {
+            floats!(2, |b: &[u8]| f16_to_f32(u16::from_le_bytes(b.try_into().unwrap())) as f64, |v: f64| f32_to_f16(v as f32).to_le_bytes())
+        }
+        DataType::BF16 => floats!(
+            2,
+            |b: &[u8]| f32::from_bits((u16::from_le_bytes(b.try_into().unwrap()) as u32) << 16) as f64,
+            |v: f64| f32_to_bf16(v as f32).to_le_bytes()
+        ),
+    }
+    out
+}
+
+/// IEEE half to single (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let man = (h & 0x3ff) as u32;
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: normalise.
+            let shift = m.leading_zeros() - 21;
+            sign | ((113 - shift) << 23) | (((m << shift) & 0x3ff) << 13)
+        }
+        (0x1f, m) => sign | 0x7f80_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// Single to IEEE half, rounding to nearest even.
+pub fn f32_to_f16(f: f32) -> u16 {
+    let x = f.to_bits();
+    let sign = ((x >> 16) & 0x8000) as u16;
+    let exp = ((x >> 23) & 0xff) as i32;
+    let man = x & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut r = m >> shift;
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let mut r = ((e as u32) << 10) | (man >> 13);
+    let rest = man & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}
+
+/// Single to bfloat16, rounding to nearest even.
+pub fn f32_to_bf16(f: f32) -> u16 {
+    let x = f.to_bits();
+    if f.is_nan() {
+        return ((x >> 16) | 0x40) as u16;
+    }
+    ((x + 0x7fff + ((x >> 16) & 1)) >> 16) as u16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -826,5 +957,28 @@ mod tests {
             assert!(e.message().contains("Duplicate GPU"), "{e}");
             assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INVALID_USAGE"));
         }
+    }
+
+    #[test]
+    fn reductions_of_each_kind() {
+        let a = [1i32, -2, 7].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+        let b = [3i32, 5, -1].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+        let read = |v: Vec<u8>| v.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+        assert_eq!(read(host_reduce(DataType::I32, RedOp::Sum, &[&a, &b])), [4, 3, 6]);
+        assert_eq!(read(host_reduce(DataType::I32, RedOp::Max, &[&a, &b])), [3, 5, 7]);
+        assert_eq!(read(host_reduce(DataType::I32, RedOp::Prod, &[&a, &b])), [3, -10, -7]);
+        assert_eq!(read(host_reduce(DataType::I32, RedOp::Avg, &[&a, &b])), [2, 1, 3]);
+        let h = |v: f32| f32_to_f16(v).to_le_bytes();
+        let r = host_reduce(DataType::F16, RedOp::Sum, &[&h(1.5), &h(2.25)]);
+        assert_eq!(f16_to_f32(u16::from_le_bytes([r[0], r[1]])), 3.75);
+    }
+
+    #[test]
+    fn half_conversions_round_trip() {
+        for v in [0.0f32, -0.0, 1.0, -2.5, 65504.0, 6.1035156e-5, 5.9604645e-8, 0.33325195] {
+            assert_eq!(f16_to_f32(f32_to_f16(v)), v, "{v}");
+        }
+        assert_eq!(f32_to_f16(1e6), 0x7c00);
+        assert_eq!(f32::from_bits((f32_to_bf16(1.5) as u32) << 16), 1.5);
     }
 }

@@ -5,9 +5,8 @@ use super::event::{sim_event, Recorded};
 use super::graph::{sim_graph, SimGraph};
 use super::memory::sim_alloc;
 use super::{lock, SimDevice};
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -37,7 +36,7 @@ impl StreamOps for SimStream {
     }
 
     fn query(&self) -> Result<bool> {
-        Ok(self.queue.tail().is_done())
+        Ok(self.queue.tail().poll())
     }
 
     fn synchronize(&self) -> Result<()> {
@@ -198,6 +197,11 @@ impl StreamOps for SimStream {
         Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
     }
 
+    fn prefetch(&self, _mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
+        // One memory serves host and device alike here: a prefetch only takes its place in order.
+        self.run("prefetch", format!("{len} bytes at +{offset} to {to:?}"), || {})
+    }
+
     fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
         self.dev.scheduler.begin_capture(&self.queue, mode)
     }
@@ -205,7 +209,7 @@ impl StreamOps for SimStream {
     fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
         let nodes = self.dev.scheduler.end_capture(&self.queue)?;
         Ok(Box::new(SimGraph {
-            id: self.dev.next_handle.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            id: self.dev.next_handle.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed),
             nodes: Mutex::new(Arc::new(nodes)),
             last_launch: Mutex::new(None),
         }))

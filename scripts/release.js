@@ -1,0 +1,134 @@
+// Assembles and publishes a release: the main package `cuda-node` (JavaScript only, with an
+// optional dependency on each platform package) and one package a platform, `cuda-node-<platform>`
+// under npm/<platform>/, each holding that platform's built addon. The release job in
+// .github/workflows/release.yml runs these two commands; __test__/release.spec.ts runs them too,
+// with `--dry-run`, so what the job publishes is what the test checked.
+//
+//   node scripts/release.js assemble --artifacts DIR [--tag vX.Y.Z] [--repository OWNER/NAME] [--cwd DIR]
+//       `napi artifacts`: copies each `cuda-node.<platform>.node` found under DIR (the build jobs'
+//       uploads) into npm/<platform>/; then takes the addons out of the main package (napi also
+//       copies them beside package.json), gives every package the main package's version and
+//       repository (npm's provenance needs it), lists the platform packages as the main
+//       package's optionalDependencies and drops its `prepare` (the build from source). --tag,
+//       when given, must name that version.
+//   node scripts/release.js publish [--dry-run] [--cwd DIR]
+//       `npm publish --provenance --access public` in each npm/<platform>/, then in the main
+//       package (its scripts are not run: `prepare` would build from source).
+//   node scripts/release.js check [--cwd DIR]
+//       Fails unless the main package is assembled as above (the main package's prepublishOnly,
+//       so that `npm publish` from a clone cannot publish the single-platform package by mistake).
+'use strict'
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const repoRoot = path.join(__dirname, '..')
+
+function parseArgs(argv) {
+  const [command, ...rest] = argv
+  const opts = { command, cwd: repoRoot, dryRun: false }
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]
+    if (a === '--dry-run') opts.dryRun = true
+    else if (a === '--artifacts' || a === '--tag' || a === '--repository' || a === '--cwd') {
+      const v = rest[++i]
+      if (v === undefined) fail(`${a} needs a value`)
+      opts[a.slice(2)] = a === '--cwd' || a === '--artifacts' ? path.resolve(v) : v
+    } else fail(`unknown argument ${a}`)
+  }
+  return opts
+}
+
+function fail(message) {
+  console.error(`release: ${message}`)
+  process.exit(1)
+}
+
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'))
+const writeJson = (file, value) => fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`)
+
+/** The platform packages: npm/<dir>/ for each, with its name and the addon file it must hold. */
+function platformPackages(cwd) {
+  const main = readJson(path.join(cwd, 'package.json'))
+  const npmDir = path.join(cwd, 'npm')
+  // npm/wasm32-wasi is the WebAssembly build's package, made by scripts/wasm-build.sh, not an addon.
+  return fs.readdirSync(npmDir).filter((dir) => dir !== 'wasm32-wasi').sort().map((dir) => {
+    const pkgDir = path.join(npmDir, dir)
+    const pkg = readJson(path.join(pkgDir, 'package.json'))
+    const addon = `${main.napi.binaryName}.${dir}.node`
+    if (pkg.name !== `${main.name}-${dir}`) fail(`${pkgDir}/package.json is named ${pkg.name}, not ${main.name}-${dir}`)
+    if (pkg.main !== addon || JSON.stringify(pkg.files) !== JSON.stringify([addon])) fail(`${pkgDir}/package.json must ship exactly ${addon}`)
+    return { dir, pkgDir, pkg, addon }
+  })
+}
+
+/** The reasons the main package at `cwd` is not ready to publish (none when it is). */
+function problems(cwd) {
+  const main = readJson(path.join(cwd, 'package.json'))
+  const found = []
+  const addons = fs.readdirSync(cwd).filter((f) => f.endsWith('.node'))
+  if (addons.length) found.push(`the main package must carry no addon, but ${addons.join(', ')} lie beside its package.json`)
+  for (const { pkgDir, pkg, addon } of platformPackages(cwd)) {
+    if (main.optionalDependencies?.[pkg.name] !== main.version) found.push(`optionalDependencies lacks ${pkg.name}@${main.version}`)
+    if (pkg.version !== main.version) found.push(`${pkg.name} is at ${pkg.version}, the main package at ${main.version}`)
+    if (!fs.existsSync(path.join(pkgDir, addon))) found.push(`${pkgDir} has no ${addon}`)
+  }
+  return found
+}
+
+function run(cmd, args, cwd) {
+  const r = spawnSync(cmd, args, { cwd, stdio: 'inherit', shell: process.platform === 'win32' })
+  if (r.status !== 0) fail(`${cmd} ${args.join(' ')} failed in ${cwd} (exit ${r.status})`)
+}
+
+function assemble(opts) {
+  const { cwd } = opts
+  if (!opts.artifacts) fail('assemble needs --artifacts DIR (where the build jobs\' addons were downloaded)')
+  const main = readJson(path.join(cwd, 'package.json'))
+  if (opts.tag !== undefined && opts.tag !== `v${main.version}`) fail(`the tag ${opts.tag} does not name version ${main.version} (package.json)`)
+  const repository = opts.repository ?? process.env.GITHUB_REPOSITORY
+  if (main.repository === undefined && repository === undefined) {
+    fail('npm provenance needs each package\'s repository: give --repository OWNER/NAME (GITHUB_REPOSITORY in Actions)')
+  }
+  const napi = require.resolve('@napi-rs/cli/package.json', { paths: [cwd, repoRoot] })
+  const napiBin = path.join(path.dirname(napi), readJson(napi).bin.napi)
+  run(process.execPath, [napiBin, 'artifacts', '--cwd', cwd, '--output-dir', opts.artifacts, '--npm-dir', 'npm'], cwd)
+  // napi artifacts also puts every addon beside the main package.json: the main package ships
+  // none (package.json `files` would take them); each platform package carries its own.
+  for (const f of fs.readdirSync(cwd).filter((f) => f.endsWith('.node'))) fs.rmSync(path.join(cwd, f))
+
+  const repoField = main.repository ?? { type: 'git', url: `git+https://github.com/${repository}.git` }
+  const optional = {}
+  for (const { pkgDir, pkg } of platformPackages(cwd)) {
+    writeJson(path.join(pkgDir, 'package.json'), { ...pkg, version: main.version, repository: repoField })
+    optional[pkg.name] = main.version
+  }
+  // `prepare` builds from source in a clone; an installed package has nothing to build, and npm
+  // would list it among the install scripts a consumer has to approve.
+  const { prepare: _prepare, ...scripts } = main.scripts ?? {}
+  writeJson(path.join(cwd, 'package.json'), { ...main, scripts, repository: repoField, optionalDependencies: optional })
+  const left = problems(cwd)
+  if (left.length) fail(`assembled, yet:\n  ${left.join('\n  ')}`)
+  console.log(`release: assembled ${main.name}@${main.version} and ${Object.keys(optional).join(', ')}`)
+}
+
+function publish(opts) {
+  const { cwd } = opts
+  const left = problems(cwd)
+  if (left.length) fail(`not assembled (run assemble first):\n  ${left.join('\n  ')}`)
+  const args = ['publish', '--provenance', '--access', 'public', ...(opts.dryRun ? ['--dry-run'] : [])]
+  for (const { pkgDir } of platformPackages(cwd)) run('npm', args, pkgDir)
+  run('npm', [...args, '--ignore-scripts'], cwd)
+}
+
+function check(opts) {
+  const left = problems(opts.cwd)
+  if (left.length) {
+    fail(`this is not an assembled release: publish through .github/workflows/release.yml (a version tag), or \`node scripts/release.js assemble\` first.\n  ${left.join('\n  ')}`)
+  }
+}
+
+const opts = parseArgs(process.argv.slice(2))
+const commands = { assemble, publish, check }
+if (!commands[opts.command]) fail('usage: node scripts/release.js assemble --artifacts DIR [--tag vX.Y.Z] [--repository OWNER/NAME] | publish [--dry-run] | check  [--cwd DIR]')
+commands[opts.command](opts)

@@ -1,0 +1,33 @@
+# Sourced by scripts/wasm-build.sh and the wasm tests: the toolchain that builds cuda-node for
+# wasm32-wasip1 (rustup's Rust ships no WebAssembly standard library here; Debian's rustc-web
+# builds one from rust-web-src with -Zbuild-std). Sets WASM_RUSTC, WASM_LLD, WASI_LIBC and
+# CARGO_* variables; returns 1 (saying why) when the toolchain is absent.
+WASM_RUSTC=${WASM_RUSTC:-/usr/bin/rustc}
+WASI_LIBC=${WASI_LIBC:-/usr/lib/wasm32-wasi}
+WASM_LLD=${WASM_LLD:-}
+if [ -z "$WASM_LLD" ]; then
+  for d in "$(rustc --print sysroot 2>/dev/null)" "$HOME"/.rustup/toolchains/*; do
+    f="$d/lib/rustlib/x86_64-unknown-linux-gnu/bin/rust-lld"
+    if [ -x "$f" ]; then WASM_LLD=$f; break; fi
+  done
+fi
+wasm_missing=""
+"$WASM_RUSTC" --version 2>/dev/null | grep -q . || wasm_missing="$wasm_missing rustc-web($WASM_RUSTC)"
+[ -d "$("$WASM_RUSTC" --print sysroot 2>/dev/null)/lib/rustlib/src/rust/library/std" ] || wasm_missing="$wasm_missing rust-web-src"
+[ -f "$WASI_LIBC/libc.a" ] || wasm_missing="$wasm_missing wasi-libc($WASI_LIBC)"
+[ -n "$WASM_LLD" ] || wasm_missing="$wasm_missing rust-lld"
+if [ -n "$wasm_missing" ]; then
+  echo "wasm toolchain absent:$wasm_missing (apt-get install rustc-web rust-web-src wasi-libc; rustup's rust-lld)" >&2
+  return 1 2>/dev/null || exit 1
+fi
+export RUSTC="$WASM_RUSTC" RUSTC_BOOTSTRAP=1
+export CARGO_TARGET_WASM32_WASIP1_LINKER="$WASM_LLD"
+export CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-self-contained=no -L native=$WASI_LIBC"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/wasm}
+export EMNAPI_LINK_DIR=${EMNAPI_LINK_DIR:-$PWD/node_modules/emnapi/lib/wasm32-wasip1}
+export WASI_LIBC
+# napi 3.16 calls u64::is_multiple_of, stable since 1.87; rustc-web 1.85 has it behind a gate.
+WASM_CARGO_FLAGS="--ignore-rust-version -Zbuild-std=std,panic_abort -Zprofile-rustflags --target wasm32-wasip1"
+WASM_CARGO_FLAGS="$WASM_CARGO_FLAGS --config profile.release.package.napi.rustflags=[\"-Zcrate-attr=feature(unsigned_is_multiple_of)\"]"
+WASM_CARGO_FLAGS="$WASM_CARGO_FLAGS --config profile.dev.package.napi.rustflags=[\"-Zcrate-attr=feature(unsigned_is_multiple_of)\"]"
+export WASM_CARGO_FLAGS
