@@ -3,7 +3,7 @@
 use crate::capture::{self, CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
 use crate::event::Event;
-use crate::graph::{Captured, Graph};
+use crate::graph::Graph;
 use crate::memory::DeviceMemory;
 use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
 use crate::ops::{RepeatFn, RepeatSlot};
@@ -31,7 +31,8 @@ pub struct Stream {
     nonblocking: bool,
     priority: i32,
     /// Set while a capture begun on this stream runs.
-    capture: Mutex<Option<Captured>>,
+    /// The keep list of the capture begun on this stream, while it is under way.
+    capture: Mutex<Option<capture::Keep>>,
 }
 
 impl Stream {
@@ -142,8 +143,9 @@ impl Stream {
         }
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
         self.ops.begin_capture(mode)?;
-        capture::began(self.device, !self.nonblocking);
-        *cap = Some(Captured::default());
+        let keep = capture::Keep::default();
+        capture::began(self.device, !self.nonblocking, &keep);
+        *cap = Some(keep);
         Ok(())
     }
 
@@ -152,10 +154,10 @@ impl Stream {
     pub fn end_capture(&self) -> Result<Graph> {
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
         let ended = self.ops.end_capture();
-        let kept = cap.take();
-        if kept.is_some() {
-            capture::ended(self.device, !self.nonblocking);
-        }
+        let kept = cap.take().map(|keep| {
+            capture::ended(self.device, !self.nonblocking, &keep);
+            std::mem::take(&mut *keep.lock().unwrap_or_else(|p| p.into_inner()))
+        });
         Ok(Graph::new(ended?, self.device, kept.unwrap_or_default()))
     }
 
@@ -220,18 +222,27 @@ impl Stream {
     /// at every launch (the graph keeps it alive); otherwise it runs once.
     pub fn launch_repeat_fn(&self, f: Arc<RepeatFn>) -> Result<()> {
         self.legacy_ok("launchHostFunc()")?;
-        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        match cap.as_mut() {
+        let cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = || -> Arc<RepeatSlot> { Arc::new(Box::new(f.clone())) };
+        match cap.as_ref() {
             Some(kept) => {
-                let slot: Arc<RepeatSlot> = Arc::new(Box::new(f));
+                let slot = slot();
                 self.ops.launch_repeat_fn(&slot)?;
-                kept.host_fns.push(slot);
+                kept.lock().unwrap_or_else(|p| p.into_inner()).host_fns.push(slot);
                 Ok(())
             }
-            None if self.is_capturing()? => Err(Error::cuda(
-                Code::CUDA_ERROR_NOT_SUPPORTED,
-                "a host function on a stream joined into another stream's capture is not supported: launch it on the stream that began the capture",
-            )),
+            None if self.is_capturing()? => {
+                let slot = slot();
+                self.ops.launch_repeat_fn(&slot)?;
+                if capture::keep_in_joined(self.device, |c| c.host_fns.push(slot.clone())) {
+                    Ok(())
+                } else {
+                    Err(Error::cuda(
+                        Code::CUDA_ERROR_NOT_SUPPORTED,
+                        "this stream captures into a capture cuda-node did not begin: launch host functions on a stream whose capture began here",
+                    ))
+                }
+            }
             None => self.ops.launch_host_fn(Box::new(move || f())),
         }
     }
@@ -382,16 +393,23 @@ impl Stream {
     /// During a capture begun here, the graph keeps `host` alive (returns false); otherwise the
     /// copy holds it until it has run (returns true).
     fn keep_in_capture(&self, host: &Arc<PinnedBlock>) -> Result<bool> {
-        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        match cap.as_mut() {
+        let cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        match cap.as_ref() {
             Some(kept) => {
-                kept.keep.push(host.clone());
+                kept.lock().unwrap_or_else(|p| p.into_inner()).keep.push(host.clone());
                 Ok(false)
             }
-            None if self.is_capturing()? => Err(Error::cuda(
-                Code::CUDA_ERROR_NOT_SUPPORTED,
-                "a pinned copy on a stream joined into another stream's capture is not supported: copy on the stream that began the capture",
-            )),
+            // A stream that joined another stream's capture: the graph that capture makes keeps it.
+            None if self.is_capturing()? => {
+                if capture::keep_in_joined(self.device, |c| c.keep.push(host.clone())) {
+                    Ok(false)
+                } else {
+                    Err(Error::cuda(
+                        Code::CUDA_ERROR_NOT_SUPPORTED,
+                        "this stream captures into a capture cuda-node did not begin: copy through pinned memory on a stream whose capture began here",
+                    ))
+                }
+            }
             None => Ok(true),
         }
     }

@@ -100,7 +100,11 @@ impl StreamOps for SimStream {
     }
 
     fn sleep(&self, ns: u64) -> Result<()> {
-        self.run("kernel", format!("sleep {ns} ns"), move || std::thread::sleep(Duration::from_nanos(ns)))
+        let d = Duration::from_nanos(ns);
+        self.dev
+            .scheduler
+            .submit_timed(&self.queue, "kernel", format!("sleep {ns} ns"), Arc::new(move || std::thread::sleep(d)), d)
+            .map(|_| ())
     }
 
     fn fill(&self, dst: &dyn AllocOps, offset: u64, pattern: Pattern, count: u64) -> Result<()> {
