@@ -40,5 +40,6 @@ export { cacheDir, kernelCacheStats, type KernelCacheStats } from './lib/kernel/
 export { pendingCallbacks, graphCallbacks } from './lib/callbacks'
 export { nvtx } from './lib/nvtx'
 export { blas, type GemmOptions, type AxpyOptions } from './lib/blas'
+export { nccl, NcclCommunicator, type NcclDType, type NcclOp } from './lib/nccl'
 export { profiler } from './lib/profiler'
 export type { TraceSlice, TraceResult } from './lib/trace'

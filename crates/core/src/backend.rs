@@ -43,6 +43,17 @@ pub trait Backend: Send + Sync + 'static {
     fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn ModuleOps>>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>>;
+    /// The device's 16-byte UUID (`cuDeviceGetUuid_v2`).
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]>;
+    /// The device's PCI address as `domain:bus:device.function` in hex (`cuDeviceGetPCIBusId`).
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String>;
+    /// Whether `ordinal` can map `peer`'s memory (`cuDeviceCanAccessPeer`); `ordinal != peer`.
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool>;
+    /// Lets (or stops) `ordinal`'s context reach `peer`'s memory (`cuCtxEnablePeerAccess` /
+    /// `cuCtxDisablePeerAccess`). Already so is not an error; the pair is checked by the caller.
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()>;
+    /// NCCL (`ops/nccl.rs` owns the trait, `nccl.rs` the checked calls).
+    fn nccl(&self) -> &dyn crate::ops::nccl::NcclOps;
     /// Managed memory of `size` > 0 bytes (`cuMemAllocManaged`; `global` attaches it to every
     /// stream, else to the host), freed when dropped.
     fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>>;

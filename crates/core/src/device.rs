@@ -18,6 +18,94 @@ pub fn synchronize(ordinal: usize) -> Result<()> {
     crate::runtime()?.backend.synchronize_device(ordinal)
 }
 
+/// The device's UUID as cuda.core writes it: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+pub fn uuid(ordinal: usize) -> Result<String> {
+    let b = crate::runtime()?.backend.uuid(ordinal)?;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]))
+}
+
+/// The device's PCI bus id, `0000:19:00.0` (`cudaDeviceGetPCIBusId`).
+pub fn pci_bus_id(ordinal: usize) -> Result<String> {
+    crate::runtime()?.backend.pci_bus_id(ordinal)
+}
+
+/// `(domain, bus, device, function)` of a PCI bus id in any of the forms `cudaDeviceGetByPCIBusId`
+/// takes: `domain:bus:device.function`, `domain:bus:device`, `bus:device.function`.
+fn parse_pci(id: &str) -> Option<(u32, u32, u32, u32)> {
+    let hex = |s: &str| (!s.is_empty() && s.len() <= 8).then(|| u32::from_str_radix(s, 16).ok()).flatten();
+    let (head, function) = match id.trim().rsplit_once('.') {
+        Some((h, f)) => (h, Some(hex(f)?)),
+        None => (id.trim(), None),
+    };
+    let parts: Vec<&str> = head.split(':').collect();
+    match (parts.as_slice(), function) {
+        ([d, b, v], f) => Some((hex(d)?, hex(b)?, hex(v)?, f.unwrap_or(0))),
+        ([b, v], Some(f)) => Some((0, hex(b)?, hex(v)?, f)),
+        _ => None,
+    }
+}
+
+/// The device at a PCI bus id (`cudaDeviceGetByPCIBusId`, CuPy's `Device.from_pci_bus_id`).
+/// A malformed id is `CUDA_ERROR_INVALID_VALUE`; one that names no device here, `CUDA_ERROR_INVALID_DEVICE`.
+pub fn from_pci_bus_id(id: &str) -> Result<usize> {
+    let Some(wanted) = parse_pci(id) else {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_INVALID_VALUE,
+            format!("'{id}' is not a PCI bus id: write it as domain:bus:device.function in hex, as '0000:19:00.0'"),
+        ));
+    };
+    let rt = crate::runtime()?;
+    for ordinal in 0..rt.backend.device_count() {
+        if parse_pci(&rt.backend.pci_bus_id(ordinal)?) == Some(wanted) {
+            return Ok(ordinal);
+        }
+    }
+    Err(Error::cuda(Code::CUDA_ERROR_INVALID_DEVICE, format!("no device at PCI bus id '{id}'")))
+}
+
+/// Whether `device` can reach `peer`'s memory directly. A device is not its own peer (the
+/// driver says 0 for the same device).
+pub fn can_access_peer(device: usize, peer: usize) -> Result<bool> {
+    if device == peer {
+        return Ok(false);
+    }
+    crate::runtime()?.backend.can_access_peer(device, peer)
+}
+
+/// Lets `device` reach `peer`'s memory (`cudaDeviceEnablePeerAccess`, CuPy's
+/// `Device.enable_peer_access`). Enabling twice is nothing; a device is not its own peer
+/// (`CUDA_ERROR_INVALID_DEVICE`); a pair the topology does not allow is `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED`.
+pub fn enable_peer_access(device: usize, peer: usize) -> Result<()> {
+    peer_pair(device, peer)?;
+    if !can_access_peer(device, peer)? {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
+            format!("device {device} cannot access device {peer}'s memory directly (canAccessPeer is false); copies between them still work, staged by the driver"),
+        ));
+    }
+    crate::runtime()?.backend.set_peer_access(device, peer, true)
+}
+
+/// Stops `device` reaching `peer`'s memory. Disabling what is not enabled is nothing.
+pub fn disable_peer_access(device: usize, peer: usize) -> Result<()> {
+    peer_pair(device, peer)?;
+    if !can_access_peer(device, peer)? {
+        return Ok(());
+    }
+    crate::runtime()?.backend.set_peer_access(device, peer, false)
+}
+
+fn peer_pair(device: usize, peer: usize) -> Result<()> {
+    if device == peer {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_INVALID_DEVICE,
+            format!("device {device} is not its own peer: peer access is between two devices"),
+        ));
+    }
+    Ok(())
+}
+
 impl Runtime {
     /// Checks a device id from JS and returns it as an ordinal. (Here, beside the rule, so
     /// that `runtime.rs` imports no model file.)
@@ -57,6 +145,16 @@ mod tests {
         }
         for bad in [-1.0, 2.0, 2f64.powi(40)] {
             assert!(check_ordinal(bad, 2).unwrap_err().is_code(Code::CUDA_ERROR_INVALID_DEVICE), "{bad}");
+        }
+    }
+
+    #[test]
+    fn pci_bus_ids_parse_in_the_drivers_forms() {
+        assert_eq!(parse_pci("0000:19:00.0"), Some((0, 0x19, 0, 0)));
+        assert_eq!(parse_pci("0000:1A:00"), Some((0, 0x1a, 0, 0)));
+        assert_eq!(parse_pci("1a:00.1"), Some((0, 0x1a, 0, 1)));
+        for bad in ["", "19", "zz:00.0", "0000:19:00.x", "1:2:3:4"] {
+            assert_eq!(parse_pci(bad), None, "{bad}");
         }
     }
 }

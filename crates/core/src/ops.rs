@@ -3,6 +3,7 @@
 //! then call these. A library's own trait and data live in `ops/` (`ops/blas.rs`).
 
 pub mod blas;
+pub mod nccl;
 
 use crate::error::Result;
 use std::any::Any;

@@ -353,8 +353,19 @@ impl Stream {
         if size == 0 {
             return Ok(());
         }
-        self.same_device(dst, "copy")?;
-        self.same_device(src, "copy")?;
+        // Between devices (cuMemcpyPeerAsync) the stream may be either device's: the copy is
+        // ordered on it alone, and work on the other device is ordered with events.
+        if dst.device() != self.device && src.device() != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "copy: memory of devices {} and {} copied on a stream of device {}: use a stream of either device",
+                    src.device(),
+                    dst.device(),
+                    self.device
+                ),
+            ));
+        }
         dst.check_range(dst_offset, size, "copy")?;
         src.check_range(src_offset, size, "copy")?;
         self.legacy_ok("copy")?;

@@ -8,6 +8,7 @@ mod holds;
 mod kernels;
 mod memory;
 mod module;
+mod nccl;
 mod pinned;
 pub(crate) mod raw;
 mod recycle;
@@ -292,6 +293,33 @@ impl Backend for CudaBackend {
         // size > 0: the caller handles 0.
         let ptr = raw::mem_alloc(size as usize).check("cuMemAlloc")?;
         Ok(Box::new(CudaAlloc { dev: self.devices[ordinal].clone(), ptr }))
+    }
+
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
+        raw::device_uuid(self.devices[ordinal].dev).check("cuDeviceGetUuid")
+    }
+
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
+        raw::device_pci_bus_id(self.devices[ordinal].dev).check("cuDeviceGetPCIBusId")
+    }
+
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
+        raw::device_can_access_peer(self.devices[ordinal].dev, self.devices[peer].dev).check("cuDeviceCanAccessPeer")
+    }
+
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
+        let peer_ctx = self.bind(peer)?;
+        self.bind(ordinal)?;
+        // SAFETY: `peer_ctx` is a retained primary context; the device's own context is current.
+        match unsafe { raw::ctx_peer_access(peer_ctx, on) } {
+            // Already so: enabling and disabling are idempotent, as CuPy treats them.
+            Err(sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) => Ok(()),
+            r => r.check(if on { "cuCtxEnablePeerAccess" } else { "cuCtxDisablePeerAccess" }),
+        }
+    }
+
+    fn nccl(&self) -> &dyn crate::ops::nccl::NcclOps {
+        self
     }
 
     fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>> {

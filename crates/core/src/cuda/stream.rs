@@ -347,8 +347,24 @@ impl StreamOps for CudaStream {
     }
 
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
+        if let (Some(dd), Some(sd)) = (super::memory::alloc_device(dst), super::memory::alloc_device(src)) {
+            if !Arc::ptr_eq(&dd, &sd) {
+                // Between devices: the driver copies peer to peer where it can, else stages
+                // through the host; either way in this stream's order only (the other device's
+                // streams are ordered with events, as cudaMemcpyPeerAsync documents).
+                let (dctx, sctx) = (dd.bind()?, sd.bind()?);
+                self.dev.bind()?;
+                // SAFETY: both ranges lie inside live allocations (checked by the caller); the
+                // contexts are the two devices' retained primary contexts.
+                return unsafe {
+                    raw::memcpy_peer_async(alloc_ptr(dst, dst_offset), dctx, alloc_ptr(src, src_offset), sctx, size as usize, self.raw)
+                }
+                .check("cuMemcpyPeerAsync");
+            }
+        }
         self.dev.bind()?;
-        // SAFETY: both ranges lie inside live allocations of this device (checked by the caller).
+        // SAFETY: both ranges lie inside live allocations (checked by the caller); unified
+        // addressing resolves memory the backend cannot place, on either device.
         unsafe { raw::memcpy_dtod_async(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
             .check("cuMemcpyDtoDAsync")
     }

@@ -8,6 +8,7 @@ mod engine;
 mod event;
 mod graph;
 mod memory;
+mod nccl;
 mod pinned;
 mod stream;
 
@@ -60,7 +61,15 @@ type HostRanges = Arc<Mutex<std::collections::BTreeMap<u64, u64>>>;
 
 pub struct SimBackend {
     pub(crate) devices: Vec<Arc<SimDevice>>,
+    /// `(device, peer)` pairs with peer access enabled.
+    peers: Mutex<std::collections::HashSet<(usize, usize)>>,
     host: HostRanges,
+}
+
+/// The simulated topology: devices come in pairs joined by a link (0–1, 2–3, …), as on a board
+/// of NVLink pairs; a device reaches its pair's memory directly, others only through copies.
+pub fn sim_peers(a: usize, b: usize) -> bool {
+    a != b && a / 2 == b / 2
 }
 
 impl SimBackend {
@@ -97,7 +106,7 @@ impl SimBackend {
                 })
             })
             .collect();
-        SimBackend { devices, host: Default::default() }
+        SimBackend { devices, peers: Mutex::new(Default::default()), host: Default::default() }
     }
 }
 
@@ -256,6 +265,37 @@ impl Backend for SimBackend {
 
     fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
         Ok(Box::new(alloc_on(&self.devices[ordinal], size, false)?))
+    }
+
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
+        // Stable and distinct per device; version 8 ("custom") in the UUID's own bits.
+        let mut u = *b"cuda-node-sim\0\0\0";
+        u[6] = 0x80 | (u[6] & 0x0f);
+        u[8] = 0x80 | (u[8] & 0x3f);
+        u[14..16].copy_from_slice(&(ordinal as u16).to_be_bytes());
+        Ok(u)
+    }
+
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
+        Ok(format!("0000:{ordinal:02x}:00.0"))
+    }
+
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
+        Ok(sim_peers(ordinal, peer))
+    }
+
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
+        let mut peers = lock(&self.peers);
+        if on {
+            peers.insert((ordinal, peer));
+        } else {
+            peers.remove(&(ordinal, peer));
+        }
+        Ok(())
+    }
+
+    fn nccl(&self) -> &dyn crate::ops::nccl::NcclOps {
+        self
     }
 
     fn alloc_managed(&self, ordinal: usize, size: u64, _global: bool) -> Result<Box<dyn AllocOps>> {
