@@ -39,6 +39,9 @@ pub trait Backend: Send + Sync + 'static {
     fn blas(&self) -> &dyn BlasOps;
     /// `cuProfilerStart` / `cuProfilerStop` (the simulator only records it).
     fn profiler(&self, on: bool) -> Result<()>;
+    /// Lets go of host memory that queued copies held, wherever those copies have run (the
+    /// simulator's holds go as its copies run: nothing to do).
+    fn release_finished_holds(&self) {}
     /// Loads a cubin or PTX image into the device's context (`cuModuleLoadData`).
     fn module_load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn ModuleOps>>;
     /// A device allocation of `size` > 0 bytes (`cuMemAlloc`), freed when dropped.

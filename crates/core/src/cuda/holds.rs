@@ -9,7 +9,7 @@ use crate::error::{Check, Result};
 use crate::ops::HostBytes;
 use cudarc::driver::sys;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 const FLAGS: u32 = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
 
@@ -22,12 +22,48 @@ struct Hold {
 // SAFETY: a CUevent may be used from any thread; the host bytes are Send + Sync.
 unsafe impl Send for Hold {}
 
-#[derive(Default)]
-pub(super) struct Holds(Mutex<VecDeque<Hold>>);
+/// One stream's holds, oldest first, and its device (where finished events go for reuse).
+type Shared = (Mutex<VecDeque<Hold>>, Arc<CudaDevice>);
+
+pub(super) struct Holds(Arc<Shared>);
+
+/// Every stream's holds, so that a caller waiting for host memory to be let go (unregistering
+/// it after an event synchronize, say) can have finished holds released wherever they are.
+fn all() -> MutexGuard<'static, Vec<Weak<Shared>>> {
+    static ALL: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
+    ALL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Lets go of every stream's finished holds.
+pub(super) fn reap_all() {
+    let live: Vec<_> = {
+        let mut a = all();
+        a.retain(|w| w.strong_count() > 0);
+        a.iter().filter_map(Weak::upgrade).collect()
+    };
+    for h in live {
+        Holds(h).reap_here();
+    }
+}
 
 impl Holds {
+    pub(super) fn new(dev: &Arc<CudaDevice>) -> Holds {
+        let inner = Arc::new((Mutex::new(VecDeque::new()), dev.clone()));
+        let mut a = all();
+        if a.len() > 64 {
+            a.retain(|w| w.strong_count() > 0);
+        }
+        a.push(Arc::downgrade(&inner));
+        Holds(inner)
+    }
+
     fn lock(&self) -> MutexGuard<'_, VecDeque<Hold>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0 .0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn reap_here(&self) {
+        let dev = self.0 .1.clone();
+        self.reap(&dev);
     }
 
     /// Holds `host` until the work queued on `stream` so far has run.

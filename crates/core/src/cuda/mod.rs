@@ -186,12 +186,17 @@ impl Backend for CudaBackend {
             Some(raw) => raw,
             None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
         };
-        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)), holds: Default::default() }))
+        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)), holds: holds::Holds::new(dev) }))
     }
 
     fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
         // Handle 0 is the legacy stream of the current context (S3); every call binds first.
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: None, holds: Default::default() }))
+        Ok(Box::new(CudaStream {
+            dev: self.devices[ordinal].clone(),
+            raw: std::ptr::null_mut(),
+            owned: None,
+            holds: holds::Holds::new(&self.devices[ordinal]),
+        }))
     }
 
     fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
@@ -199,7 +204,7 @@ impl Backend for CudaBackend {
             dev: self.devices[ordinal].clone(),
             raw: stream::CU_STREAM_PER_THREAD,
             owned: None,
-            holds: Default::default(),
+            holds: holds::Holds::new(&self.devices[ordinal]),
         }))
     }
 
@@ -218,7 +223,15 @@ impl Backend for CudaBackend {
         // SAFETY: as above.
         let flags = unsafe { raw::stream_flags(stream) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
         let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
-        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream, owned: None, holds: Default::default() }), nonblocking))
+        Ok((
+            Box::new(CudaStream {
+                dev: self.devices[ordinal].clone(),
+                raw: stream,
+                owned: None,
+                holds: holds::Holds::new(&self.devices[ordinal]),
+            }),
+            nonblocking,
+        ))
     }
 
     fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>> {
@@ -277,6 +290,10 @@ impl Backend for CudaBackend {
 
     fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
+    }
+
+    fn release_finished_holds(&self) {
+        holds::reap_all();
     }
 
     fn profiler(&self, on: bool) -> Result<()> {
