@@ -2,11 +2,16 @@
 //! must make no CUDA call, yet the last reference it drops may be to memory whose release is a
 //! CUDA call: such values are sent here instead of being dropped in place.
 
+#[cfg(not(target_family = "wasm"))]
 use std::sync::mpsc::{channel, Sender};
-use std::sync::{Mutex, OnceLock};
+#[cfg(not(target_family = "wasm"))]
+use std::sync::OnceLock;
+use std::sync::Mutex;
 
+#[cfg(not(target_family = "wasm"))]
 type Garbage = Box<dyn Send + 'static>;
 
+#[cfg(not(target_family = "wasm"))]
 fn sender() -> &'static Mutex<Sender<Garbage>> {
     static TX: OnceLock<Mutex<Sender<Garbage>>> = OnceLock::new();
     TX.get_or_init(|| {
@@ -24,9 +29,16 @@ fn sender() -> &'static Mutex<Sender<Garbage>> {
 }
 
 /// Drops `value` on the reaper thread.
+#[cfg(not(target_family = "wasm"))]
 pub fn defer_drop(value: impl Send + 'static) {
     let boxed: Garbage = Box::new(value);
     let _ = sender().lock().unwrap_or_else(|p| p.into_inner()).send(boxed);
+}
+
+/// WebAssembly has no threads, and no driver whose callbacks must not free: drop in place.
+#[cfg(target_family = "wasm")]
+pub fn defer_drop(value: impl Send + 'static) {
+    drop(value);
 }
 
 /// Waits until everything sent to the reaper before this call has been dropped (the channel is
