@@ -2,8 +2,8 @@ import test from 'ava'
 import { randomFillSync } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, CudaError, f32, f64, i32, kernelCacheStats, MemoryPointer, RawKernel, RawModule, Stream, u64 } from '..'
-import { gpuTest, hasNvrtc, nvrtcTest, onGpu, runJson, runNode, scratchDir } from './helpers'
+import { alloc, CudaError, f32, f64, i32, MemoryPointer, RawKernel, RawModule, Stream, u64 } from '..'
+import { gpuTest, nvrtcTest, onGpu, runJson, runNode, scratchDir } from './helpers'
 
 const SAXPY = `
 extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* out, unsigned long long n) {
