@@ -15,8 +15,8 @@ export {
   MemoryPointer, pointerGetAttributes, type HostBuffer, type ExternalOptions, type CudaArrayInterface, type PointerAttributes, type IpcMemHandle,
 } from './lib/memory/pointer'
 export { mallocManaged, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
-export { MemoryPool } from './lib/memory/pool'
-export { AsyncMemoryPool } from './lib/memory/async-pool'
+export { MemoryPool, type PoolStats } from './lib/memory/pool'
+export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
 export {

@@ -5,10 +5,9 @@ import { Memory } from './memory'
 import { PinnedMemory } from './pinned'
 import { PinnedMemoryPool } from './pinned-pool'
 import { MemoryPointer } from './pointer'
-import { MemoryPool } from './pool'
+import { MemoryPool, type Allocator } from './pool'
 
-/** A function that allocates device memory (see {@link setAllocator}). */
-export type Allocator = (nbytes: number) => MemoryPointer
+export type { Allocator }
 
 let defaultPool: MemoryPool | undefined
 let defaultPinnedPool: PinnedMemoryPool | undefined

@@ -28,8 +28,10 @@ pub trait Backend: Send + Sync + 'static {
     fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>>;
     /// Pinned host memory of `size` > 0 bytes (`cuMemHostAlloc`, portable), freed when dropped.
     fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>>;
-    /// `(used, reserved)` bytes of the device's stream-ordered pool.
-    fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)>;
+    /// An attribute of the device's stream-ordered pool (`cuMemPoolGetAttribute`).
+    fn async_pool_get(&self, ordinal: usize, attr: crate::async_pool::PoolAttr) -> Result<u64>;
+    /// Sets one (`cuMemPoolSetAttribute`): the release threshold, or a high-water mark to 0.
+    fn async_pool_set(&self, ordinal: usize, attr: crate::async_pool::PoolAttr, value: u64) -> Result<()>;
     /// Releases the stream-ordered pool's unused memory (`cuMemPoolTrimTo(pool, 0)`).
     fn async_pool_trim(&self, ordinal: usize) -> Result<()>;
     /// cuBLAS and cuSOLVER (`blas.rs` owns the trait; a new library brings its own).

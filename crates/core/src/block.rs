@@ -44,6 +44,12 @@ impl Block {
         (&self.mem, self.offset)
     }
 
+    /// The allocation, shared, and where in it this block starts: a pool grown from this block
+    /// hands out pieces of the same allocation.
+    pub(crate) fn shared(&self) -> (Arc<DeviceMemory>, u64) {
+        (self.mem.clone(), self.offset)
+    }
+
     pub(crate) fn pooled(mem: Arc<DeviceMemory>, offset: u64, size: u64, home: Arc<dyn Release>, token: u64) -> Block {
         Block { mem, offset, size, home: Some((home, token)), _stream: None }
     }

@@ -501,6 +501,18 @@ pub(crate) unsafe fn mem_pool_attribute_u64(pool: sys::CUmemoryPool, attr: sys::
     Ok(v)
 }
 
+/// `cuMemPoolSetAttribute` for a `cuuint64_t` attribute.
+///
+/// # Safety
+/// 1. `pool` is live (a device's default pool lives as long as its context).
+/// 2. `attr` is a settable one whose value is a `cuuint64_t` (the release threshold, or a
+///    `*_MEM_HIGH` mark, which takes only 0).
+pub(crate) unsafe fn mem_pool_set_attribute_u64(pool: sys::CUmemoryPool, attr: sys::CUmemPool_attribute, value: u64) -> Raw<()> {
+    let mut v = value;
+    // SAFETY: (1) and (2); `v` is valid for reads of the attribute's size during the call.
+    ok(unsafe { sys::cuMemPoolSetAttribute(pool, attr, &mut v as *mut u64 as *mut c_void) })
+}
+
 /// `cuMemPoolTrimTo`.
 ///
 /// # Safety

@@ -42,6 +42,8 @@ impl StreamOps for SimStream {
 
     fn synchronize(&self) -> Result<()> {
         self.queue.tail().wait();
+        // A synchronization is where the stream-ordered pool gives back memory past its threshold.
+        lock(&self.dev.async_pool).settle();
         Ok(())
     }
 
@@ -194,7 +196,7 @@ impl StreamOps for SimStream {
 
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
         let inner = super::alloc_on(&self.dev, size, true)?;
-        self.dev.async_used.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+        lock(&self.dev.async_pool).alloc(size);
         Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
     }
 
