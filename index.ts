@@ -14,7 +14,7 @@ export { Memory } from './lib/memory/memory'
 export {
   MemoryPointer, pointerGetAttributes, type HostBuffer, type ExternalOptions, type CudaArrayInterface, type PointerAttributes, type IpcMemHandle,
 } from './lib/memory/pointer'
-export { mallocManaged, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
+export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
 export { MemoryPool, type PoolStats } from './lib/memory/pool'
 export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'

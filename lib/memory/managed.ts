@@ -8,6 +8,7 @@ import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
 import { count, describe } from '../validate'
 import { adoptPointer, MemoryPointer } from './pointer'
+import { MemoryPool } from './pool'
 
 /** Options of {@link mallocManaged}. */
 export interface ManagedOptions {
@@ -31,6 +32,21 @@ export function mallocManaged(nbytes: number, options: ManagedOptions = {}): Mem
   if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
   const device = deviceOrdinal(undefined)
   return adoptPointer(native.memAllocManaged(device, count('size', nbytes), attach === 'global'), device)
+}
+
+/**
+ * A caching pool of managed memory: a {@link MemoryPool} that grows with {@link mallocManaged}
+ * (CuPy's `MemoryPool(malloc_managed)`, its `ManagedMemory` pooled). Its blocks have host views
+ * (`managedView`) and take `prefetch` and `advise`; `setAllocator((n) => pool.malloc(n))` makes
+ * `alloc` draw from it.
+ * @throws {TypeError} for a bad `attach`.
+ */
+export class ManagedMemoryPool extends MemoryPool {
+  constructor(options: ManagedOptions = {}) {
+    const attach = options?.attach ?? 'global'
+    if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
+    super((n) => mallocManaged(n, { attach }))
+  }
 }
 
 function location(where: number | Device | 'cpu'): number | null {
