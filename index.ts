@@ -14,6 +14,7 @@ export { Memory } from './lib/memory/memory'
 export {
   MemoryPointer, pointerGetAttributes, type HostBuffer, type ExternalOptions, type CudaArrayInterface, type PointerAttributes, type IpcMemHandle,
 } from './lib/memory/pointer'
+export { copy2D, copy2DAsync } from './lib/memory/copy2d'
 export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
 export { MemoryPool, type PoolStats } from './lib/memory/pool'
 export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'

@@ -68,6 +68,11 @@ impl Block {
         self.mem.device()
     }
 
+    /// As [`Block::range`], for `height` rows of `width` bytes `pitch` apart from `offset`.
+    pub fn range_2d(&self, offset: u64, pitch: u64, width: u64, height: u64) -> Result<(&DeviceMemory, u64)> {
+        self.range(offset, crate::copy2d::extent(pitch, width, height, "copy2D")?, "copy2D")
+    }
+
     /// The allocation and the absolute offset of `[offset, offset + len)` of this block,
     /// checked to lie inside it.
     pub fn range(&self, offset: u64, len: u64, what: &str) -> Result<(&DeviceMemory, u64)> {

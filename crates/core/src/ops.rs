@@ -98,6 +98,10 @@ pub trait StreamOps: Send + Sync + 'static {
         hold: bool,
     ) -> Result<()>;
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()>;
+    /// A pitched copy (`cuMemcpy2DAsync`), one side or both on the device, ranges checked.
+    /// Pageable host memory is read or written before the call returns; pinned memory is kept
+    /// alive until the copy has run when `hold` (during a capture the graph keeps it).
+    fn copy_2d(&self, dst: crate::copy2d::End<'_>, src: crate::copy2d::End<'_>, rows: crate::copy2d::Rows, hold: bool) -> Result<()>;
     /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
     /// order, when dropped. The caller keeps the stream alive as long as the allocation.
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>>;

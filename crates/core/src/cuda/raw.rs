@@ -489,6 +489,20 @@ pub(crate) unsafe fn memcpy_dtod_async(dst: sys::CUdeviceptr, src: sys::CUdevice
     ok(unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, len, stream) })
 }
 
+/// `cuMemcpy2DAsync`: `copy.Height` rows of `copy.WidthInBytes` bytes between pitched ranges.
+/// From pageable memory the driver stages the bytes before returning (M5).
+///
+/// # Safety
+/// 1. Each side names device memory (`dstDevice`/`srcDevice`) or host memory
+///    (`dstHost`/`srcHost`) by its memory type, and its pitched range
+///    (`(Height - 1) * pitch + WidthInBytes` bytes) lies inside a live allocation of the stream's
+///    device or in host memory valid until the copy has run (pageable: until return).
+/// 2. `stream` is live, as for [`stream_priority`].
+pub(crate) unsafe fn memcpy_2d_async(copy: &sys::CUDA_MEMCPY2D, stream: sys::CUstream) -> Raw<()> {
+    // SAFETY: (1) and (2); `copy` is a valid, fully initialised descriptor for the call.
+    ok(unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) })
+}
+
 /// `cuMemPoolGetAttribute` for a `cuuint64_t` attribute.
 ///
 /// # Safety
