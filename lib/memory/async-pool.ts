@@ -1,6 +1,7 @@
 import { native } from '../native'
 import { scope } from '../context'
 import { currentStreamHandle } from '../stream/handle'
+import { memoryChannels, publishAlloc, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, type MemoryPointer } from './pointer'
 import { limitBytes } from './pool'
@@ -38,7 +39,23 @@ export class AsyncMemoryPool {
   malloc(nbytes: number): MemoryPointer {
     const sc = scope()
     const device = sc.device
-    return adoptPointer(native.asyncPoolMalloc(this.#pools.get(device), nbytes, currentStreamHandle(device, sc)), device)
+    const pool = this.#pools.get(device)
+    const stream = currentStreamHandle(device, sc)
+    if (!memoryChannels.oomRetry.hasSubscribers) {
+      const p = adoptPointer(native.asyncPoolMalloc(pool, nbytes, stream), device)
+      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
+      return p
+    }
+    const before = native.asyncPoolStats(pool)
+    let done = false
+    try {
+      const p = adoptPointer(native.asyncPoolMalloc(pool, nbytes, stream), device)
+      done = true
+      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
+      return p
+    } finally {
+      publishPoolChange(this, device, nbytes, before, native.asyncPoolStats(pool), done)
+    }
   }
 
   /** Bytes in use on the current device. */
@@ -58,7 +75,16 @@ export class AsyncMemoryPool {
 
   /** Waits for the device, then releases reserved memory no block uses. */
   freeAllBlocks(): void {
-    for (const p of this.#pools.all()) native.asyncPoolFreeAllBlocks(p)
+    for (const [device, p] of this.#pools.entries()) {
+      if (!memoryChannels.release.hasSubscribers) {
+        native.asyncPoolFreeAllBlocks(p)
+        continue
+      }
+      const before = native.asyncPoolTotalBytes(p)
+      native.asyncPoolFreeAllBlocks(p)
+      const bytes = before - native.asyncPoolTotalBytes(p)
+      if (bytes > 0) memoryChannels.release.publish({ pool: this, device, bytes, reason: 'freeAllBlocks' })
+    }
   }
 
   /**

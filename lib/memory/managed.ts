@@ -7,6 +7,7 @@ import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
 import { count, describe } from '../validate'
+import { memoryChannels, publishAlloc } from './events'
 import { adoptPointer, MemoryPointer } from './pointer'
 import { MemoryPool } from './pool'
 
@@ -31,7 +32,9 @@ export function mallocManaged(nbytes: number, options: ManagedOptions = {}): Mem
   const attach = options?.attach ?? 'global'
   if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
   const device = deviceOrdinal(undefined)
-  return adoptPointer(native.memAllocManaged(device, count('size', nbytes), attach === 'global'), device)
+  const p = adoptPointer(native.memAllocManaged(device, count('size', nbytes), attach === 'global'), device)
+  if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'managed')
+  return p
 }
 
 /**

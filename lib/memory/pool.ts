@@ -6,6 +6,7 @@ import { own } from '../object'
 import type { Stream } from '../stream/stream'
 import { currentStreamHandle, streamHandle } from '../stream/handle'
 import { count, describe, func } from '../validate'
+import { memoryChannels, poolWatched, publishAlloc, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, MemoryPointer } from './pointer'
 
@@ -93,9 +94,30 @@ export class MemoryPool {
     const device = sc.device
     const pool = this.#pools.get(device)
     const stream = currentStreamHandle(device, sc)
-    if (this.#source === undefined) return adoptPointer(native.poolMalloc(pool, nbytes, stream), device)
+    if (poolWatched()) return this.#watched(pool, nbytes, stream, device)
+    const p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
+    return p
+  }
+
+  /** An allocation that tells the retry and release channels what happened inside it. */
+  #watched(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
+    const before = native.poolStats(pool)
+    let done = false
     try {
-      return adoptPointer(native.poolMallocFrom(pool, nbytes, stream, this.#source), device)
+      const p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+      done = true
+      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
+      return p
+    } finally {
+      publishPoolChange(this, device, nbytes, before, native.poolStats(pool), done)
+    }
+  }
+
+  /** An allocation that grows from the base allocator. */
+  #grow(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
+    try {
+      return adoptPointer(native.poolMallocFrom(pool, nbytes, stream, this.#source!), device)
     } catch (e) {
       if (thrown === undefined) throw e
       const { error } = thrown
@@ -107,7 +129,10 @@ export class MemoryPool {
   /** Releases cached blocks to the driver (or the base allocator): all, or those of `stream`. Split blocks wait to re-merge. */
   freeAllBlocks(stream?: Stream): void {
     const s = stream === undefined ? undefined : streamHandle(stream)
-    for (const p of this.#pools.all()) native.poolFreeAllBlocks(p, s)
+    for (const [device, p] of this.#pools.entries()) {
+      const bytes = native.poolFreeAllBlocks(p, s)
+      if (bytes > 0 && memoryChannels.release.hasSubscribers) memoryChannels.release.publish({ pool: this, device, bytes, reason: 'freeAllBlocks' })
+    }
   }
 
   /** Cached free blocks on the current device. */
