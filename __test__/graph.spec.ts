@@ -217,7 +217,7 @@ test('pinned copies and AsyncMemoryPool allocations work inside a capture', (t) 
   const pool = new AsyncMemoryPool()
   const out = alloc(1024)
   const pinned = allocPinned(1024)
-  new Float32Array(pinned.buffer).fill(4)
+  pinned.set(new Float32Array(256).fill(4))
   const g = s.capture(() => {
     const tmp = pool.malloc(1024)
     tmp.copyFromHostAsync(pinned)
@@ -322,4 +322,28 @@ test('a launch keeps its host callbacks after the graph and stream are destroyed
   t.is(r.signal, null, r.stderr)
   t.is(r.status, 0, r.stderr)
   t.deepEqual(JSON.parse(r.stdout.trim()), { ran: 1, pending: 0, held: 0 })
+})
+
+test('a capture forked to other streams keeps what they captured: pinned copies and host functions on the joined streams (fork and join by events)', async (t) => {
+  const [origin, side] = [new Stream({ nonBlocking: true }), new Stream({ nonBlocking: true })]
+  const d = alloc(4096)
+  let calls = 0
+  const graph = (() => {
+    const input = allocPinned(4096)
+    new Float32Array(input.buffer).fill(5)
+    return origin.capture(() => {
+      side.waitEvent(new Event({ disableTiming: true }).record(origin))
+      d.copyFromHostAsync(input, 4096, side) // the pinned memory is dropped by this scope: the graph keeps it
+      side.launchHostFunc(() => calls++)
+      origin.waitEvent(new Event({ disableTiming: true }).record(side))
+    })
+  })()
+  for (let i = 0; i < 3; i++) graph.launch(origin)
+  await origin.synchronizeAsync()
+  for (let k = 0; k < 100 && calls < 3; k++) await new Promise((r) => setTimeout(r, 5))
+  t.is(calls, 3, 'the side stream\'s host function runs at every launch')
+  const out = new Float32Array(1024)
+  d.copyToHost(out)
+  t.true(out.every((v) => v === 5))
+  graph.destroy()
 })

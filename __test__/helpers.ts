@@ -28,6 +28,22 @@ export function scratchDir(prefix: string): string {
 
 export const onGpu = backend().name === 'cuda'
 
+/** The package runs its WebAssembly build (NAPI_RS_FORCE_WASI=1, or no native addon fits). */
+export const onWasm = /WebAssembly build/.test(backend().reason ?? '')
+
+/**
+ * A test of what only the native build has (threads, an injected NVTX tool, external
+ * ArrayBuffers…); on WebAssembly it is reported as skipped, saying why (docs/wasm.md lists these).
+ */
+export function nativeTest(why: string): typeof test {
+  return onWasm ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (not on WebAssembly: ${why})`, ...rest)) as any) : test
+}
+
+/** A test of what the WebAssembly build does instead; skipped natively, saying so. */
+export const wasmTest: typeof test = onWasm
+  ? test
+  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (WebAssembly only: NAPI_RS_FORCE_WASI=1)`, ...rest)) as any)
+
 /** A test that needs the real GPU; on sim it is reported as skipped, saying why. */
 export const gpuTest: typeof test = onGpu
   ? test

@@ -47,13 +47,13 @@ test('an async copy from dropped pinned memory still delivers the right bytes', 
     (() => {
       const pinned = allocPinned(1 << 20);
       const src = crypto.randomBytes(1 << 20);
-      new Uint8Array(pinned.buffer).set(src);
+      pinned.set(src);
       digest = crypto.createHash('sha256').update(src).digest('hex');
       kernels.sleep(200e6, s);
       dev.copyFromHostAsync(pinned, undefined, s);
     })();
     await collect();
-    for (let i = 0; i < 4; i++) new Uint8Array(cuda.allocPinned(1 << 20).buffer).fill(0xff); // reuse freed pinned blocks
+    for (let i = 0; i < 4; i++) cuda.allocPinned(1 << 20).set(Buffer.alloc(1 << 20, 0xff)); // reuse freed pinned blocks
     await s.synchronizeAsync();
     const back = Buffer.alloc(1 << 20);
     dev.copyToHost(back);

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { nvtx } from '..'
-import { root, runNode, scratchDir } from './helpers'
+import { nativeTest, onWasm, root, runNode, scratchDir } from './helpers'
 
 /** Builds the test-only NVTX tool, or says why it cannot. */
 function buildInjection(): string | undefined {
@@ -18,9 +18,11 @@ function buildInjection(): string | undefined {
 }
 
 const injection = process.platform === 'linux' ? buildInjection() : undefined
-const injectionTest: typeof test = injection
-  ? test
-  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs a C compiler to build the test NVTX tool)`, ...rest)) as any)
+const injectionTest: typeof test = onWasm
+  ? nativeTest('no NVTX library, so no tool can be injected; NVTX calls do nothing')
+  : injection
+    ? test
+    : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs a C compiler to build the test NVTX tool)`, ...rest)) as any)
 
 interface Rec {
   kind: string

@@ -1,9 +1,11 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
 import { alloc, allocPinned, mallocPlain, CudaError, Event, getDefaultPinnedMemoryPool, kernels, MemoryPool, PinnedMemoryPool, registerHost, Stream } from '..'
-import { runNode } from './helpers'
+import { nativeTest, onWasm, runNode, wasmTest } from './helpers'
 
-test('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
+const noExternalBuffers = 'its ArrayBuffers would be copies of wasm memory, so PinnedMemory.buffer is refused'
+
+nativeTest(noExternalBuffers)('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
   const pinned = allocPinned(1000)
   t.is(pinned.size, 1000)
   t.true(pinned.buffer instanceof ArrayBuffer)
@@ -17,12 +19,26 @@ test('allocPinned gives an ArrayBuffer over the pinned memory', (t) => {
   t.deepEqual(Buffer.from(back), bytes, 'the buffer is the pinned memory, not a copy')
 })
 
+wasmTest('on WebAssembly, PinnedMemory.buffer is CUDA_ERROR_NOT_SUPPORTED, and set() and get() copy through it instead', (t) => {
+  const pinned = allocPinned(1000)
+  t.is(pinned.size, 1000)
+  t.is(typeof pinned.ptr, 'bigint')
+  const e = t.throws(() => pinned.buffer, { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_NOT_SUPPORTED')
+  t.regex(e!.message, /set\(\) and get\(\)/)
+  const bytes = randomBytes(1000)
+  pinned.set(bytes)
+  const back = new Uint8Array(1000)
+  pinned.get(back)
+  t.deepEqual(Buffer.from(back), bytes)
+})
+
 test('an async copy from pinned memory returns before the copy completes', (t) => {
   const s = new Stream({ nonBlocking: true })
   const n = 1 << 20
   const pinned = allocPinned(n)
   const src = randomBytes(n)
-  new Uint8Array(pinned.buffer).set(src)
+  pinned.set(src)
   const dev = alloc(n)
   kernels.sleep(300e6, s)
   dev.copyFromHostAsync(pinned, n, s)
@@ -41,12 +57,16 @@ test('an async copy into pinned memory lands once the stream reaches it', (t) =>
   const src = randomBytes(n)
   dev.copyFromHost(src)
   const pinned = allocPinned(n)
-  new Uint8Array(pinned.buffer).fill(0)
+  pinned.set(new Uint8Array(n))
   kernels.sleep(300e6, s)
   dev.copyToHostAsync(pinned, n, s)
-  t.true(new Uint8Array(pinned.buffer).every((b) => b === 0), 'not yet copied')
+  const now = new Uint8Array(n)
+  pinned.get(now)
+  t.true(now.every((b) => b === 0), 'not yet copied')
   s.synchronize()
-  t.true(Buffer.from(pinned.buffer).equals(src))
+  const back = Buffer.alloc(n)
+  pinned.get(back)
+  t.true(back.equals(src))
 })
 
 test('set and get copy through pinned memory where buffer is refused', (t) => {
@@ -59,12 +79,12 @@ test('set and get copy through pinned memory where buffer is refused', (t) => {
   t.throws(() => p.get(new Uint8Array(1), 16), { instanceOf: RangeError })
 })
 
-test('freeing pinned memory detaches its buffer and returns it to the pool', (t) => {
+test(`freeing pinned memory detaches its buffer and returns it to the pool${onWasm ? ' (WebAssembly: no buffer to detach, as buffer is refused)' : ''}`, (t) => {
   const pool = new PinnedMemoryPool()
   const p = pool.malloc(4096)
-  const buf = p.buffer
+  const buf = onWasm ? undefined : p.buffer
   p.free()
-  t.is(buf.byteLength, 0, 'detached')
+  if (buf !== undefined) t.is(buf.byteLength, 0, 'detached')
   t.throws(() => p.buffer, { instanceOf: CudaError, message: /freed/ })
   t.notThrows(() => p.free(), 'freeing twice is nothing, as in CuPy')
   t.throws(() => alloc(4096).copyFromHost(p), { instanceOf: CudaError, message: /freed/ })
@@ -116,7 +136,7 @@ test('a pinned size no host can hold is CUDA_ERROR_OUT_OF_MEMORY, not an abort (
   t.true(out[2] === 'CUDA_ERROR_OUT_OF_MEMORY' || out[2] === 'RangeError', out[2])
 })
 
-test('a typed array over pinned bytes copies the pinned way: asynchronous, and the memory kept alive until the copy has run', (t) => {
+nativeTest(noExternalBuffers)('a typed array over pinned bytes copies the pinned way: asynchronous, and the memory kept alive until the copy has run', (t) => {
   const s = new Stream({ nonBlocking: true })
   const pinned = allocPinned(4096)
   const view = new Float32Array(pinned.buffer, 1024, 256) // 1 KiB into the pinned bytes

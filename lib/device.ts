@@ -1,6 +1,6 @@
 import { native, libraryHandlesCreated } from './native'
 import { scope, runWith, enterWith } from './context'
-import { integer } from './validate'
+import { describe, integer } from './validate'
 
 /** Free and total device memory in bytes (`cuMemGetInfo`). */
 export interface MemInfo {
@@ -91,6 +91,50 @@ export class Device {
   /** Device attributes by camelCase name (`multiProcessorCount`, `warpSize`, ...). */
   get attributes(): Readonly<Record<string, number>> {
     return props(this.id).attributes
+  }
+
+  /** The device's UUID, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (cuda.core's `Device.uuid`; nvidia-smi prefixes it with `GPU-`). */
+  get uuid(): string {
+    return native.deviceUuid(this.id)
+  }
+
+  /** The device's PCI bus id, `0000:19:00.0` (CuPy's `Device.pci_bus_id`). */
+  get pciBusId(): string {
+    return native.devicePciBusId(this.id)
+  }
+
+  /**
+   * The device at a PCI bus id, in any form the driver takes (`0000:19:00.0`, `19:00.0`)
+   * (CuPy's `Device.from_pci_bus_id`).
+   * @throws {TypeError} for a non-string, {CudaError} `CUDA_ERROR_INVALID_VALUE` for a malformed
+   *   id, `CUDA_ERROR_INVALID_DEVICE` where no device is at it.
+   */
+  static fromPciBusId(id: string): Device {
+    if (typeof id !== 'string') throw new TypeError(`a PCI bus id must be a string, got ${describe(id)}`)
+    return new Device(native.deviceByPciBusId(id))
+  }
+
+  /**
+   * Whether this device can reach `peer`'s memory directly (CuPy's `Device.can_access_peer`).
+   * False for the device itself. Copies between devices work either way.
+   */
+  canAccessPeer(peer: Device | number): boolean {
+    return native.deviceCanAccessPeer(this.id, deviceOrdinal(peer))
+  }
+
+  /**
+   * Lets this device's kernels reach `peer`'s memory directly (`cudaDeviceEnablePeerAccess`).
+   * Enabling again is nothing.
+   * @throws {CudaError} `CUDA_ERROR_INVALID_DEVICE` for the device itself,
+   *   `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED` where `canAccessPeer(peer)` is false.
+   */
+  enablePeerAccess(peer: Device | number): void {
+    native.deviceEnablePeerAccess(this.id, deviceOrdinal(peer))
+  }
+
+  /** Stops this device reaching `peer`'s memory directly. Disabling what is not enabled is nothing. */
+  disablePeerAccess(peer: Device | number): void {
+    native.deviceDisablePeerAccess(this.id, deviceOrdinal(peer))
   }
 
   /**

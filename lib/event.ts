@@ -1,8 +1,7 @@
 import { native } from './native'
 import { Device, deviceOrdinal } from './device'
 import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
-import { currentStreamHandle, streamHandle } from './stream/handle'
-import type { Stream } from './stream/stream'
+import { currentStreamHandle, streamHandle, type StreamLike } from './stream/handle'
 
 /** Options for {@link Event}. */
 export interface EventOptions {
@@ -73,7 +72,7 @@ export class Event extends NativeObject {
   }
 
   /** Records the event on `stream`, the current stream of its device by default. */
-  record(stream?: Stream): this {
+  record(stream?: StreamLike): this {
     const s = stream === undefined ? currentStreamHandle(ownDevice(this)) : streamHandle(stream)
     native.streamRecord(s, own(this))
     return this

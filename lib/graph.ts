@@ -1,7 +1,6 @@
 import { native } from './native'
 import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
-import { currentStreamHandle, streamHandle } from './stream/handle'
-import type { Stream } from './stream/stream'
+import { currentStreamHandle, streamHandle, type StreamLike } from './stream/handle'
 import { traced } from './trace'
 
 /**
@@ -15,18 +14,18 @@ export class Graph extends NativeObject {
     super(token, 'Graph', make, device)
   }
 
-  #stream(stream: Stream | undefined): number {
+  #stream(stream: StreamLike | undefined): number {
     return stream === undefined ? currentStreamHandle(ownDevice(this)) : streamHandle(stream)
   }
 
   /** Runs the graph on `stream` (the current stream by default), after earlier work there. */
-  launch(stream?: Stream): void {
+  launch(stream?: StreamLike): void {
     const s = this.#stream(stream)
     traced(s, 'graph launch', 'graph', () => native.graphLaunch(own(this), s))
   }
 
   /** Prepares the graph on `stream` without running it, so the first launch is faster. */
-  upload(stream?: Stream): void {
+  upload(stream?: StreamLike): void {
     native.graphUpload(own(this), this.#stream(stream))
   }
 

@@ -12,11 +12,27 @@ export const native: typeof Binding = require('../native.js')
 native.registerErrorClass(CudaError)
 
 // The WebAssembly build has no threads: the simulator runs queued stream work when JS waits,
-// and between macrotasks through this pump (natively the scheduler is never called).
-function pump(): void {
-  if (native.simPump()) setTimeout(pump, 0)
+// and between macrotasks through this pump, which says when to pump next (at once, or when a
+// sleep under way ends); one timer at a time, the earliest asked for (natively the scheduler is
+// never called).
+let timer: ReturnType<typeof setTimeout> | undefined
+let due = Infinity
+function schedule(ms: number): void {
+  const at = performance.now() + ms
+  if (timer !== undefined) {
+    if (at >= due) return
+    clearTimeout(timer)
+  }
+  due = at
+  timer = setTimeout(pump, ms)
 }
-native.simSetScheduler(() => setTimeout(pump, 0))
+function pump(): void {
+  timer = undefined
+  due = Infinity
+  const ms = native.simPump()
+  if (ms >= 0) schedule(ms)
+}
+native.simSetScheduler(schedule)
 
 let libraryHandles = false
 

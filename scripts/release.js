@@ -1,25 +1,33 @@
 // Assembles and publishes a release: the main package `cuda-node` (JavaScript only, with an
-// optional dependency on each platform package) and one package a platform, `cuda-node-<platform>`
-// under npm/<platform>/, each holding that platform's built addon. The release job in
-// .github/workflows/release.yml runs these two commands; __test__/release.spec.ts runs them too,
-// with `--dry-run`, so what the job publishes is what the test checked.
+// optional dependency on each platform package), one package a platform, `cuda-node-<platform>`
+// under npm/<platform>/, each holding that platform's built addon, and the WebAssembly package
+// `cuda-node-wasm32-wasi` under npm/wasm32-wasi/ (the `sim` backend built by
+// scripts/wasm-build.sh, with its two loaders; docs/wasm.md), which native.js falls back to where
+// no addon loads. The release job in .github/workflows/release.yml runs these two commands;
+// __test__/release.spec.ts runs them too, with `--dry-run`, so what the job publishes is what the
+// test checked.
 //
 //   node scripts/release.js assemble --artifacts DIR [--tag vX.Y.Z] [--repository OWNER/NAME] [--cwd DIR]
 //       `napi artifacts`: copies each `cuda-node.<platform>.node` found under DIR (the build jobs'
-//       uploads) into npm/<platform>/; then takes the addons out of the main package (napi also
-//       copies them beside package.json), gives every package the main package's version and
-//       repository (npm's provenance needs it), lists the platform packages as the main
-//       package's optionalDependencies and drops its `prepare` (the build from source). --tag,
-//       when given, must name that version.
+//       uploads) into npm/<platform>/, and the one `cuda-node.wasm32-wasi.wasm` found there (the
+//       wasm job's upload) into npm/wasm32-wasi/ (napi's `wasm32-wasi` target is the threaded
+//       build, with loaders napi writes; ours is single-threaded with loaders of its own, so napi
+//       is not given this one); then takes
+//       the addons out of the main package (napi also copies them beside package.json), gives
+//       every package the main package's version and repository (npm's provenance needs it),
+//       lists the platform packages and the WebAssembly one as the main package's
+//       optionalDependencies and drops its `prepare` (the build from source). --tag, when given,
+//       must name that version.
 //   node scripts/release.js publish [--dry-run] [--cwd DIR]
-//       `npm publish --provenance --access public` in each npm/<platform>/, then in the main
-//       package (its scripts are not run: `prepare` would build from source).
+//       `npm publish --provenance --access public` in each npm/<platform>/ and npm/wasm32-wasi/,
+//       then in the main package (its scripts are not run: `prepare` would build from source).
 //   node scripts/release.js check [--cwd DIR]
 //       Fails unless the main package is assembled as above (the main package's prepublishOnly,
 //       so that `npm publish` from a clone cannot publish the single-platform package by mistake).
 'use strict'
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 
 const repoRoot = path.join(__dirname, '..')
@@ -47,18 +55,37 @@ function fail(message) {
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'))
 const writeJson = (file, value) => fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`)
 
-/** The platform packages: npm/<dir>/ for each, with its name and the addon file it must hold. */
+/** The WebAssembly package's folder under npm/ (the suffix napi-rs gives wasm32-wasi builds). */
+const WASM_DIR = 'wasm32-wasi'
+
+/**
+ * The packages under npm/, in publishing order: npm/<dir>/ for each, with its name and the files
+ * it must ship (`built`: the one that comes from a build job; the rest are in the repository).
+ */
 function platformPackages(cwd) {
   const main = readJson(path.join(cwd, 'package.json'))
+  const bin = main.napi.binaryName
   const npmDir = path.join(cwd, 'npm')
-  // npm/wasm32-wasi is the WebAssembly build's package, made by scripts/wasm-build.sh, not an addon.
-  return fs.readdirSync(npmDir).filter((dir) => dir !== 'wasm32-wasi').sort().map((dir) => {
+  return fs.readdirSync(npmDir).sort().map((dir) => {
     const pkgDir = path.join(npmDir, dir)
     const pkg = readJson(path.join(pkgDir, 'package.json'))
-    const addon = `${main.napi.binaryName}.${dir}.node`
     if (pkg.name !== `${main.name}-${dir}`) fail(`${pkgDir}/package.json is named ${pkg.name}, not ${main.name}-${dir}`)
+    if (dir === WASM_DIR) {
+      // The .wasm, its Node loader (package `main`, what native.js requires) and its browser
+      // loader (package `browser`, what a bundler takes).
+      const built = `${bin}.${dir}.wasm`
+      const files = [built, `${bin}.wasi.cjs`, `${bin}.wasi-browser.js`]
+      if (pkg.main !== files[1] || pkg.browser !== files[2] || JSON.stringify(pkg.files) !== JSON.stringify(files)) {
+        fail(`${pkgDir}/package.json must ship exactly ${files.join(', ')} (main ${files[1]}, browser ${files[2]})`)
+      }
+      // It is the fallback where no addon fits (and what a bundler on any host resolves), so no
+      // cpu or os may keep npm from installing it (as napi-rs's `napi.wasm.cpu: false` does).
+      if (pkg.cpu !== undefined || pkg.os !== undefined) fail(`${pkgDir}/package.json must not name a cpu or os: npm would skip it where it is needed`)
+      return { dir, pkgDir, pkg, built, files }
+    }
+    const addon = `${bin}.${dir}.node`
     if (pkg.main !== addon || JSON.stringify(pkg.files) !== JSON.stringify([addon])) fail(`${pkgDir}/package.json must ship exactly ${addon}`)
-    return { dir, pkgDir, pkg, addon }
+    return { dir, pkgDir, pkg, built: addon, files: [addon] }
   })
 }
 
@@ -68,12 +95,17 @@ function problems(cwd) {
   const found = []
   const addons = fs.readdirSync(cwd).filter((f) => f.endsWith('.node'))
   if (addons.length) found.push(`the main package must carry no addon, but ${addons.join(', ')} lie beside its package.json`)
-  for (const { pkgDir, pkg, addon } of platformPackages(cwd)) {
+  for (const { pkgDir, pkg, files } of platformPackages(cwd)) {
     if (main.optionalDependencies?.[pkg.name] !== main.version) found.push(`optionalDependencies lacks ${pkg.name}@${main.version}`)
     if (pkg.version !== main.version) found.push(`${pkg.name} is at ${pkg.version}, the main package at ${main.version}`)
-    if (!fs.existsSync(path.join(pkgDir, addon))) found.push(`${pkgDir} has no ${addon}`)
+    for (const f of files) if (!fs.existsSync(path.join(pkgDir, f))) found.push(`${pkgDir} has no ${f}`)
   }
   return found
+}
+
+/** Every file under `dir`, as paths. */
+function filesUnder(dir) {
+  return fs.readdirSync(dir, { recursive: true }).map((f) => path.join(dir, f)).filter((f) => fs.statSync(f).isFile())
 }
 
 function run(cmd, args, cwd) {
@@ -83,16 +115,30 @@ function run(cmd, args, cwd) {
 
 function assemble(opts) {
   const { cwd } = opts
-  if (!opts.artifacts) fail('assemble needs --artifacts DIR (where the build jobs\' addons were downloaded)')
+  if (!opts.artifacts) fail('assemble needs --artifacts DIR (where the build jobs\' addons and the wasm job\'s .wasm were downloaded)')
   const main = readJson(path.join(cwd, 'package.json'))
   if (opts.tag !== undefined && opts.tag !== `v${main.version}`) fail(`the tag ${opts.tag} does not name version ${main.version} (package.json)`)
   const repository = opts.repository ?? process.env.GITHUB_REPOSITORY
   if (main.repository === undefined && repository === undefined) {
     fail('npm provenance needs each package\'s repository: give --repository OWNER/NAME (GITHUB_REPOSITORY in Actions)')
   }
-  const napi = require.resolve('@napi-rs/cli/package.json', { paths: [cwd, repoRoot] })
-  const napiBin = path.join(path.dirname(napi), readJson(napi).bin.napi)
-  run(process.execPath, [napiBin, 'artifacts', '--cwd', cwd, '--output-dir', opts.artifacts, '--npm-dir', 'npm'], cwd)
+  // The WebAssembly build goes to its package by hand; napi artifacts sees only the addons (it
+  // refuses a .wasm for a target package.json does not name), from a copy of DIR without it.
+  const wasmName = `${main.napi.binaryName}.${WASM_DIR}.wasm`
+  const wasms = filesUnder(opts.artifacts).filter((f) => path.basename(f) === wasmName)
+  if (wasms.length !== 1) {
+    fail(`the release needs exactly one WebAssembly build ${wasmName} under ${opts.artifacts} (the wasm job's upload), found ${wasms.length ? wasms.join(', ') : 'none'}`)
+  }
+  const addons = fs.mkdtempSync(path.join(os.tmpdir(), 'cuda-node-addons-'))
+  try {
+    fs.cpSync(opts.artifacts, addons, { recursive: true, filter: (src) => !src.endsWith('.wasm') })
+    const napi = require.resolve('@napi-rs/cli/package.json', { paths: [cwd, repoRoot] })
+    const napiBin = path.join(path.dirname(napi), readJson(napi).bin.napi)
+    run(process.execPath, [napiBin, 'artifacts', '--cwd', cwd, '--output-dir', addons, '--npm-dir', 'npm'], cwd)
+  } finally {
+    fs.rmSync(addons, { recursive: true, force: true })
+  }
+  fs.copyFileSync(wasms[0], path.join(cwd, 'npm', WASM_DIR, wasmName))
   // napi artifacts also puts every addon beside the main package.json: the main package ships
   // none (package.json `files` would take them); each platform package carries its own.
   for (const f of fs.readdirSync(cwd).filter((f) => f.endsWith('.node'))) fs.rmSync(path.join(cwd, f))

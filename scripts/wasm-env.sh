@@ -26,8 +26,12 @@ export CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-self-contained=no -L native
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/wasm}
 export EMNAPI_LINK_DIR=${EMNAPI_LINK_DIR:-$PWD/node_modules/emnapi/lib/wasm32-wasip1}
 export WASI_LIBC
-# napi 3.16 calls u64::is_multiple_of, stable since 1.87; rustc-web 1.85 has it behind a gate.
+# napi 3.16 and the core call u64::is_multiple_of, stable since 1.87; rustc-web 1.85 has it
+# behind a gate.
 WASM_CARGO_FLAGS="--ignore-rust-version -Zbuild-std=std,panic_abort -Zprofile-rustflags --target wasm32-wasip1"
-WASM_CARGO_FLAGS="$WASM_CARGO_FLAGS --config profile.release.package.napi.rustflags=[\"-Zcrate-attr=feature(unsigned_is_multiple_of)\"]"
-WASM_CARGO_FLAGS="$WASM_CARGO_FLAGS --config profile.dev.package.napi.rustflags=[\"-Zcrate-attr=feature(unsigned_is_multiple_of)\"]"
+for pkg in napi cuda-node-core; do
+  for profile in release dev; do
+    WASM_CARGO_FLAGS="$WASM_CARGO_FLAGS --config profile.$profile.package.$pkg.rustflags=[\"-Zcrate-attr=feature(unsigned_is_multiple_of)\"]"
+  done
+done
 export WASM_CARGO_FLAGS

@@ -89,9 +89,10 @@ def cupy_lib():
         "streams": lambda c: [cp.cuda.Stream(non_blocking=True) for _ in range(c)],
         "device_buffers": lambda c: [cp.empty((n,), dtype=cp.float32) for _ in range(c)],
         "pinned": pinned,
-        "h2d": lambda d, h, s: d.set(h, stream=s),
+        # The runtime's own async copies: CuPy's ndarray.set/get refuse H2D while capturing.
+        "h2d": lambda d, h, s: cp.cuda.runtime.memcpyAsync(d.data.ptr, h.ctypes.data, CHUNK, cp.cuda.runtime.memcpyHostToDevice, s.ptr),
         "kernel": lambda d, s: k(((n + 255) // 256,), (256,), (d, cp.uint64(n)), stream=s),
-        "d2h": lambda h, d, s: d.get(stream=s, out=h),
+        "d2h": lambda h, d, s: cp.cuda.runtime.memcpyAsync(h.ctypes.data, d.data.ptr, CHUNK, cp.cuda.runtime.memcpyDeviceToHost, s.ptr),
         "event": cp.cuda.Event,
         "record": lambda e, s: e.record(s),
         "elapsed": cp.cuda.get_elapsed_time,
@@ -125,7 +126,11 @@ def torch_lib():
             for s in side: s.wait_stream(origin)
             body()
             for s in side: origin.wait_stream(s)
-        return g.replay
+
+        def replay():
+            with torch.cuda.stream(origin):  # replay() launches on the current stream
+                g.replay()
+        return replay
 
     return {
         "streams": lambda c: [torch.cuda.Stream() for _ in range(c)],

@@ -77,6 +77,14 @@ function readImage(file: string): Buffer {
   }
 }
 
+// RawModule implements this. module.ts imports raw-kernel.ts (getFunction makes a RawKernel), so
+// RawKernel's constructor names its module by this interface rather than importing it back.
+/** A {@link RawModule}, as RawKernel's constructor takes one: only a RawModule is accepted. */
+export interface ModuleLike {
+  /** The mangled name NVRTC gave a name expression (CuPy's `get_lowered_name`). */
+  getLoweredName(nameExpression: string, device?: number): string
+}
+
 interface Loaded {
   module: number
   lowered: ReadonlyMap<string, string>

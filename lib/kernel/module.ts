@@ -5,7 +5,7 @@ import { Memory } from '../memory/memory'
 import { MemoryPointer } from '../memory/pointer'
 import { native } from '../native'
 import { INTERNAL } from '../object'
-import { bind, ModuleImage, type ModuleSource } from './image'
+import { bind, ModuleImage, type ModuleLike, type ModuleSource } from './image'
 import { lookUp, RawKernel } from './raw-kernel'
 
 export type { ModuleSource }
@@ -15,7 +15,7 @@ export type { ModuleSource }
  * device's architecture (and cached in memory and on disk), or PTX, a cubin, a fatbin, LTO-IR
  * (linked with nvJitLink), or a file of one of those.
  */
-export class RawModule {
+export class RawModule implements ModuleLike {
   readonly #image: ModuleImage
 
   /** @throws {TypeError} for a malformed source. Compilation waits for first use. */

@@ -9,10 +9,9 @@ import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handl
 import { getCurrentStream } from '../stream/current'
 import { traced } from '../trace'
 import { describe, func } from '../validate'
-import { imageOf, ModuleImage } from './image'
+import { imageOf, ModuleImage, type ModuleLike } from './image'
 import { dim3, pack, packed, shapeOf, type Dim3, type KernelArg, type LaunchAttributes } from './launch'
 import { LaunchConfig } from './launch-config'
-import type { RawModule } from './module'
 import { parseSignature, type Param } from './signature'
 
 /** A host implementation the simulator runs in the kernel's place, in stream order (for a cooperative or cluster launch too: the same arguments, and the config as the fourth). */
@@ -130,7 +129,7 @@ export class RawKernel {
    * @param name the kernel's `extern "C"` name or one of its name expressions.
    * @throws {TypeError} for an empty name or malformed options.
    */
-  constructor(code: string | RawModule, name: string, options: RawKernelOptions = {}) {
+  constructor(code: string | ModuleLike, name: string, options: RawKernelOptions = {}) {
     if (typeof name !== 'string' || name === '') throw new TypeError('a RawKernel needs the kernel name')
     if (typeof options !== 'object' || options === null) throw new TypeError('RawKernel options must be an object')
     if (typeof code === 'string') this.#image = new ModuleImage({ code, options: options.options, nameExpressions: options.nameExpressions })

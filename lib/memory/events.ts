@@ -1,7 +1,9 @@
 // Memory events on `node:diagnostics_channel` (CuPy's memory hooks, the Node way). Each
 // publisher asks `hasSubscribers` first, so with no subscriber no message is built and no
 // count is read: the cost is a property read.
-import diagnosticsChannel from 'node:diagnostics_channel'
+import { memoryChannels } from './channels'
+
+export { memoryChannels }
 
 /** Where an allocation came from. */
 export type AllocSource = 'pool' | 'async-pool' | 'plain' | 'managed'
@@ -54,23 +56,6 @@ export interface ReleaseMessage {
   bytes: number
   /** `'freeAllBlocks'`, or `'oom-retry'` when an allocation that ran out released the cache. */
   reason: 'freeAllBlocks' | 'oom-retry'
-}
-
-/** The memory channels: `cuda-node:memory:alloc`, `:free`, `:oom-retry`, `:release`. */
-export const memoryChannels: {
-  /** `cuda-node:memory:alloc`: {@link AllocMessage}. */
-  readonly alloc: diagnosticsChannel.Channel
-  /** `cuda-node:memory:free`: {@link FreeMessage}. */
-  readonly free: diagnosticsChannel.Channel
-  /** `cuda-node:memory:oom-retry`: {@link OomRetryMessage}. */
-  readonly oomRetry: diagnosticsChannel.Channel
-  /** `cuda-node:memory:release`: {@link ReleaseMessage}. */
-  readonly release: diagnosticsChannel.Channel
-} = {
-  alloc: diagnosticsChannel.channel('cuda-node:memory:alloc'),
-  free: diagnosticsChannel.channel('cuda-node:memory:free'),
-  oomRetry: diagnosticsChannel.channel('cuda-node:memory:oom-retry'),
-  release: diagnosticsChannel.channel('cuda-node:memory:release'),
 }
 
 /** @internal Whether anyone listens for what a pool does inside an allocation. */

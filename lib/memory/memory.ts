@@ -2,7 +2,7 @@ import { native } from '../native'
 import { Device, deviceOrdinal } from '../device'
 import { INTERNAL, NativeObject, own, ownDevice } from '../object'
 import { count } from '../validate'
-import { memoryChannels } from './events'
+import { memoryChannels } from './channels'
 import { track } from './lifetime'
 
 /**

@@ -1,3 +1,4 @@
+import { runWith, scope } from '../context'
 import { native } from '../native'
 import { deviceOrdinal, type Device } from '../device'
 import { INTERNAL } from '../object'
@@ -175,12 +176,22 @@ export class MemoryPointer {
 
   /** Copies `nbytes` from device memory `src` here and waits for the copy. */
   copyFromDevice(src: MemoryPointer, nbytes: number): void {
+    // The default stream is this pointer's device's, wherever the call is made from.
+    if (this.deviceId !== scope().device) return runWith({ device: this.deviceId }, () => this.copyFromDevice(src, nbytes))
     this.copyFromDeviceAsync(src, nbytes).synchronize()
   }
 
-  /** Enqueues a device-to-device copy on `stream` (the current stream by default). */
+  /**
+   * Enqueues a device-to-device copy on `stream`: by default the current stream of this
+   * pointer's device. Between devices (`cudaMemcpyPeerAsync`) the stream may be either device's;
+   * the copy is ordered on it alone, so order work on the other device with an event
+   * (`stream.waitEvent(other.record())`).
+   */
   copyFromDeviceAsync(src: MemoryPointer, nbytes: number, stream?: Stream): Stream {
     if (!(src instanceof MemoryPointer)) throw new TypeError(`src must be a MemoryPointer, got ${describe(src)}`)
+    if (stream === undefined && this.deviceId !== scope().device) {
+      return runWith({ device: this.deviceId }, () => this.copyFromDeviceAsync(src, nbytes))
+    }
     const s = streamOr(stream, this.deviceId)
     const h = streamHandle(s)
     const n = count('size', nbytes)

@@ -6,6 +6,28 @@ import { scope, type Scope } from '../context'
 import { native } from '../native'
 import { NativeObject, handleOf, own, ownDevice } from '../object'
 
+// Stream implements this. Stream imports Event and Graph, so they name it by this interface
+// rather than importing it back (no import loop, types included).
+/** A {@link Stream}, as Event and Graph name the stream they take: only a Stream is accepted. */
+export interface StreamLike {
+  /** The raw `CUstream` as a bigint. */
+  readonly handle: bigint
+  /** The ordinal of the stream's device. */
+  readonly deviceId: number
+  /** The stream's priority; lower numbers are higher priorities. */
+  readonly priority: number
+  /** True for a stream that does not synchronize with the legacy default stream. */
+  readonly isNonBlocking: boolean
+  /** True when all work queued on the stream is complete. */
+  readonly done: boolean
+  /** Blocks until all work queued on the stream is complete. */
+  synchronize(): void
+  /** Resolves once all work queued on the stream is complete. */
+  synchronizeAsync(): Promise<void>
+  /** True while the stream is capturing. */
+  isCapturing(): boolean
+}
+
 /** The handles standing for the default streams in a Stream object. */
 export const NULL = -1
 export const PTDS = -2

@@ -7,7 +7,7 @@ import { forget, persist, register } from '../callbacks'
 import { Graph } from '../graph'
 import { INTERNAL, NativeObject, handleOf, own } from '../object'
 import { integer, func } from '../validate'
-import { NULL, PTDS, streamDevice, streamHandle } from './handle'
+import { NULL, PTDS, streamDevice, streamHandle, type StreamLike } from './handle'
 
 /** Options for {@link Stream}. */
 export interface StreamOptions {
@@ -26,7 +26,7 @@ export type CaptureMode = 'global' | 'threadLocal' | 'relaxed'
  * A CUDA stream (CuPy's `cupy.cuda.Stream`): work on one stream runs in order; work on
  * different streams may overlap. `Stream.null` and `Stream.ptds` are the default streams.
  */
-export class Stream extends NativeObject {
+export class Stream extends NativeObject implements StreamLike {
   /** Read once, on first use (a native call each). */
   #info: { handle: bigint; priority: number; nonBlocking: boolean } | undefined
 

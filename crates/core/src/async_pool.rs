@@ -9,6 +9,7 @@
 //! allocation the pool cannot serve from what it holds is refused when growing would pass it,
 //! but other users of the device's pool are not bound by it.
 
+pub use crate::backend::PoolAttr;
 use crate::block::Block;
 use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
@@ -16,17 +17,6 @@ use crate::runtime;
 use crate::stream::Stream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// The attributes of a device's stream-ordered pool this model reads and sets
-/// (`CUmemPool_attribute`; the `*_HIGH` ones can only be set to 0, which resets them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PoolAttr {
-    ReleaseThreshold,
-    ReservedCurrent,
-    ReservedHigh,
-    UsedCurrent,
-    UsedHigh,
-}
 
 /// The release threshold that keeps everything the pool holds (CuPy's "no limit").
 pub const NO_LIMIT: u64 = u64::MAX;
@@ -74,7 +64,7 @@ impl AsyncMemoryPool {
         }
         // Rounded to 512 bytes first, as CuPy's MemoryAsyncPool.malloc does: the block's size and
         // the pool's byte counts are the rounded size.
-        let size = crate::pool::round_size(size);
+        let size = crate::memory::round_size(size);
         if LIMITED.load(Ordering::Relaxed) {
             self.check_limit(size)?;
         }

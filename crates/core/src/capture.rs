@@ -7,30 +7,23 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+// The seam's data (`ops.rs`), re-exported here where they were first defined.
+pub use crate::ops::{CaptureMode, CaptureStatus};
+
 /// Captures under way per device, and how many on blocking streams: read on every enqueue, so
 /// atomics rather than the registry's lock. Devices past the array count through the lock only.
 const FAST: usize = 64;
 static ACTIVE: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
 static BLOCKING: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
 
-/// `cudaStreamCaptureMode`. CuPy's default, and ours, is `Relaxed`: pools may call the driver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaptureMode {
-    Global,
-    ThreadLocal,
-    Relaxed,
-}
-
-/// `cudaStreamCaptureStatus`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaptureStatus {
-    None,
-    Active,
-    Invalidated,
-}
+/// What a capture under way keeps for its graph (host functions, pinned memory), shared with
+/// the streams that join it.
+pub(crate) type Keep = std::sync::Arc<Mutex<crate::graph::Captured>>;
 
 #[derive(Default)]
 struct DeviceCaptures {
+    /// The keep lists of the captures under way through this library.
+    keeps: Vec<Keep>,
     active: usize,
     /// Captures on blocking streams: the legacy stream may not be used meanwhile (C6c).
     blocking: usize,
@@ -42,9 +35,10 @@ fn registry() -> MutexGuard<'static, HashMap<usize, DeviceCaptures>> {
     R.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
 }
 
-pub(crate) fn began(device: usize, blocking: bool) {
+pub(crate) fn began(device: usize, blocking: bool, keep: &Keep) {
     let mut r = registry();
     let d = r.entry(device).or_default();
+    d.keeps.push(keep.clone());
     d.active += 1;
     d.blocking += blocking as usize;
     if device < FAST {
@@ -54,10 +48,11 @@ pub(crate) fn began(device: usize, blocking: bool) {
 }
 
 /// Records the end of a capture; once none remains, the deferred frees happen (here, outside the lock).
-pub(crate) fn ended(device: usize, blocking: bool) {
+pub(crate) fn ended(device: usize, blocking: bool, keep: &Keep) {
     let released = {
         let mut r = registry();
         let d = r.entry(device).or_default();
+        d.keeps.retain(|k| !std::sync::Arc::ptr_eq(k, keep));
         d.active = d.active.saturating_sub(1);
         d.blocking = d.blocking.saturating_sub(blocking as usize);
         if device < FAST {
@@ -99,4 +94,17 @@ pub(crate) fn defer_if_capturing<T: Send + 'static>(device: usize, value: T) -> 
         }
         _ => Some(value),
     }
+}
+
+/// For a stream that joined a capture begun on another stream (by waiting on an event recorded
+/// in it): the driver does not say which of the device's captures it joined, so what it must keep
+/// is kept by each capture under way on the device (a graph may then hold memory a little longer,
+/// never too short). Returns false where none is under way here.
+pub(crate) fn keep_in_joined(device: usize, add: impl Fn(&mut crate::graph::Captured)) -> bool {
+    let r = registry();
+    let Some(d) = r.get(&device).filter(|d| !d.keeps.is_empty()) else { return false };
+    for k in &d.keeps {
+        add(&mut k.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+    true
 }

@@ -55,6 +55,7 @@ pub fn library_path_dirs() -> Vec<String> {
             "nvidia/nvjitlink/lib",
             "nvidia/cublas/lib",
             "nvidia/cusolver/lib",
+            "nvidia/nccl/lib",
             "nvidia/cu12/lib",
             "lib",
             "lib64",
@@ -83,6 +84,40 @@ pub fn open_with<T>(candidates: &[String], mut bind: impl FnMut(Library) -> Opti
         }
     }
     Err(candidates.join(", "))
+}
+
+/// Where pip puts NVIDIA's library wheels (`nvidia-nccl-cu12` installs `nvidia/nccl/lib/`): the
+/// `rel` folder under each Python site-packages folder found in the usual places (the active
+/// virtual or conda environment, the user's, the system's, and `PYTHONPATH`).
+pub fn wheel_dirs(rel: &str) -> Vec<String> {
+    let mut roots: Vec<String> = Vec::new();
+    if let Ok(pp) = std::env::var("PYTHONPATH") {
+        roots.extend(pp.split(':').filter(|p| !p.is_empty()).map(String::from));
+    }
+    let mut prefixes: Vec<String> = ["VIRTUAL_ENV", "CONDA_PREFIX"].iter().filter_map(|v| std::env::var(v).ok()).collect();
+    if let Ok(home) = std::env::var("HOME") {
+        prefixes.push(format!("{home}/.local"));
+    }
+    prefixes.extend(["/usr/local".to_string(), "/usr".to_string(), "/opt/conda".to_string()]);
+    for prefix in prefixes {
+        for lib in ["lib", "lib64"] {
+            let Ok(entries) = std::fs::read_dir(format!("{prefix}/{lib}")) else { continue };
+            let mut pythons: Vec<String> = entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("python3"))
+                .collect();
+            pythons.sort();
+            pythons.reverse();
+            for py in pythons {
+                for site in ["site-packages", "dist-packages"] {
+                    roots.push(format!("{prefix}/{lib}/{py}/{site}"));
+                }
+            }
+        }
+    }
+    roots.push("/usr/lib/python3/dist-packages".into());
+    roots.into_iter().map(|r| format!("{r}/{rel}")).filter(|d| std::path::Path::new(d).is_dir()).collect()
 }
 
 #[cfg(test)]

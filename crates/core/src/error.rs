@@ -4,6 +4,7 @@
 
 use crate::driver_sys::CUresult;
 use std::fmt;
+use std::sync::OnceLock;
 
 pub use crate::driver_sys::CUresult as Code;
 
@@ -108,19 +109,18 @@ pub fn is_sticky(code: Code) -> bool {
     )
 }
 
-/// No driver on WebAssembly: our own sentences only.
-#[cfg(target_family = "wasm")]
-fn driver_description(_code: Code) -> Option<String> {
-    None
+/// Where the driver's own sentence for a code comes from: set by the backend that loaded a
+/// driver (the cuda backend, once `cuInit` succeeds), so that this file names no backend.
+static DRIVER_DESCRIPTION: OnceLock<fn(Code) -> Option<String>> = OnceLock::new();
+
+/// Lets [`Error::driver`] describe codes in the driver's words from now on (the first call wins).
+pub fn set_driver_description(describe: fn(Code) -> Option<String>) {
+    let _ = DRIVER_DESCRIPTION.set(describe);
 }
 
-/// The driver's own sentence for a code, when a driver is loaded.
-#[cfg(not(target_family = "wasm"))]
+/// The driver's own sentence for a code, when a driver is loaded; else `None` (our own sentences).
 fn driver_description(code: Code) -> Option<String> {
-    if !crate::cuda::driver_loaded() {
-        return None;
-    }
-    cudarc::driver::result::DriverError(code).error_string().ok().map(|s| s.to_string_lossy().into_owned())
+    DRIVER_DESCRIPTION.get().and_then(|describe| describe(code))
 }
 
 /// Our sentence for the codes the simulator and the argument checks produce, so that both

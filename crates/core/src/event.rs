@@ -5,13 +5,8 @@ use crate::ops::EventOps;
 use crate::runtime;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EventFlags {
-    /// The host blocks (instead of spinning) in `synchronize` (`CU_EVENT_BLOCKING_SYNC`).
-    pub blocking: bool,
-    pub disable_timing: bool,
-    pub interprocess: bool,
-}
+// The seam's data (`backend.rs`), re-exported here where it was first defined.
+pub use crate::backend::EventFlags;
 
 pub struct Event {
     ops: Box<dyn EventOps>,

@@ -1,9 +1,17 @@
-//! Graphs made by stream capture (CuPy's `cupy.cuda.graph.Graph`): launch, upload, update, dot.
+//! Graphs made by stream capture (CuPy's `cupy.cuda.graph.Graph`): update, dot, and what a
+//! graph keeps alive. Launching and uploading one are stream work, in `stream.rs`, so that this
+//! file names no stream (the stream names the graph its capture ends in).
 
 use crate::error::{Code, Error, Result};
-use crate::ops::{GraphOps, HostBytes, RepeatSlot};
-use crate::stream::{Captured, Stream};
+use crate::ops::{GraphOps, HostBytes, HostFn, RepeatSlot};
 use std::sync::Arc;
+
+/// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
+#[derive(Default)]
+pub(crate) struct Captured {
+    pub host_fns: Vec<Arc<RepeatSlot>>,
+    pub keep: Vec<Arc<dyn HostBytes>>,
+}
 
 pub struct Graph {
     ops: Box<dyn GraphOps>,
@@ -26,56 +34,29 @@ impl Graph {
         self.device
     }
 
-    /// Host functions each launch runs.
-    pub fn host_fn_count(&self) -> usize {
-        self.host_fns.len()
+    pub(crate) fn ops(&self) -> &dyn GraphOps {
+        &*self.ops
     }
 
-    fn check_stream(&self, stream: &Stream, what: &str) -> Result<()> {
-        if stream.device() != self.device {
-            return Err(Error::cuda(
-                Code::CUDA_ERROR_INVALID_VALUE,
-                format!("{what}: a graph of device {} cannot run on a stream of device {}", self.device, stream.device()),
-            ));
-        }
-        if stream.is_capturing()? {
-            return Err(Error::cuda(
-                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-                format!("{what}: a graph cannot be launched into a stream that is capturing"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
-    /// The launch keeps what its nodes use — captured host functions, pinned memory — until it
-    /// has run, so the graph may be destroyed (or its thread end) while the launch is queued:
-    /// the driver calls a host node through a pointer into the graph's slot, and freeing that
-    /// slot first was a use-after-free on the GPU (#20).
-    pub fn launch(&self, stream: &Stream) -> Result<()> {
-        self.check_stream(stream, "launch")?;
-        stream.ops().launch_graph(&*self.ops)?;
+    /// What a launch must keep until it has run — captured host functions, pinned memory — as
+    /// a function that lets go of them, queued behind the launch (`Stream`'s `Graph::launch`);
+    /// `None` when the graph holds nothing.
+    pub(crate) fn launch_holds(&self) -> Option<HostFn> {
         if self.host_fns.is_empty() && self.keep.is_empty() {
-            return Ok(());
+            return None;
         }
         let (host_fns, keep) = (self.host_fns.clone(), self.keep.clone());
-        let release = move || {
+        Some(Box::new(move || {
             drop(host_fns);
             // On the reaper thread: the last pinned block may go back to the driver, a CUDA call
             // a host function must not make.
             crate::reaper::defer_drop(keep);
-        };
-        if stream.ops().launch_host_fn(Box::new(release)).is_err() {
-            // Not queued (the graph itself still holds them): wait for the launch instead.
-            let _ = stream.ops().synchronize();
-        }
-        Ok(())
+        }))
     }
 
-    /// Prepares the graph on `stream` without running it.
-    pub fn upload(&self, stream: &Stream) -> Result<()> {
-        self.check_stream(stream, "upload")?;
-        stream.ops().upload_graph(&*self.ops)
+    /// Host functions each launch runs.
+    pub fn host_fn_count(&self) -> usize {
+        self.host_fns.len()
     }
 
     /// Graphviz dot of the graph's nodes and edges.

@@ -21,6 +21,7 @@ pub mod floor;
 pub mod graph;
 pub mod memory;
 pub mod module;
+pub mod nccl;
 pub mod nvjitlink;
 pub mod nvrtc;
 pub mod nvtx;

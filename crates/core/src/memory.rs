@@ -4,68 +4,18 @@ use crate::error::{Error, Result};
 use crate::ops::AllocOps;
 use crate::runtime;
 
-/// What `cuPointerGetAttribute` says an address is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemoryKind {
-    Device,
-    Host,
-    Managed,
+/// The granularity of every pooled allocation (device, stream-ordered and pinned): sizes are
+/// rounded up to 512-byte bins, as CuPy's pools do (P1).
+pub const ALLOCATION_UNIT: u64 = 512;
+
+/// `n` rounded up to a whole number of [`ALLOCATION_UNIT`]s.
+pub fn round_size(n: u64) -> u64 {
+    n.div_ceil(ALLOCATION_UNIT) * ALLOCATION_UNIT
 }
 
-impl MemoryKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            MemoryKind::Device => "device",
-            MemoryKind::Host => "host",
-            MemoryKind::Managed => "managed",
-        }
-    }
-}
-
-/// An address's device, kind, and the allocation holding it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PointerAttributes {
-    pub device: usize,
-    pub kind: MemoryKind,
-    pub base: u64,
-    pub size: u64,
-}
-
-/// Where managed memory is prefetched to, or what advice names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Location {
-    Device(usize),
-    Host,
-}
-
-/// `CUmem_advise`, by its driver value (1 to 6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Advice {
-    SetReadMostly = 1,
-    UnsetReadMostly = 2,
-    SetPreferredLocation = 3,
-    UnsetPreferredLocation = 4,
-    SetAccessedBy = 5,
-    UnsetAccessedBy = 6,
-}
-
-impl Advice {
-    pub const NAMES: [(&'static str, Advice); 6] = [
-        ("setReadMostly", Advice::SetReadMostly),
-        ("unsetReadMostly", Advice::UnsetReadMostly),
-        ("setPreferredLocation", Advice::SetPreferredLocation),
-        ("unsetPreferredLocation", Advice::UnsetPreferredLocation),
-        ("setAccessedBy", Advice::SetAccessedBy),
-        ("unsetAccessedBy", Advice::UnsetAccessedBy),
-    ];
-
-    pub fn parse(name: &str) -> Result<Advice> {
-        Advice::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, a)| a).ok_or_else(|| {
-            let all: Vec<_> = Advice::NAMES.iter().map(|(n, _)| format!("'{n}'")).collect();
-            Error::range(format!("advice must be one of {}, got '{name}'", all.join(", ")))
-        })
-    }
-}
+// The seam's data (`backend.rs`, `ops.rs`), re-exported here where they were first defined.
+pub use crate::backend::{Advice, MemoryKind, PointerAttributes};
+pub use crate::ops::Location;
 
 /// What foreign memory keeps alive (its owner), released only once the device has finished
 /// the work queued before the memory was dropped: the owner may free the memory the moment it

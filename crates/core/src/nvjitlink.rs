@@ -3,7 +3,11 @@
 //! `CUDA_NODE_LIBRARY_PATH` (wheel layouts included) and the toolkit's folders.
 
 use crate::error::{Error, Result};
+#[cfg(not(target_family = "wasm"))]
 use libloading::Library;
+/// WebAssembly loads no libraries: nvJitLink is never found there.
+#[cfg(target_family = "wasm")]
+type Library = ();
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};
 use std::sync::OnceLock;
 
@@ -29,6 +33,13 @@ struct Api {
 }
 
 /// Where nvJitLink is looked for, in order.
+#[cfg(target_family = "wasm")]
+pub fn candidates() -> Vec<String> {
+    vec!["nothing (the WebAssembly build loads no libraries)".into()]
+}
+
+/// Where nvJitLink is looked for, in order.
+#[cfg(not(target_family = "wasm"))]
 pub fn candidates() -> Vec<String> {
     crate::dynlib::candidates("nvJitLink", "CUDA_NODE_NVJITLINK_PATH", &["13", "12"], &["nvJitLink_130_0.dll", "nvJitLink_120_0.dll"])
 }
@@ -46,6 +57,12 @@ fn api() -> Result<&'static Api> {
     })
 }
 
+#[cfg(target_family = "wasm")]
+fn load() -> std::result::Result<Api, String> {
+    Err(candidates().join(", "))
+}
+
+#[cfg(not(target_family = "wasm"))]
 fn load() -> std::result::Result<Api, String> {
     let tried = candidates();
     for name in &tried {

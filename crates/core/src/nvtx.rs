@@ -37,6 +37,9 @@ mod no_tool {
         0
     }
     pub unsafe fn cuda_node_nvtx_range_end(_: u64) {}
+    pub unsafe fn cuda_node_nvtx_attached() -> c_int {
+        0
+    }
 }
 #[cfg(target_family = "wasm")]
 use no_tool::*;

@@ -1,9 +1,11 @@
 //! What each backend implements for streams, events and memory. The owning types in
 //! `stream.rs`, `event.rs` and `memory.rs` check arguments and state once, for both backends,
-//! then call these.
+//! then call these. A library's own trait and data live in `ops/` (`ops/blas.rs`).
 
-use crate::capture::{CaptureMode, CaptureStatus};
-use crate::error::Result;
+pub mod blas;
+pub mod nccl;
+
+use crate::error::{Error, Result};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -26,6 +28,55 @@ pub struct Pattern {
     pub bits: u64,
 }
 
+// Pitched (2D) copies: the shape and the sides a backend gets, checked by `copy2d.rs`, and the
+// bytes a pitched range spans.
+
+/// The shape of a 2D copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rows {
+    pub width: u64,
+    pub height: u64,
+    pub dst_pitch: u64,
+    pub src_pitch: u64,
+}
+
+/// One side as a backend gets it: checked, with its pitch in [`Rows`].
+pub enum End<'a> {
+    Device(&'a dyn AllocOps, u64),
+    /// Pageable host memory (synchronous, as the driver makes it): valid during the call only.
+    Pageable(*mut u8),
+    /// Pinned host memory from an offset.
+    Pinned(Arc<dyn HostBytes>, u64),
+}
+
+/// Bytes a pitched range spans, from its first row's start to its last row's end: `pitch` at
+/// least `width`, `(height - 1) * pitch + width` (0 with no rows or columns).
+pub fn extent(pitch: u64, width: u64, height: u64, what: &str) -> Result<u64> {
+    if width == 0 || height == 0 {
+        return Ok(0);
+    }
+    if pitch < width {
+        return Err(Error::range(format!("{what}: a pitch of {pitch} bytes is less than the {width}-byte width of a row")));
+    }
+    (height - 1)
+        .checked_mul(pitch)
+        .and_then(|n| n.checked_add(width))
+        .ok_or_else(|| Error::range(format!("{what}: {height} rows of pitch {pitch} do not fit in 64 bits")))
+}
+
+/// Copies `rows.height` rows between two host byte ranges (the simulator's and tests' model
+/// of the driver's copy).
+///
+/// # Safety
+/// 1. `src` is valid for reads of `extent(rows.src_pitch, …)` bytes and `dst` for writes of
+///    `extent(rows.dst_pitch, …)` bytes, and the two do not overlap unless they are one range.
+pub unsafe fn copy_rows(dst: *mut u8, src: *const u8, rows: Rows) {
+    for r in 0..rows.height {
+        // SAFETY: (1): row `r` lies inside both extents; `copy` allows overlap within one buffer.
+        unsafe { std::ptr::copy(src.add((r * rows.src_pitch) as usize), dst.add((r * rows.dst_pitch) as usize), rows.width as usize) };
+    }
+}
+
 /// Host memory that queued work may read or write after the call returns (pinned memory).
 pub trait HostBytes: Send + Sync + 'static {
     fn ptr(&self) -> *mut u8;
@@ -33,6 +84,18 @@ pub trait HostBytes: Send + Sync + 'static {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// What a backend returns for a pinned allocation; freed when dropped.
+pub trait PinnedOps: Send + Sync + 'static {
+    fn ptr(&self) -> *mut u8;
+}
+
+/// Where managed memory is prefetched to, or what advice names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    Device(usize),
+    Host,
 }
 
 pub trait AllocOps: Send + Sync + 'static {
@@ -101,13 +164,13 @@ pub trait StreamOps: Send + Sync + 'static {
     /// A pitched copy (`cuMemcpy2DAsync`), one side or both on the device, ranges checked.
     /// Pageable host memory is read or written before the call returns; pinned memory is kept
     /// alive until the copy has run when `hold` (during a capture the graph keeps it).
-    fn copy_2d(&self, dst: crate::copy2d::End<'_>, src: crate::copy2d::End<'_>, rows: crate::copy2d::Rows, hold: bool) -> Result<()>;
+    fn copy_2d(&self, dst: End<'_>, src: End<'_>, rows: Rows, hold: bool) -> Result<()>;
     /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
     /// order, when dropped. The caller keeps the stream alive as long as the allocation.
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>>;
     /// Migrates `[offset, offset + len)` of managed memory to `to` in stream order
     /// (`cuMemPrefetchAsync` v2).
-    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()>;
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: Location) -> Result<()>;
 
     /// A host function that may run more than once (captured into a graph, which keeps it alive).
     fn launch_repeat_fn(&self, slot: &RepeatSlot) -> Result<()>;
@@ -265,4 +328,20 @@ pub trait GraphOps: Send + Sync + 'static {
     /// `cuGraphExecUpdate` from another capture of the same topology.
     fn update(&self, from: &dyn GraphOps) -> Result<()>;
     fn as_any(&self) -> &dyn Any;
+}
+
+/// `cudaStreamCaptureMode`. CuPy's default, and ours, is `Relaxed`: pools may call the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureMode {
+    Global,
+    ThreadLocal,
+    Relaxed,
+}
+
+/// `cudaStreamCaptureStatus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureStatus {
+    None,
+    Active,
+    Invalidated,
 }

@@ -3,16 +3,14 @@
 //! them alive until it has run.
 
 use crate::error::{Error, Result};
+use crate::memory::round_size;
 use crate::ops::HostBytes;
-use crate::pool::round_size;
 use crate::runtime;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
-/// What a backend returns for a pinned allocation; freed when dropped.
-pub trait PinnedOps: Send + Sync + 'static {
-    fn ptr(&self) -> *mut u8;
-}
+// The seam's trait (`ops.rs`), re-exported here where it was first defined.
+pub use crate::ops::PinnedOps;
 
 /// One pinned allocation, from the pool it returns to when dropped.
 pub struct PinnedBlock {

@@ -21,11 +21,8 @@ use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-pub const ALLOCATION_UNIT: u64 = 512;
-
-pub fn round_size(n: u64) -> u64 {
-    n.div_ceil(ALLOCATION_UNIT) * ALLOCATION_UNIT
-}
+// Rounding is every allocation's rule (`memory.rs`), re-exported here where it was first defined.
+pub use crate::memory::{round_size, ALLOCATION_UNIT};
 
 /// Which arena a stream's blocks live in: its handle, and for the per-thread default stream
 /// the thread too (each thread has its own).

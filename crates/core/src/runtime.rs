@@ -34,13 +34,6 @@ pub struct Runtime {
     pub backend: Box<dyn Backend>,
 }
 
-impl Runtime {
-    /// Checks a device id from JS and returns it as an ordinal.
-    pub fn ordinal(&self, id: f64) -> Result<usize> {
-        crate::device::check_ordinal(id, self.backend.device_count())
-    }
-}
-
 /// The environment variable that forces a backend.
 pub const BACKEND_ENV: &str = "CUDA_NODE_BACKEND";
 

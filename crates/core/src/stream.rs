@@ -6,7 +6,7 @@ use crate::error::{Code, Error, Result};
 use crate::event::Event;
 use crate::graph::Graph;
 use crate::memory::DeviceMemory;
-use crate::ops::{HostBytes, HostFn, Pattern, StatusFn, StreamOps};
+use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
 use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
@@ -32,14 +32,8 @@ pub struct Stream {
     nonblocking: bool,
     priority: i32,
     /// Set while a capture begun on this stream runs.
-    capture: Mutex<Option<Captured>>,
-}
-
-/// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
-#[derive(Default)]
-pub(crate) struct Captured {
-    pub host_fns: Vec<Arc<RepeatSlot>>,
-    pub keep: Vec<Arc<dyn HostBytes>>,
+    /// The keep list of the capture begun on this stream, while it is under way.
+    capture: Mutex<Option<capture::Keep>>,
 }
 
 impl Stream {
@@ -150,8 +144,9 @@ impl Stream {
         }
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
         self.ops.begin_capture(mode)?;
-        capture::began(self.device, !self.nonblocking);
-        *cap = Some(Captured::default());
+        let keep = capture::Keep::default();
+        capture::began(self.device, !self.nonblocking, &keep);
+        *cap = Some(keep);
         Ok(())
     }
 
@@ -160,10 +155,10 @@ impl Stream {
     pub fn end_capture(&self) -> Result<Graph> {
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
         let ended = self.ops.end_capture();
-        let kept = cap.take();
-        if kept.is_some() {
-            capture::ended(self.device, !self.nonblocking);
-        }
+        let kept = cap.take().map(|keep| {
+            capture::ended(self.device, !self.nonblocking, &keep);
+            std::mem::take(&mut *keep.lock().unwrap_or_else(|p| p.into_inner()))
+        });
         Ok(Graph::new(ended?, self.device, kept.unwrap_or_default()))
     }
 
@@ -228,18 +223,27 @@ impl Stream {
     /// at every launch (the graph keeps it alive); otherwise it runs once.
     pub fn launch_repeat_fn(&self, f: Arc<RepeatFn>) -> Result<()> {
         self.legacy_ok("launchHostFunc()")?;
-        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        match cap.as_mut() {
+        let cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = || -> Arc<RepeatSlot> { Arc::new(Box::new(f.clone())) };
+        match cap.as_ref() {
             Some(kept) => {
-                let slot: Arc<RepeatSlot> = Arc::new(Box::new(f));
+                let slot = slot();
                 self.ops.launch_repeat_fn(&slot)?;
-                kept.host_fns.push(slot);
+                kept.lock().unwrap_or_else(|p| p.into_inner()).host_fns.push(slot);
                 Ok(())
             }
-            None if self.is_capturing()? => Err(Error::cuda(
-                Code::CUDA_ERROR_NOT_SUPPORTED,
-                "a host function on a stream joined into another stream's capture is not supported: launch it on the stream that began the capture",
-            )),
+            None if self.is_capturing()? => {
+                let slot = slot();
+                self.ops.launch_repeat_fn(&slot)?;
+                if capture::keep_in_joined(self.device, |c| c.host_fns.push(slot.clone())) {
+                    Ok(())
+                } else {
+                    Err(Error::cuda(
+                        Code::CUDA_ERROR_NOT_SUPPORTED,
+                        "this stream captures into a capture cuda-node did not begin: launch host functions on a stream whose capture began here",
+                    ))
+                }
+            }
             None => self.ops.launch_host_fn(Box::new(move || f())),
         }
     }
@@ -398,8 +402,19 @@ impl Stream {
         if size == 0 {
             return Ok(());
         }
-        self.same_device(dst, "copy")?;
-        self.same_device(src, "copy")?;
+        // Between devices (cuMemcpyPeerAsync) the stream may be either device's: the copy is
+        // ordered on it alone, and work on the other device is ordered with events.
+        if dst.device() != self.device && src.device() != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "copy: memory of devices {} and {} copied on a stream of device {}: use a stream of either device",
+                    src.device(),
+                    dst.device(),
+                    self.device
+                ),
+            ));
+        }
         dst.check_range(dst_offset, size, "copy")?;
         src.check_range(src_offset, size, "copy")?;
         self.legacy_ok("copy")?;
@@ -427,16 +442,23 @@ impl Stream {
     /// During a capture begun here, the graph keeps `host` alive (returns false); otherwise the
     /// copy holds it until it has run (returns true).
     fn keep_in_capture(&self, host: &Arc<PinnedBlock>) -> Result<bool> {
-        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        match cap.as_mut() {
+        let cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        match cap.as_ref() {
             Some(kept) => {
-                kept.keep.push(host.clone());
+                kept.lock().unwrap_or_else(|p| p.into_inner()).keep.push(host.clone());
                 Ok(false)
             }
-            None if self.is_capturing()? => Err(Error::cuda(
-                Code::CUDA_ERROR_NOT_SUPPORTED,
-                "a pinned copy on a stream joined into another stream's capture is not supported: copy on the stream that began the capture",
-            )),
+            // A stream that joined another stream's capture: the graph that capture makes keeps it.
+            None if self.is_capturing()? => {
+                if capture::keep_in_joined(self.device, |c| c.keep.push(host.clone())) {
+                    Ok(false)
+                } else {
+                    Err(Error::cuda(
+                        Code::CUDA_ERROR_NOT_SUPPORTED,
+                        "this stream captures into a capture cuda-node did not begin: copy through pinned memory on a stream whose capture began here",
+                    ))
+                }
+            }
             None => Ok(true),
         }
     }
@@ -466,6 +488,48 @@ impl Stream {
             ));
         }
         Ok(())
+    }
+}
+
+/// Running a graph is stream work, so it is here: `graph.rs` names no stream.
+impl Graph {
+    fn check_stream(&self, stream: &Stream, what: &str) -> Result<()> {
+        if stream.device() != self.device() {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("{what}: a graph of device {} cannot run on a stream of device {}", self.device(), stream.device()),
+            ));
+        }
+        if stream.is_capturing()? {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                format!("{what}: a graph cannot be launched into a stream that is capturing"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs the graph on `stream`, after earlier work there and after its own previous launch.
+    /// The launch keeps what its nodes use — captured host functions, pinned memory — until it
+    /// has run, so the graph may be destroyed (or its thread end) while the launch is queued:
+    /// the driver calls a host node through a pointer into the graph's slot, and freeing that
+    /// slot first was a use-after-free on the GPU (#20).
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "launch")?;
+        stream.ops().launch_graph(self.ops())?;
+        if let Some(release) = self.launch_holds() {
+            if stream.ops().launch_host_fn(release).is_err() {
+                // Not queued (the graph itself still holds them): wait for the launch instead.
+                let _ = stream.ops().synchronize();
+            }
+        }
+        Ok(())
+    }
+
+    /// Prepares the graph on `stream` without running it.
+    pub fn upload(&self, stream: &Stream) -> Result<()> {
+        self.check_stream(stream, "upload")?;
+        stream.ops().upload_graph(self.ops())
     }
 }
 

@@ -1,4 +1,4 @@
-//! Devices: count, properties, memory, synchronize.
+//! Devices: count, properties, memory, synchronize, identity (UUID, PCI bus id) and peer access.
 
 use crate::raw::{self, Ret};
 use crate::task::Blocking;
@@ -69,5 +69,38 @@ crate::exports! {
     c"deviceSynchronizeAsync" => fn device_synchronize_async(_cx, device: f64) -> Blocking {
         let ordinal = runtime()?.ordinal(device)?;
         Ok(Blocking::new(move || cuda_node_core::device::synchronize(ordinal)))
+    }
+
+    /// The device's UUID, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (`cuDeviceGetUuid`).
+    c"deviceUuid" => fn device_uuid(_cx, device: f64) -> String {
+        cuda_node_core::device::uuid(runtime()?.ordinal(device)?)
+    }
+
+    /// The device's PCI bus id, `0000:19:00.0` (`cuDeviceGetPCIBusId`).
+    c"devicePciBusId" => fn device_pci_bus_id(_cx, device: f64) -> String {
+        cuda_node_core::device::pci_bus_id(runtime()?.ordinal(device)?)
+    }
+
+    /// The ordinal of the device at a PCI bus id (`cuDeviceGetByPCIBusId`).
+    c"deviceByPciBusId" => fn device_by_pci_bus_id(_cx, id: String) -> f64 {
+        Ok(cuda_node_core::device::from_pci_bus_id(&id)? as f64)
+    }
+
+    /// Whether `device` can reach `peer`'s memory directly (`cuDeviceCanAccessPeer`).
+    c"deviceCanAccessPeer" => fn device_can_access_peer(_cx, device: f64, peer: f64) -> bool {
+        let rt = runtime()?;
+        cuda_node_core::device::can_access_peer(rt.ordinal(device)?, rt.ordinal(peer)?)
+    }
+
+    /// Lets `device` reach `peer`'s memory (`cuCtxEnablePeerAccess`); again is nothing.
+    c"deviceEnablePeerAccess" => fn device_enable_peer_access(_cx, device: f64, peer: f64) -> () {
+        let rt = runtime()?;
+        cuda_node_core::device::enable_peer_access(rt.ordinal(device)?, rt.ordinal(peer)?)
+    }
+
+    /// Stops `device` reaching `peer`'s memory (`cuCtxDisablePeerAccess`); again is nothing.
+    c"deviceDisablePeerAccess" => fn device_disable_peer_access(_cx, device: f64, peer: f64) -> () {
+        let rt = runtime()?;
+        cuda_node_core::device::disable_peer_access(rt.ordinal(device)?, rt.ordinal(peer)?)
     }
 }

@@ -51,7 +51,8 @@ crate::exports! {
     c"eventSynchronizeAsync" => fn event_synchronize_async(_cx, event: f64) -> Blocking {
         let e = get(event)?;
         let done = e.query().unwrap_or(false);
-        Ok(Blocking::unless_done(done, move || e.synchronize()))
+        let polled = e.clone();
+        Ok(Blocking::unless_done(done, move || e.synchronize()).when(move || polled.query().unwrap_or(true)))
     }
 
     /// Milliseconds from `start` to `end` (`cuEventElapsedTime`).

@@ -100,13 +100,35 @@ pub fn live<T>(table: &'static Local<T>) -> usize {
     table.try_with(|t| t.borrow().slots.iter().filter(|s| s.value.is_some()).count()).unwrap_or(0)
 }
 
+/// A handle as a finalizer's data pointer: its bits where a pointer holds 64 of them, else
+/// boxed (wasm32's pointers have 32 bits: truncated, a handle would name another slot).
+fn pack(handle: f64) -> *mut std::ffi::c_void {
+    #[cfg(target_pointer_width = "64")]
+    return handle.to_bits() as usize as *mut std::ffi::c_void;
+    #[cfg(not(target_pointer_width = "64"))]
+    return Box::into_raw(Box::new(handle)).cast();
+}
+
+/// The handle `pack` made `data` of.
+///
+/// # Safety
+/// `data` comes from `pack`, and is unpacked once.
+unsafe fn unpack(data: *mut std::ffi::c_void) -> f64 {
+    #[cfg(target_pointer_width = "64")]
+    return f64::from_bits(data as usize as u64);
+    // SAFETY: `pack` boxed it; this is its one release.
+    #[cfg(not(target_pointer_width = "64"))]
+    return *unsafe { Box::from_raw(data.cast::<f64>()) };
+}
+
 /// Releases `handle` from `table` when `owner` is collected (the GC backstop; `destroy()` or
 /// `free()` release it sooner, and the finalizer then finds nothing).
 pub fn own<T: 'static>(cx: &Cx, owner: &Owner, table: &'static Local<T>, handle: f64) -> Result<()> {
     unsafe extern "C" fn finalize<T: 'static>(_env: sys::napi_env, data: *mut std::ffi::c_void, hint: *mut std::ffi::c_void) {
         // SAFETY: `hint` is the `&'static Local<T>` given to napi_add_finalizer below.
         let table = unsafe { &*(hint as *const Local<T>) };
-        let handle = f64::from_bits(data as usize as u64);
+        // SAFETY: `data` is what `own` made of the handle, given back once.
+        let handle = unsafe { unpack(data) };
         // A panic must not unwind into the GC.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(remove(table, handle))));
     }
@@ -117,7 +139,7 @@ pub fn own<T: 'static>(cx: &Cx, owner: &Owner, table: &'static Local<T>, handle:
             sys::napi_add_finalizer(
                 cx.env,
                 owner.0,
-                handle.to_bits() as usize as *mut std::ffi::c_void,
+                pack(handle),
                 Some(finalize::<T>),
                 table as *const Local<T> as *mut std::ffi::c_void,
                 std::ptr::null_mut(),

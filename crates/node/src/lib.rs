@@ -19,6 +19,7 @@ mod handles;
 mod kernel;
 mod memory;
 mod module;
+mod nccl;
 mod nvjitlink;
 mod nvrtc;
 mod nvtx;
@@ -55,6 +56,7 @@ fn tables() -> Vec<&'static [Export]> {
         module::EXPORTS,
         kernel::EXPORTS,
         blas::EXPORTS,
+        nccl::EXPORTS,
         nvtx::EXPORTS,
         profiler::EXPORTS,
         coop::EXPORTS,

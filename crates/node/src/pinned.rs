@@ -127,9 +127,13 @@ crate::exports! {
                 Ok(Arc::strong_count(b) > 1)
             })
         };
-        // A finished copy's hold is dropped on the reaper thread (its host function may make no
-        // CUDA call): once the stream is synchronized, wait for that drop rather than refuse.
+        // A finished copy's hold goes when its stream is next used or synchronized, or on the
+        // reaper thread: once the copies have run (an event or stream synchronized), let it go
+        // now rather than refuse.
         let in_flight = held()? && {
+            if let Ok(rt) = cuda_node_core::runtime() {
+                rt.backend.release_finished_holds();
+            }
             cuda_node_core::reaper::flush();
             held()?
         };

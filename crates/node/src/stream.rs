@@ -106,7 +106,8 @@ crate::exports! {
         let s = get(stream)?;
         // An idle stream resolves at once; a capturing one rejects, as synchronize() does.
         let idle = s.query().unwrap_or(false);
-        Ok(Blocking::unless_done(idle, move || s.synchronize()))
+        let polled = s.clone();
+        Ok(Blocking::unless_done(idle, move || s.synchronize()).when(move || polled.query().unwrap_or(true)))
     }
 
     /// Starts capturing: `'global' | 'threadLocal' | 'relaxed'`.

@@ -4,9 +4,9 @@
 
 use super::stream::CudaStream;
 use super::{CudaBackend, CudaDevice};
-use crate::blas::{Axpy, BlasOps, Gemm, Library as Lib, Real};
 use crate::dynlib;
 use crate::error::{Error, Result};
+use crate::ops::blas::{Axpy, BlasOps, Gemm, Library as Lib, Real};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;

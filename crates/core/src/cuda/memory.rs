@@ -126,3 +126,19 @@ impl AllocOps for CudaIpcMem {
         self
     }
 }
+
+/// The device an allocation made by this backend is on, where its kind says (device memory of
+/// ours, stream-ordered or managed); `None` for memory the driver resolves by address alone.
+pub(super) fn alloc_device(a: &dyn AllocOps) -> Option<Arc<CudaDevice>> {
+    let any = a.as_any();
+    if let Some(p) = any.downcast_ref::<CudaAlloc>() {
+        return Some(p.dev.clone());
+    }
+    if let Some(p) = any.downcast_ref::<CudaManaged>() {
+        return Some(p.inner.dev.clone());
+    }
+    if let Some(p) = any.downcast_ref::<CudaIpcMem>() {
+        return Some(p.dev.clone());
+    }
+    any.downcast_ref::<CudaAsyncAlloc>().map(|p| p.dev.clone())
+}

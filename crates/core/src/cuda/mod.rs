@@ -4,20 +4,19 @@
 mod blas;
 mod event;
 mod graph;
+mod holds;
 mod kernels;
 mod memory;
 mod module;
+mod nccl;
 mod pinned;
 pub(crate) mod raw;
 mod recycle;
 mod staging;
 mod stream;
 
-use crate::async_pool::PoolAttr;
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, PoolAttr, ATTRIBUTES};
 use crate::error::{Check, Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
 use event::CudaEvent;
@@ -91,6 +90,7 @@ impl CudaBackend {
         // SAFETY: the library is present (checked above).
         unsafe { raw::init() }.check("cuInit")?;
         LOADED.store(true, Ordering::Release);
+        crate::error::set_driver_description(raw::error_string);
         let version = raw::driver_version().check("cuDriverGetVersion")?;
         let count = raw::device_count().check("cuDeviceGetCount")?;
         if count <= 0 {
@@ -186,16 +186,26 @@ impl Backend for CudaBackend {
             Some(raw) => raw,
             None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
         };
-        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)) }))
+        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)), holds: holds::Holds::new(dev) }))
     }
 
     fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
         // Handle 0 is the legacy stream of the current context (S3); every call binds first.
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: std::ptr::null_mut(), owned: None }))
+        Ok(Box::new(CudaStream {
+            dev: self.devices[ordinal].clone(),
+            raw: std::ptr::null_mut(),
+            owned: None,
+            holds: holds::Holds::new(&self.devices[ordinal]),
+        }))
     }
 
     fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
-        Ok(Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream::CU_STREAM_PER_THREAD, owned: None }))
+        Ok(Box::new(CudaStream {
+            dev: self.devices[ordinal].clone(),
+            raw: stream::CU_STREAM_PER_THREAD,
+            owned: None,
+            holds: holds::Holds::new(&self.devices[ordinal]),
+        }))
     }
 
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
@@ -213,7 +223,15 @@ impl Backend for CudaBackend {
         // SAFETY: as above.
         let flags = unsafe { raw::stream_flags(stream) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
         let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
-        Ok((Box::new(CudaStream { dev: self.devices[ordinal].clone(), raw: stream, owned: None }), nonblocking))
+        Ok((
+            Box::new(CudaStream {
+                dev: self.devices[ordinal].clone(),
+                raw: stream,
+                owned: None,
+                holds: holds::Holds::new(&self.devices[ordinal]),
+            }),
+            nonblocking,
+        ))
     }
 
     fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>> {
@@ -264,15 +282,19 @@ impl Backend for CudaBackend {
         unsafe { raw::mem_pool_trim_to(pool, 0) }.check("cuMemPoolTrimTo")
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         // Portable pinned memory belongs to no one context; any current context will do.
         self.bind(0)?;
         let ptr = raw::mem_host_alloc(size as usize).check("cuMemHostAlloc")?;
         Ok(Box::new(pinned::CudaPinned { dev: self.devices[0].clone(), ptr }))
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
+    }
+
+    fn release_finished_holds(&self) {
+        holds::reap_all();
     }
 
     fn profiler(&self, on: bool) -> Result<()> {
@@ -291,6 +313,33 @@ impl Backend for CudaBackend {
         Ok(Box::new(CudaAlloc { dev: self.devices[ordinal].clone(), ptr }))
     }
 
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
+        raw::device_uuid(self.devices[ordinal].dev).check("cuDeviceGetUuid")
+    }
+
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
+        raw::device_pci_bus_id(self.devices[ordinal].dev).check("cuDeviceGetPCIBusId")
+    }
+
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
+        raw::device_can_access_peer(self.devices[ordinal].dev, self.devices[peer].dev).check("cuDeviceCanAccessPeer")
+    }
+
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
+        let peer_ctx = self.bind(peer)?;
+        self.bind(ordinal)?;
+        // SAFETY: `peer_ctx` is a retained primary context; the device's own context is current.
+        match unsafe { raw::ctx_peer_access(peer_ctx, on) } {
+            // Already so: enabling and disabling are idempotent, as CuPy treats them.
+            Err(sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) => Ok(()),
+            r => r.check(if on { "cuCtxEnablePeerAccess" } else { "cuCtxDisablePeerAccess" }),
+        }
+    }
+
+    fn nccl(&self) -> &dyn crate::ops::nccl::NcclOps {
+        self
+    }
+
     fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>> {
         self.bind(ordinal)?;
         let flags = if global { sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL } else { sys::CUmemAttach_flags::CU_MEM_ATTACH_HOST };
@@ -300,8 +349,8 @@ impl Backend for CudaBackend {
         Ok(Box::new(memory::CudaManaged { inner: CudaAlloc { dev: self.devices[ordinal].clone(), ptr } }))
     }
 
-    fn pointer_attributes(&self, ptr: u64) -> Result<crate::memory::PointerAttributes> {
-        use crate::memory::{MemoryKind, PointerAttributes};
+    fn pointer_attributes(&self, ptr: u64) -> Result<crate::backend::PointerAttributes> {
+        use crate::backend::{MemoryKind, PointerAttributes};
         self.bind(0)?;
         fn read<T: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<T> {
             let mut v = T::default();
@@ -328,19 +377,19 @@ impl Backend for CudaBackend {
     fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)> {
         let attrs = self.pointer_attributes(ptr)?;
         self.bind(ordinal)?;
-        let managed = attrs.kind == crate::memory::MemoryKind::Managed;
+        let managed = attrs.kind == crate::backend::MemoryKind::Managed;
         Ok((Box::new(memory::CudaForeign { base: attrs.base, managed }), ptr - attrs.base))
     }
 
-    fn mem_advise(&self, ptr: u64, len: u64, advice: crate::memory::Advice, location: crate::memory::Location) -> Result<()> {
+    fn mem_advise(&self, ptr: u64, len: u64, advice: crate::backend::Advice, location: crate::ops::Location) -> Result<()> {
         self.bind(0)?;
         let advice = match advice {
-            crate::memory::Advice::SetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
-            crate::memory::Advice::UnsetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
-            crate::memory::Advice::SetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
-            crate::memory::Advice::UnsetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
-            crate::memory::Advice::SetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY,
-            crate::memory::Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+            crate::backend::Advice::SetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+            crate::backend::Advice::UnsetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+            crate::backend::Advice::SetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            crate::backend::Advice::UnsetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+            crate::backend::Advice::SetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY,
+            crate::backend::Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
         };
         // SAFETY: the range lies in a live managed allocation (checked in memory.rs).
         unsafe { sys::cuMemAdvise_v2(ptr, len as usize, advice, mem_location(location)) }.check("cuMemAdvise")
@@ -368,7 +417,7 @@ impl Backend for CudaBackend {
         Ok((Box::new(opened), size as u64))
     }
 
-    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         self.bind(0)?;
         // SAFETY: the caller keeps `len` bytes at `ptr` alive until the result is dropped.
         unsafe { sys::cuMemHostRegister_v2(ptr.cast(), len as usize, sys::CU_MEMHOSTREGISTER_PORTABLE) }.check("cuMemHostRegister")?;
@@ -377,12 +426,10 @@ impl Backend for CudaBackend {
 }
 
 /// A driver memory location.
-pub(crate) fn mem_location(location: crate::memory::Location) -> sys::CUmemLocation {
+pub(crate) fn mem_location(location: crate::ops::Location) -> sys::CUmemLocation {
     match location {
-        crate::memory::Location::Device(d) => {
-            sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 }
-        }
-        crate::memory::Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
+        crate::ops::Location::Device(d) => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 },
+        crate::ops::Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
     }
 }
 

@@ -15,7 +15,7 @@ unsafe impl Send for CudaPinned {}
 // SAFETY: as above.
 unsafe impl Sync for CudaPinned {}
 
-impl crate::pinned::PinnedOps for CudaPinned {
+impl crate::ops::PinnedOps for CudaPinned {
     fn ptr(&self) -> *mut u8 {
         self.ptr as *mut u8
     }
@@ -42,7 +42,7 @@ unsafe impl Send for CudaRegistered {}
 // SAFETY: as above.
 unsafe impl Sync for CudaRegistered {}
 
-impl crate::pinned::PinnedOps for CudaRegistered {
+impl crate::ops::PinnedOps for CudaRegistered {
     fn ptr(&self) -> *mut u8 {
         self.ptr as *mut u8
     }

@@ -38,6 +38,12 @@ pub(crate) fn driver_present() -> bool {
     std::panic::catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
 }
 
+/// The driver's sentence for `code` (`cuGetErrorString`), if it has one. Given to `error.rs`
+/// only once `cuInit` has succeeded, so libcuda is loaded whenever it runs.
+pub(crate) fn error_string(code: CUresult) -> Option<String> {
+    cudarc::driver::result::DriverError(code).error_string().ok().map(|s| s.to_string_lossy().into_owned())
+}
+
 /// `cuInit(0)`.
 ///
 /// # Safety
@@ -501,6 +507,63 @@ pub(crate) unsafe fn memcpy_dtod_async(dst: sys::CUdeviceptr, src: sys::CUdevice
 pub(crate) unsafe fn memcpy_2d_async(copy: &sys::CUDA_MEMCPY2D, stream: sys::CUstream) -> Raw<()> {
     // SAFETY: (1) and (2); `copy` is a valid, fully initialised descriptor for the call.
     ok(unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) })
+}
+
+/// `cuMemcpyPeerAsync`: between two devices' memory, in `stream`'s order.
+///
+/// # Safety
+/// 1. Both ranges lie inside live allocations of the devices whose contexts are given.
+/// 2. Both contexts are live (retained primary contexts); `stream` is live, as for [`stream_priority`].
+pub(crate) unsafe fn memcpy_peer_async(
+    dst: sys::CUdeviceptr,
+    dst_ctx: sys::CUcontext,
+    src: sys::CUdeviceptr,
+    src_ctx: sys::CUcontext,
+    len: usize,
+    stream: sys::CUstream,
+) -> Raw<()> {
+    // SAFETY: (1) and (2).
+    ok(unsafe { sys::cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, len, stream) })
+}
+
+/// `cuDeviceGetUuid_v2`: the device's 16 bytes.
+pub(crate) fn device_uuid(dev: sys::CUdevice) -> Raw<[u8; 16]> {
+    let mut u = sys::CUuuid { bytes: [0; 16] };
+    // SAFETY: `u` is a valid out-pointer; an invalid device handle is an error, not UB.
+    ok(unsafe { sys::cuDeviceGetUuid_v2(&mut u, dev) })?;
+    Ok(u.bytes.map(|b| b as u8))
+}
+
+/// `cuDeviceGetPCIBusId`: `domain:bus:device.function`.
+pub(crate) fn device_pci_bus_id(dev: sys::CUdevice) -> Raw<String> {
+    let mut id = [0 as c_char; 64];
+    // SAFETY: the buffer holds 64 bytes and we pass its length; the driver NUL-terminates.
+    ok(unsafe { sys::cuDeviceGetPCIBusId(id.as_mut_ptr(), id.len() as c_int, dev) })?;
+    // SAFETY: the driver wrote a NUL-terminated string into `id`.
+    Ok(unsafe { CStr::from_ptr(id.as_ptr()) }.to_string_lossy().into_owned())
+}
+
+/// `cuDeviceCanAccessPeer`.
+pub(crate) fn device_can_access_peer(dev: sys::CUdevice, peer: sys::CUdevice) -> Raw<bool> {
+    let mut can: c_int = 0;
+    // SAFETY: `can` is a valid out-pointer; invalid device handles are an error, not UB.
+    ok(unsafe { sys::cuDeviceCanAccessPeer(&mut can, dev, peer) })?;
+    Ok(can != 0)
+}
+
+/// `cuCtxEnablePeerAccess` / `cuCtxDisablePeerAccess` for the current context.
+///
+/// # Safety
+/// 1. `peer` is a live context (a retained primary context) and a context is current.
+pub(crate) unsafe fn ctx_peer_access(peer: sys::CUcontext, on: bool) -> Raw<()> {
+    // SAFETY: (1).
+    ok(unsafe {
+        if on {
+            sys::cuCtxEnablePeerAccess(peer, 0)
+        } else {
+            sys::cuCtxDisablePeerAccess(peer)
+        }
+    })
 }
 
 /// `cuMemPoolGetAttribute` for a `cuuint64_t` attribute.

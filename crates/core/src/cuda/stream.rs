@@ -5,10 +5,11 @@ use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::raw;
 use super::CudaDevice;
-use crate::capture::{CaptureMode, CaptureStatus};
-use crate::copy2d::{End, Rows};
 use crate::error::{Check, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{
+    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn,
+    StreamOps,
+};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -20,6 +21,8 @@ pub struct CudaStream {
     /// Created here (with these flags and priority), so released here; None for the default
     /// streams and external ones.
     pub(super) owned: Option<(u32, i32)>,
+    /// Host memory its queued copies use, until they have run.
+    pub(super) holds: super::holds::Holds,
 }
 
 // SAFETY: a CUstream may be used from any thread: a created one carries its context, and the
@@ -30,6 +33,7 @@ unsafe impl Sync for CudaStream {}
 
 impl Drop for CudaStream {
     fn drop(&mut self) {
+        self.holds.orphan(&self.dev);
         let Some((flags, priority)) = self.owned else { return };
         if self.dev.recycled.keep_stream(self.raw, flags, priority) {
             return;
@@ -80,22 +84,10 @@ unsafe extern "C" fn callback_trampoline(_stream: sys::CUstream, status: sys::CU
 }
 
 impl CudaStream {
-    /// Holds `host` until the stream reaches this point. The release happens on the reaper
-    /// thread: it may free pinned memory, a CUDA call a host function must not make. Never
-    /// during a capture: this host function consumes its argument, so it may run only once.
+    /// Holds `host` until the stream reaches this point (an event, not a host function: see
+    /// `holds.rs`). Never during a capture: the graph keeps what its copies use.
     fn keep_until_done(&self, host: Arc<dyn HostBytes>) -> Result<()> {
-        let f: HostFn = Box::new(move || crate::reaper::defer_drop(host));
-        let user = Box::into_raw(Box::new(f)) as *mut c_void;
-        // SAFETY: the trampoline takes ownership of `user` when it runs.
-        let r = unsafe { raw::launch_host_func(self.raw, host_fn_trampoline, user) };
-        if r.is_err() {
-            // SAFETY: not enqueued, so never called: reclaim it. The copy was enqueued, so wait
-            // for it before the host memory may go.
-            drop(unsafe { Box::from_raw(user as *mut HostFn) });
-            // SAFETY: the stream is live.
-            let _ = unsafe { raw::stream_synchronize(self.raw) };
-        }
-        r.check("cuLaunchHostFunc")
+        self.holds.add(&self.dev, self.raw, host)
     }
 
     fn kernels(&self) -> Result<&Kernels> {
@@ -117,13 +109,19 @@ impl StreamOps for CudaStream {
     fn query(&self) -> Result<bool> {
         self.bind_implicit()?;
         // SAFETY: the stream is live (the owning type outlives every call).
-        unsafe { raw::stream_query(self.raw) }.check("cuStreamQuery")
+        let idle = unsafe { raw::stream_query(self.raw) }.check("cuStreamQuery")?;
+        if idle {
+            self.holds.reap(&self.dev);
+        }
+        Ok(idle)
     }
 
     fn synchronize(&self) -> Result<()> {
         self.bind_implicit()?;
         // SAFETY: the stream is live.
-        unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")
+        unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")?;
+        self.holds.reap(&self.dev);
+        Ok(())
     }
 
     fn record(&self, event: &dyn EventOps) -> Result<()> {
@@ -335,7 +333,7 @@ impl StreamOps for CudaStream {
         unsafe { raw::graph_upload(g.exec, self.raw) }.check("cuGraphUpload")
     }
 
-    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+    fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
         unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.raw) }
@@ -400,8 +398,24 @@ impl StreamOps for CudaStream {
     }
 
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
+        if let (Some(dd), Some(sd)) = (super::memory::alloc_device(dst), super::memory::alloc_device(src)) {
+            if !Arc::ptr_eq(&dd, &sd) {
+                // Between devices: the driver copies peer to peer where it can, else stages
+                // through the host; either way in this stream's order only (the other device's
+                // streams are ordered with events, as cudaMemcpyPeerAsync documents).
+                let (dctx, sctx) = (dd.bind()?, sd.bind()?);
+                self.dev.bind()?;
+                // SAFETY: both ranges lie inside live allocations (checked by the caller); the
+                // contexts are the two devices' retained primary contexts.
+                return unsafe {
+                    raw::memcpy_peer_async(alloc_ptr(dst, dst_offset), dctx, alloc_ptr(src, src_offset), sctx, size as usize, self.raw)
+                }
+                .check("cuMemcpyPeerAsync");
+            }
+        }
         self.dev.bind()?;
-        // SAFETY: both ranges lie inside live allocations of this device (checked by the caller).
+        // SAFETY: both ranges lie inside live allocations (checked by the caller); unified
+        // addressing resolves memory the backend cannot place, on either device.
         unsafe { raw::memcpy_dtod_async(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
             .check("cuMemcpyDtoDAsync")
     }

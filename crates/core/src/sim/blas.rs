@@ -3,8 +3,8 @@
 use super::memory::{sim_alloc, Buffer};
 use super::stream::SimStream;
 use super::SimBackend;
-use crate::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
 use crate::error::Result;
+use crate::ops::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {

@@ -4,10 +4,22 @@
 //! completed, and a queue runs one operation at a time in order, so the ordering rules are the
 //! threaded simulator's (S1, S2, S5, S7); each completion is stamped with the host clock when
 //! the operation finishes, as there.
+//!
+//! A timed operation (a sleep kernel) does not block the JS thread: when it starts, its queue
+//! holds it until the host clock reaches its end, and it completes stamped with that time. So a
+//! query made meanwhile says "not done", as natively, two streams' sleeps overlap, and the event
+//! loop stays free while one runs; only a wait for it (synchronize) sleeps the thread until then.
+//!
+//! Timestamps follow what threads would have done, not when a pump happened to come: an
+//! operation starts, as far as its completion's stamp goes, when it was enqueued, its queue's
+//! previous operation completed, or its last dependency completed, whichever is latest, and its
+//! stamp is that start plus the time its work took. So a sleep enqueued at once after an event
+//! record ends exactly its length after it, however late JS pumps.
 
 use super::engine::{Op, Queue};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -19,6 +31,19 @@ pub struct Inbox {
     ops: VecDeque<Op>,
     /// An operation of this queue is running (a pump inside it must not start the next one).
     busy: bool,
+    /// The first operation is a timed one that started: it completes at this time.
+    until: Option<Instant>,
+    /// When the queue's last operation completed (its stamp).
+    last: Option<Instant>,
+}
+
+impl Inbox {
+    /// When the first operation starts, as threads would have started it (see the module's
+    /// comment), given that its dependencies are done.
+    fn start_of(&self, op: &Op) -> Instant {
+        let deps = op.deps.iter().filter_map(|d| d.time());
+        deps.chain(self.last).chain([op.enqueued]).max().expect("at least the enqueue time")
+    }
 }
 
 impl Inbox {
@@ -37,39 +62,76 @@ pub(super) fn register(q: &Arc<Queue>) {
     lock(&QUEUES).push(q.clone());
 }
 
-/// Runs every operation that can run now, in each queue's order; whether any ran.
+fn queues() -> Vec<Arc<Queue>> {
+    let mut all = lock(&QUEUES);
+    all.retain(|q| Arc::strong_count(q) > 1 || !lock(&q.tx).ops.is_empty());
+    all.clone()
+}
+
+/// Runs every operation that can run now, in each queue's order, and starts or ends timed
+/// ones; whether anything changed.
 pub fn pump() -> bool {
-    let queues: Vec<Arc<Queue>> = {
-        let mut all = lock(&QUEUES);
-        all.retain(|q| Arc::strong_count(q) > 1 || !lock(&q.tx).ops.is_empty());
-        all.clone()
-    };
     let mut progress = false;
-    for q in queues {
+    for q in queues() {
         loop {
             let op = {
                 let mut inbox = lock(&q.tx);
-                let ready = !inbox.busy && inbox.ops.front().is_some_and(|op| op.deps.iter().all(|d| d.is_done()));
-                if !ready {
+                if inbox.busy {
                     break;
                 }
+                let Some(front) = inbox.ops.front() else { break };
+                if let Some(until) = inbox.until {
+                    if Instant::now() < until {
+                        break;
+                    }
+                    inbox.until = None;
+                    inbox.last = Some(until);
+                    let op = inbox.ops.pop_front().expect("checked above");
+                    op.done.complete_at(until);
+                    progress = true;
+                    continue;
+                }
+                if !front.deps.iter().all(|d| d.is_done()) {
+                    break;
+                }
+                let start = inbox.start_of(front);
+                if let Some(d) = front.delay {
+                    inbox.until = Some(start + d);
+                    progress = true;
+                    continue;
+                }
                 inbox.busy = true;
-                inbox.ops.pop_front().expect("checked above")
+                (inbox.ops.pop_front().expect("checked above"), start)
             };
+            let (op, start) = op;
+            let ran = Instant::now();
             (op.work)();
-            op.done.complete();
-            lock(&q.tx).busy = false;
+            let at = start + ran.elapsed();
+            op.done.complete_at(at);
+            let mut inbox = lock(&q.tx);
+            inbox.busy = false;
+            inbox.last = Some(at);
             progress = true;
         }
     }
     progress
 }
 
-/// Pumps until `done` holds or nothing more can run.
+/// The earliest end of a timed operation under way.
+fn next_deadline() -> Option<Instant> {
+    queues().iter().filter_map(|q| lock(&q.tx).until).min()
+}
+
+/// Pumps until `done` holds or nothing more can run, sleeping until a timed operation ends
+/// where that is all that is left.
 pub fn run_until(done: impl Fn() -> bool) {
     while !done() {
-        if !pump() {
-            return;
+        if pump() {
+            continue;
+        }
+        match next_deadline() {
+            Some(t) => std::thread::sleep(t.saturating_duration_since(Instant::now())),
+            None => return,
         }
     }
 }
@@ -77,4 +139,21 @@ pub fn run_until(done: impl Fn() -> bool) {
 /// Whether any queue has work left.
 pub fn pending() -> bool {
     lock(&QUEUES).iter().any(|q| !lock(&q.tx).ops.is_empty())
+}
+
+/// After a pump: how long until one should pump again (zero when something can run now), or
+/// `None` when no work is left (or none can advance by itself).
+pub fn next_pump() -> Option<Duration> {
+    let now = Instant::now();
+    let mut next: Option<Duration> = None;
+    for q in queues() {
+        let inbox = lock(&q.tx);
+        let wait = match (inbox.until, inbox.ops.front()) {
+            (Some(t), _) => t.saturating_duration_since(now),
+            (None, Some(op)) if !inbox.busy && op.deps.iter().all(|d| d.is_done()) => Duration::ZERO,
+            _ => continue,
+        };
+        next = Some(next.map_or(wait, |n| n.min(wait)));
+    }
+    next
 }

@@ -7,14 +7,14 @@
 //! While a stream captures, what it is given is recorded as graph nodes instead (C1–C9): a
 //! node is a replayable function, so a graph runs it at every launch.
 
-use crate::capture::{CaptureMode, CaptureStatus};
 use crate::error::{Code, Error, Result};
+use crate::ops::{CaptureMode, CaptureStatus};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(target_family = "wasm"))]
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -38,8 +38,14 @@ impl Completion {
         Arc::new(Completion { at: Mutex::new(Some(Instant::now())), cv: Condvar::new() })
     }
 
+    #[cfg_attr(target_family = "wasm", allow(dead_code))]
     pub(super) fn complete(&self) {
-        *lock(&self.at) = Some(Instant::now());
+        self.complete_at(Instant::now());
+    }
+
+    /// Completes it as of `at` (a timed operation's end, WebAssembly).
+    pub(super) fn complete_at(&self, at: Instant) {
+        *lock(&self.at) = Some(at);
         self.cv.notify_all();
     }
 
@@ -81,6 +87,12 @@ pub(super) struct Op {
     pub(super) deps: Vec<Arc<Completion>>,
     pub(super) work: Work,
     pub(super) done: Arc<Completion>,
+    /// WebAssembly: a timed operation (a sleep), held this long instead of running `work`.
+    #[cfg(target_family = "wasm")]
+    pub(super) delay: Option<Duration>,
+    /// WebAssembly: when it was enqueued (it cannot have started earlier).
+    #[cfg(target_family = "wasm")]
+    pub(super) enqueued: Instant,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,6 +236,27 @@ impl Scheduler {
     /// Submits `work` to `q`: recorded as a node if `q` captures, else enqueued after `extra` and
     /// the implicit legacy-stream dependencies.
     pub fn submit(&self, q: &Arc<Queue>, kind: &'static str, label: String, extra: Vec<Arc<Completion>>, work: Work) -> Result<Submitted> {
+        self.submit_op(q, kind, label, extra, work, None)
+    }
+
+    /// Submits a sleep of `delay` that `work` performs. Natively the stream's thread runs it;
+    /// without threads (WebAssembly) the queue holds it for `delay` without blocking, unless it
+    /// is captured (a graph replays `work`, which blocks).
+    pub fn submit_timed(&self, q: &Arc<Queue>, kind: &'static str, label: String, work: Work, delay: Duration) -> Result<Submitted> {
+        self.submit_op(q, kind, label, vec![], work, Some(delay))
+    }
+
+    fn submit_op(
+        &self,
+        q: &Arc<Queue>,
+        kind: &'static str,
+        label: String,
+        extra: Vec<Arc<Completion>>,
+        work: Work,
+        delay: Option<Duration>,
+    ) -> Result<Submitted> {
+        #[cfg(not(target_family = "wasm"))]
+        let _ = delay;
         if let Some(cap) = q.capture() {
             return record(&cap, q.id, kind, label, work);
         }
@@ -263,7 +296,15 @@ impl Scheduler {
         {
             let mut tail = lock(&q.tail);
             // The worker lives as long as the queue, so the send cannot fail.
-            let _ = lock(&q.tx).send(Op { deps, work, done: done.clone() });
+            let _ = lock(&q.tx).send(Op {
+                deps,
+                work,
+                done: done.clone(),
+                #[cfg(target_family = "wasm")]
+                delay,
+                #[cfg(target_family = "wasm")]
+                enqueued: Instant::now(),
+            });
             *tail = done.clone();
         }
         if q.class == Class::Legacy {

@@ -164,8 +164,8 @@ impl PoolModel {
         self.reserved = self.reserved.min(keep.max(self.used));
     }
 
-    pub fn get(&self, attr: crate::async_pool::PoolAttr) -> u64 {
-        use crate::async_pool::PoolAttr::*;
+    pub fn get(&self, attr: crate::backend::PoolAttr) -> u64 {
+        use crate::backend::PoolAttr::*;
         match attr {
             ReleaseThreshold => self.threshold,
             ReservedCurrent => self.reserved,
@@ -176,8 +176,8 @@ impl PoolModel {
     }
 
     /// As the driver takes it: a high-water mark can only be reset (to the current count).
-    pub fn set(&mut self, attr: crate::async_pool::PoolAttr, value: u64) -> Result<()> {
-        use crate::async_pool::PoolAttr::*;
+    pub fn set(&mut self, attr: crate::backend::PoolAttr, value: u64) -> Result<()> {
+        use crate::backend::PoolAttr::*;
         match attr {
             ReleaseThreshold => self.threshold = value,
             UsedHigh | ReservedHigh if value != 0 => {

@@ -8,13 +8,12 @@ mod engine;
 mod event;
 mod graph;
 mod memory;
+mod nccl;
 mod pinned;
 mod stream;
 
-use crate::backend::Backend;
-use crate::device::{DeviceProps, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Code, Error, Result};
-use crate::event::EventFlags;
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use engine::{Class, Queue, Scheduler};
 use std::collections::HashMap;
@@ -62,7 +61,15 @@ type HostRanges = Arc<Mutex<std::collections::BTreeMap<u64, u64>>>;
 
 pub struct SimBackend {
     pub(crate) devices: Vec<Arc<SimDevice>>,
+    /// `(device, peer)` pairs with peer access enabled.
+    peers: Mutex<std::collections::HashSet<(usize, usize)>>,
     host: HostRanges,
+}
+
+/// The simulated topology: devices come in pairs joined by a link (0–1, 2–3, …), as on a board
+/// of NVLink pairs; a device reaches its pair's memory directly, others only through copies.
+pub fn sim_peers(a: usize, b: usize) -> bool {
+    a != b && a / 2 == b / 2
 }
 
 impl SimBackend {
@@ -99,7 +106,7 @@ impl SimBackend {
                 })
             })
             .collect();
-        SimBackend { devices, host: Default::default() }
+        SimBackend { devices, peers: Mutex::new(Default::default()), host: Default::default() }
     }
 }
 
@@ -231,17 +238,17 @@ impl Backend for SimBackend {
         Err(event::ipc_unsupported())
     }
 
-    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_alloc(&self, size: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         let bytes = pinned::SimPinned::new(size)?;
-        let ptr = crate::pinned::PinnedOps::ptr(&bytes);
+        let ptr = crate::ops::PinnedOps::ptr(&bytes);
         Ok(Box::new(pinned::SimHost::new(self.host.clone(), ptr, size, Some(bytes))?))
     }
 
-    fn async_pool_get(&self, ordinal: usize, attr: crate::async_pool::PoolAttr) -> Result<u64> {
+    fn async_pool_get(&self, ordinal: usize, attr: crate::backend::PoolAttr) -> Result<u64> {
         Ok(lock(&self.devices[ordinal].async_pool).get(attr))
     }
 
-    fn async_pool_set(&self, ordinal: usize, attr: crate::async_pool::PoolAttr, value: u64) -> Result<()> {
+    fn async_pool_set(&self, ordinal: usize, attr: crate::backend::PoolAttr, value: u64) -> Result<()> {
         lock(&self.devices[ordinal].async_pool).set(attr, value)
     }
 
@@ -250,7 +257,7 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn blas(&self) -> &dyn crate::blas::BlasOps {
+    fn blas(&self) -> &dyn crate::ops::blas::BlasOps {
         self
     }
 
@@ -266,12 +273,43 @@ impl Backend for SimBackend {
         Ok(Box::new(alloc_on(&self.devices[ordinal], size, false)?))
     }
 
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
+        // Stable and distinct per device; version 8 ("custom") in the UUID's own bits.
+        let mut u = *b"cuda-node-sim\0\0\0";
+        u[6] = 0x80 | (u[6] & 0x0f);
+        u[8] = 0x80 | (u[8] & 0x3f);
+        u[14..16].copy_from_slice(&(ordinal as u16).to_be_bytes());
+        Ok(u)
+    }
+
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
+        Ok(format!("0000:{ordinal:02x}:00.0"))
+    }
+
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
+        Ok(sim_peers(ordinal, peer))
+    }
+
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
+        let mut peers = lock(&self.peers);
+        if on {
+            peers.insert((ordinal, peer));
+        } else {
+            peers.remove(&(ordinal, peer));
+        }
+        Ok(())
+    }
+
+    fn nccl(&self) -> &dyn crate::ops::nccl::NcclOps {
+        self
+    }
+
     fn alloc_managed(&self, ordinal: usize, size: u64, _global: bool) -> Result<Box<dyn AllocOps>> {
         Ok(Box::new(alloc_kind(&self.devices[ordinal], size, false, true)?))
     }
 
-    fn pointer_attributes(&self, ptr: u64) -> Result<crate::memory::PointerAttributes> {
-        use crate::memory::{MemoryKind, PointerAttributes};
+    fn pointer_attributes(&self, ptr: u64) -> Result<crate::backend::PointerAttributes> {
+        use crate::backend::{MemoryKind, PointerAttributes};
         for dev in &self.devices {
             let allocs = lock(&dev.allocs);
             if let Some((&base, k)) = allocs.range(..=ptr).next_back() {
@@ -303,7 +341,7 @@ impl Backend for SimBackend {
         }
     }
 
-    fn mem_advise(&self, _ptr: u64, _len: u64, _advice: crate::memory::Advice, _location: crate::memory::Location) -> Result<()> {
+    fn mem_advise(&self, _ptr: u64, _len: u64, _advice: crate::backend::Advice, _location: crate::ops::Location) -> Result<()> {
         // Advice changes where pages live, never what they hold: nothing to simulate.
         Ok(())
     }
@@ -316,7 +354,7 @@ impl Backend for SimBackend {
         Err(ipc_mem_unsupported())
     }
 
-    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::pinned::PinnedOps>> {
+    fn host_register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn crate::ops::PinnedOps>> {
         Ok(Box::new(pinned::SimHost::new(self.host.clone(), ptr, len, None)?))
     }
 }

@@ -32,7 +32,7 @@ unsafe impl Send for SimPinned {}
 // SAFETY: as above.
 unsafe impl Sync for SimPinned {}
 
-impl crate::pinned::PinnedOps for SimPinned {
+impl crate::ops::PinnedOps for SimPinned {
     fn ptr(&self) -> *mut u8 {
         // SAFETY: we only take the address; the box is never reallocated.
         unsafe { (*self.0.get()).as_mut_ptr() }
@@ -79,7 +79,7 @@ impl Drop for SimHost {
     }
 }
 
-impl crate::pinned::PinnedOps for SimHost {
+impl crate::ops::PinnedOps for SimHost {
     fn ptr(&self) -> *mut u8 {
         self.ptr
     }

@@ -5,10 +5,11 @@ use super::event::{sim_event, Recorded};
 use super::graph::{sim_graph, SimGraph};
 use super::memory::sim_alloc;
 use super::{lock, SimDevice};
-use crate::capture::{CaptureMode, CaptureStatus};
-use crate::copy2d::{copy_rows, extent, End, Rows};
 use crate::error::{Code, Error, Result};
-use crate::ops::{AllocOps, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{
+    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, Rows,
+    StatusFn, StreamOps,
+};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -104,7 +105,11 @@ impl StreamOps for SimStream {
     }
 
     fn sleep(&self, ns: u64) -> Result<()> {
-        self.run("kernel", format!("sleep {ns} ns"), move || std::thread::sleep(Duration::from_nanos(ns)))
+        let d = Duration::from_nanos(ns);
+        self.dev
+            .scheduler
+            .submit_timed(&self.queue, "kernel", format!("sleep {ns} ns"), Arc::new(move || std::thread::sleep(d)), d)
+            .map(|_| ())
     }
 
     fn fill(&self, dst: &dyn AllocOps, offset: u64, pattern: Pattern, count: u64) -> Result<()> {
@@ -268,7 +273,7 @@ impl StreamOps for SimStream {
         Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
     }
 
-    fn prefetch(&self, _mem: &dyn AllocOps, offset: u64, len: u64, to: crate::memory::Location) -> Result<()> {
+    fn prefetch(&self, _mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
         // One memory serves host and device alike here: a prefetch only takes its place in order.
         self.run("prefetch", format!("{len} bytes at +{offset} to {to:?}"), || {})
     }

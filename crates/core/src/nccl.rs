@@ -1,0 +1,204 @@
+//! NCCL (CuPy's `cupy.cuda.nccl`): unique ids, communicators and their collectives, written
+//! once over the seam's [`NcclOps`] (`ops/nccl.rs`), which each backend implements beside its
+//! own code — the real library loaded at run time (`cuda/nccl.rs`), or the simulator's ranks
+//! over local sockets (`sim/nccl.rs`). The checks live here.
+
+use crate::error::{Error, Result};
+use crate::memory::DeviceMemory;
+use crate::runtime;
+use crate::stream::Stream;
+use std::sync::{Arc, Mutex};
+
+pub use crate::ops::nccl::{result_name, Buf, Call, Collective, CommOps, DataType, NcclOps, RedOp, UniqueId, UNIQUE_ID_BYTES};
+
+enum State {
+    /// Made, not yet joined (`init` joins off the JS thread).
+    Pending,
+    Live(Arc<dyn CommOps>),
+    Gone(&'static str),
+}
+
+/// A communicator as JS holds it (CuPy's `NcclCommunicator`): made at once, joined later.
+pub struct Communicator {
+    device: usize,
+    nranks: usize,
+    rank: usize,
+    /// None for one made by `init_all`.
+    id: Option<UniqueId>,
+    state: Mutex<State>,
+}
+
+/// The error NCCL gives for misuse, named as CuPy names it.
+pub fn invalid_usage(message: impl Into<String>) -> Error {
+    Error::named("NCCL_ERROR_INVALID_USAGE", message)
+}
+
+pub fn invalid_argument(message: impl Into<String>) -> Error {
+    Error::named("NCCL_ERROR_INVALID_ARGUMENT", message)
+}
+
+/// The version, as `ncclGetVersion` gives it.
+pub fn version() -> Result<i32> {
+    runtime()?.backend.nccl().version()
+}
+
+/// A new unique id (`ncclGetUniqueId`).
+pub fn unique_id() -> Result<UniqueId> {
+    runtime()?.backend.nccl().unique_id()
+}
+
+pub fn group_start() -> Result<()> {
+    runtime()?.backend.nccl().group_start()
+}
+
+pub fn group_end() -> Result<()> {
+    runtime()?.backend.nccl().group_end()
+}
+
+impl Communicator {
+    /// A communicator for `rank` of `nranks` on `device`, to be joined with [`Communicator::join`]
+    /// (an `id`) or [`Communicator::join_all`] (none).
+    pub fn new(device: usize, nranks: usize, rank: usize, id: Option<&[u8]>) -> Result<Communicator> {
+        if nranks == 0 {
+            return Err(invalid_argument("a communicator needs at least one rank"));
+        }
+        if rank >= nranks {
+            return Err(invalid_argument(format!("rank {rank} is not below nranks ({nranks})")));
+        }
+        let id = match id {
+            None => None,
+            Some(b) => Some(<UniqueId>::try_from(b).map_err(|_| {
+                invalid_argument(format!("a unique id is {UNIQUE_ID_BYTES} bytes (from nccl.getUniqueId()), got {}", b.len()))
+            })?),
+        };
+        Ok(Communicator { device, nranks, rank, id, state: Mutex::new(State::Pending) })
+    }
+
+    pub fn device(&self) -> usize {
+        self.device
+    }
+    pub fn size(&self) -> usize {
+        self.nranks
+    }
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn live(&self) -> Result<Arc<dyn CommOps>> {
+        match &*self.state() {
+            State::Live(ops) => Ok(ops.clone()),
+            State::Pending => Err(invalid_usage("this communicator has not joined yet: await NcclCommunicator.init(...)")),
+            State::Gone(why) => Err(invalid_usage(format!("this communicator was {why}"))),
+        }
+    }
+
+    /// Joins the other ranks (`ncclCommInitRank`); blocks until all have joined.
+    pub fn join(&self) -> Result<()> {
+        let Some(id) = self.id else {
+            return Err(invalid_usage("a communicator of initAll joins with the others"));
+        };
+        if !matches!(*self.state(), State::Pending) {
+            return Err(invalid_usage("this communicator has already joined"));
+        }
+        let ops = runtime()?.backend.nccl().init_rank(self.device, self.nranks, &id, self.rank)?;
+        *self.state() = State::Live(Arc::from(ops));
+        Ok(())
+    }
+
+    /// Joins communicators made for `initAll`: rank `i` of `comms.len()` on its own device.
+    pub fn join_all(comms: &[Arc<Communicator>]) -> Result<()> {
+        for (i, c) in comms.iter().enumerate() {
+            if c.id.is_some() || c.rank != i || c.nranks != comms.len() || !matches!(*c.state(), State::Pending) {
+                return Err(invalid_usage("initAll joins fresh communicators of its own, rank i on devices[i]"));
+            }
+        }
+        let devices: Vec<usize> = comms.iter().map(|c| c.device).collect();
+        let mut seen = devices.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != devices.len() {
+            return Err(invalid_argument(format!("initAll needs distinct devices, got {devices:?}")));
+        }
+        let all = runtime()?.backend.nccl().init_all(&devices)?;
+        for (c, ops) in comms.iter().zip(all) {
+            *c.state() = State::Live(Arc::from(ops));
+        }
+        Ok(())
+    }
+
+    /// Enqueues `call` on `stream` with the given buffers (`(memory, byte offset)`).
+    pub fn enqueue(
+        &self,
+        call: &Call,
+        send: Option<(&DeviceMemory, u64)>,
+        recv: Option<(&DeviceMemory, u64)>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let ops = self.live()?;
+        if stream.device() != self.device {
+            return Err(invalid_argument(format!(
+                "this communicator is on device {}, and the stream on device {}: use a stream of the communicator's device",
+                self.device,
+                stream.device()
+            )));
+        }
+        call.check_ranks(self.nranks)?;
+        let (need_send, need_recv) = call.extents(self.rank, self.nranks)?;
+        let s = self.buffer(send, need_send, "send")?;
+        let r = self.buffer(recv, need_recv, "receive")?;
+        stream.legacy_ok("an NCCL call")?;
+        ops.enqueue(call, s, r, stream.ops())
+    }
+
+    /// A call's buffer, checked: on this device, large enough; `None` where the call needs none.
+    fn buffer<'a>(&self, b: Option<(&'a DeviceMemory, u64)>, need: Option<u64>, what: &str) -> Result<Buf<'a>> {
+        let (Some(n), Some((mem, at))) = (need, b) else {
+            return match need {
+                Some(n) if n > 0 => Err(Error::type_error(format!("this call needs a {what} buffer of {n} bytes on rank {}", self.rank))),
+                _ => Ok(None),
+            };
+        };
+        if mem.device() != self.device {
+            return Err(invalid_argument(format!(
+                "the {what} buffer is on device {}, the communicator on device {}",
+                mem.device(),
+                self.device
+            )));
+        }
+        mem.check_range(at, n, &format!("the {what} buffer"))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        Ok(Some((mem.ops()?, at)))
+    }
+
+    /// Frees the communicator after its queued work (`ncclCommDestroy`). Twice is nothing.
+    pub fn destroy(&self) {
+        let old = std::mem::replace(&mut *self.state(), State::Gone("destroyed"));
+        if let State::Gone(why) = old {
+            *self.state() = State::Gone(why);
+        }
+    }
+
+    /// Stops the communicator's pending work and frees it (`ncclCommAbort`).
+    pub fn abort(&self) -> Result<()> {
+        let old = std::mem::replace(&mut *self.state(), State::Gone("aborted"));
+        match old {
+            State::Live(ops) => ops.abort(),
+            State::Gone(why) => {
+                *self.state() = State::Gone(why);
+                Ok(())
+            }
+            State::Pending => Ok(()),
+        }
+    }
+
+    /// Throws the error asynchronous work met, if any (CuPy's `check_async_error`).
+    pub fn check_async_error(&self) -> Result<()> {
+        self.live()?.async_error()
+    }
+}

@@ -1,0 +1,204 @@
+//! NCCL at the seam: the traits a backend implements and the plain data it is given. The
+//! communicator and its checked calls are `nccl.rs`'s, above the seam.
+
+use crate::error::{Error, Result};
+use crate::ops::{AllocOps, StreamOps};
+
+/// Bytes of an `ncclUniqueId`.
+pub const UNIQUE_ID_BYTES: usize = 128;
+pub type UniqueId = [u8; UNIQUE_ID_BYTES];
+
+/// `ncclDataType_t`, by NCCL's own numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DataType {
+    I8 = 0,
+    U8 = 1,
+    I32 = 2,
+    U32 = 3,
+    I64 = 4,
+    U64 = 5,
+    F16 = 6,
+    F32 = 7,
+    F64 = 8,
+    BF16 = 9,
+}
+
+impl DataType {
+    pub fn from_code(code: u32) -> Result<DataType> {
+        use DataType::*;
+        Ok(match code {
+            0 => I8,
+            1 => U8,
+            2 => I32,
+            3 => U32,
+            4 => I64,
+            5 => U64,
+            6 => F16,
+            7 => F32,
+            8 => F64,
+            9 => BF16,
+            _ => return Err(Error::range(format!("{code} is not an NCCL data type (0 to 9: int8 … bfloat16)"))),
+        })
+    }
+
+    pub fn size(self) -> u64 {
+        use DataType::*;
+        match self {
+            I8 | U8 => 1,
+            F16 | BF16 => 2,
+            I32 | U32 | F32 => 4,
+            I64 | U64 | F64 => 8,
+        }
+    }
+}
+
+/// `ncclRedOp_t`, by NCCL's own numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RedOp {
+    Sum = 0,
+    Prod = 1,
+    Max = 2,
+    Min = 3,
+    Avg = 4,
+}
+
+impl RedOp {
+    pub fn from_code(code: u32) -> Result<RedOp> {
+        Ok(match code {
+            0 => RedOp::Sum,
+            1 => RedOp::Prod,
+            2 => RedOp::Max,
+            3 => RedOp::Min,
+            4 => RedOp::Avg,
+            _ => return Err(Error::range(format!("{code} is not an NCCL reduction (0 to 4: sum, prod, max, min, avg)"))),
+        })
+    }
+}
+
+/// One NCCL call on a communicator. Ranks and peers are checked against its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    AllReduce {
+        op: RedOp,
+    },
+    Reduce {
+        op: RedOp,
+        root: usize,
+    },
+    Broadcast {
+        root: usize,
+    },
+    /// `count` is what each rank sends.
+    AllGather,
+    /// `count` is what each rank receives.
+    ReduceScatter {
+        op: RedOp,
+    },
+    Send {
+        peer: usize,
+    },
+    Recv {
+        peer: usize,
+    },
+}
+
+/// A collective with its element count and type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub coll: Collective,
+    pub count: u64,
+    pub dtype: DataType,
+}
+
+impl Call {
+    /// Bytes the send and receive buffers must hold on `rank` of `nranks`; `None` where the
+    /// call does not touch that buffer there (NCCL ignores it).
+    pub fn extents(&self, rank: usize, nranks: usize) -> Result<(Option<u64>, Option<u64>)> {
+        let too_large = || Error::range("the NCCL call is too large");
+        let one = self.count.checked_mul(self.dtype.size()).ok_or_else(too_large)?;
+        let all = one.checked_mul(nranks as u64).ok_or_else(too_large)?;
+        Ok(match self.coll {
+            Collective::AllReduce { .. } => (Some(one), Some(one)),
+            Collective::Reduce { root, .. } => (Some(one), (rank == root).then_some(one)),
+            Collective::Broadcast { root } => ((rank == root).then_some(one), Some(one)),
+            Collective::AllGather => (Some(one), Some(all)),
+            Collective::ReduceScatter { .. } => (Some(all), Some(one)),
+            Collective::Send { .. } => (Some(one), None),
+            Collective::Recv { .. } => (None, Some(one)),
+        })
+    }
+
+    /// Checks the root or peer against the communicator's size.
+    pub fn check_ranks(&self, nranks: usize) -> Result<()> {
+        let (what, r) = match self.coll {
+            Collective::Reduce { root, .. } | Collective::Broadcast { root } => ("root", root),
+            Collective::Send { peer } | Collective::Recv { peer } => ("peer", peer),
+            _ => return Ok(()),
+        };
+        if r >= nranks {
+            return Err(Error::range(format!("{what} {r} is not a rank of this communicator of {nranks}")));
+        }
+        Ok(())
+    }
+}
+
+/// A buffer of a call: an allocation and a byte offset into it.
+pub type Buf<'a> = Option<(&'a dyn AllocOps, u64)>;
+
+/// What a backend implements for NCCL.
+pub trait NcclOps: Send + Sync + 'static {
+    /// `ncclGetVersion`: 22304 for 2.23.4.
+    fn version(&self) -> Result<i32>;
+    /// A new id (`ncclGetUniqueId`); the process that makes it hosts the ranks' rendezvous.
+    fn unique_id(&self) -> Result<UniqueId>;
+    /// Joins as `rank` of `nranks` on `device` (`ncclCommInitRank`); blocks until every rank
+    /// has joined, so it is never called on the JS thread.
+    fn init_rank(&self, device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Box<dyn CommOps>>;
+    /// One communicator per device, rank `i` on `devices[i]` (`ncclCommInitAll`).
+    fn init_all(&self, devices: &[usize]) -> Result<Vec<Box<dyn CommOps>>>;
+    fn group_start(&self) -> Result<()>;
+    fn group_end(&self) -> Result<()>;
+}
+
+/// One rank's communicator (`ncclComm_t`), destroyed when dropped unless aborted.
+pub trait CommOps: Send + Sync + 'static {
+    /// Enqueues `call` on `stream` (a stream of the communicator's device); buffers are checked.
+    fn enqueue(&self, call: &Call, send: Buf, recv: Buf, stream: &dyn StreamOps) -> Result<()>;
+    /// Stops pending work and frees the communicator (`ncclCommAbort`); dropping it then does nothing.
+    fn abort(&self) -> Result<()>;
+    /// An error that asynchronous work met (`ncclCommGetAsyncError`).
+    fn async_error(&self) -> Result<()>;
+}
+
+/// The name of each `ncclResult_t` (CuPy's `NcclError` names).
+pub fn result_name(code: i32) -> &'static str {
+    match code {
+        0 => "NCCL_SUCCESS",
+        1 => "NCCL_ERROR_UNHANDLED_CUDA_ERROR",
+        2 => "NCCL_ERROR_SYSTEM_ERROR",
+        3 => "NCCL_ERROR_INTERNAL_ERROR",
+        4 => "NCCL_ERROR_INVALID_ARGUMENT",
+        5 => "NCCL_ERROR_INVALID_USAGE",
+        6 => "NCCL_ERROR_REMOTE_ERROR",
+        7 => "NCCL_IN_PROGRESS",
+        _ => "NCCL_ERROR_UNKNOWN",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extents_follow_each_collective() {
+        let c = |coll| Call { coll, count: 4, dtype: DataType::F32 };
+        assert_eq!(c(Collective::AllReduce { op: RedOp::Sum }).extents(0, 3).unwrap(), (Some(16), Some(16)));
+        assert_eq!(c(Collective::AllGather).extents(1, 3).unwrap(), (Some(16), Some(48)));
+        assert_eq!(c(Collective::ReduceScatter { op: RedOp::Sum }).extents(1, 3).unwrap(), (Some(48), Some(16)));
+        assert_eq!(c(Collective::Reduce { op: RedOp::Sum, root: 0 }).extents(1, 3).unwrap(), (Some(16), None));
+        assert_eq!(c(Collective::Broadcast { root: 0 }).extents(1, 3).unwrap(), (None, Some(16)));
+        assert!(c(Collective::Send { peer: 3 }).check_ranks(3).is_err());
+    }
+}

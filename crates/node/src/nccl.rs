@@ -1,0 +1,108 @@
+//! NCCL: unique ids, communicators (made at once, joined off the JS thread), collectives.
+
+use crate::raw::{Bytes, Count, NodeBuffer, Numbers, Owner};
+use crate::task::Blocking;
+use crate::{memory, stream};
+use cuda_node_core::nccl::{self, Call, Collective, Communicator, DataType, RedOp};
+use cuda_node_core::{runtime, Error};
+use std::sync::Arc;
+
+crate::table!(COMMS: Arc<Communicator>, CUDA_ERROR_INVALID_HANDLE, "this NcclCommunicator was destroyed");
+
+crate::exports! {
+    /// NCCL's version as `ncclGetVersion` gives it (22304 for 2.23.4).
+    c"ncclVersion" => fn nccl_version(_cx) -> f64 {
+        Ok(nccl::version()? as f64)
+    }
+
+    /// A new 128-byte unique id (`ncclGetUniqueId`); this process hosts the ranks' rendezvous.
+    c"ncclGetUniqueId" => fn nccl_get_unique_id(_cx) -> NodeBuffer {
+        Ok(NodeBuffer(nccl::unique_id()?.to_vec()))
+    }
+
+    /// A communicator for `rank` of `nranks` on `device`, not yet joined: with `id`, join it with
+    /// `ncclCommJoin`; without, with `ncclCommJoinAll`.
+    c"ncclCommCreate" => fn nccl_comm_create(cx, owner: Owner, device: f64, nranks: f64, id: Option<Bytes>, rank: f64) -> f64 {
+        let device = runtime()?.ordinal(device)?;
+        let (nranks, rank) = (crate::args::uint32("nranks", nranks)? as usize, crate::args::uint32("rank", rank)? as usize);
+        let comm = Communicator::new(device, nranks, rank, id.map(|b| b.0))?;
+        insert(cx, &owner, Arc::new(comm))
+    }
+
+    /// Joins the other ranks (`ncclCommInitRank`) off the JS thread; resolves once all have.
+    c"ncclCommJoin" => fn nccl_comm_join(_cx, comm: f64) -> Blocking {
+        let c = get(comm)?;
+        Ok(Blocking::new(move || c.join()))
+    }
+
+    /// Joins communicators made without an id as one clique, rank i on its device (`ncclCommInitAll`).
+    c"ncclCommJoinAll" => fn nccl_comm_join_all(_cx, comms: Numbers) -> () {
+        let all = comms.0.iter().map(|&h| get(h)).collect::<cuda_node_core::Result<Vec<_>>>()?;
+        Communicator::join_all(&all)
+    }
+
+    /// Enqueues a collective on `stream`. `kind`: 0 allReduce, 1 reduce, 2 broadcast, 3 allGather,
+    /// 4 reduceScatter, 5 send, 6 recv; `root` is the root or the peer; unused buffers are null.
+    c"ncclCall" => fn nccl_call(
+        _cx, comm: f64, kind: u32, send: Option<f64>, send_offset: Count, recv: Option<f64>, recv_offset: Count,
+        count: Count, dtype: u32, op: u32, root: f64, stream: f64
+    ) -> () {
+        with(comm, |c| {
+            let op = RedOp::from_code(op)?;
+            let r = crate::args::uint32("root", root)? as usize;
+            let coll = match kind {
+                0 => Collective::AllReduce { op },
+                1 => Collective::Reduce { op, root: r },
+                2 => Collective::Broadcast { root: r },
+                3 => Collective::AllGather,
+                4 => Collective::ReduceScatter { op },
+                5 => Collective::Send { peer: r },
+                6 => Collective::Recv { peer: r },
+                _ => return Err(Error::range(format!("{kind} is not an NCCL call"))),
+            };
+            let call = Call { coll, count: count.0, dtype: DataType::from_code(dtype)? };
+            let (need_send, need_recv) = call.extents(c.rank(), c.size())?;
+            let blocks = (send.map(memory::get).transpose()?, recv.map(memory::get).transpose()?);
+            let s = match (&blocks.0, need_send) {
+                (Some(b), Some(n)) => Some(b.range(send_offset.0, n, "the send buffer")?),
+                _ => None,
+            };
+            let r = match (&blocks.1, need_recv) {
+                (Some(b), Some(n)) => Some(b.range(recv_offset.0, n, "the receive buffer")?),
+                _ => None,
+            };
+            stream::with(stream, |st| c.enqueue(&call, s, r, st))
+        })
+    }
+
+    /// Starts a group: calls until `ncclGroupEnd` are launched together (`ncclGroupStart`).
+    c"ncclGroupStart" => fn nccl_group_start(_cx) -> () {
+        nccl::group_start()
+    }
+
+    c"ncclGroupEnd" => fn nccl_group_end(_cx) -> () {
+        nccl::group_end()
+    }
+
+    /// Throws the error asynchronous work met, if any (`ncclCommGetAsyncError`).
+    c"ncclCommCheckAsyncError" => fn nccl_comm_check_async_error(_cx, comm: f64) -> () {
+        with(comm, |c| c.check_async_error())
+    }
+
+    /// Stops pending work and frees the communicator (`ncclCommAbort`).
+    c"ncclCommAbort" => fn nccl_comm_abort(_cx, comm: f64) -> () {
+        let c = take(comm);
+        match c {
+            Ok(c) => c.abort(),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Frees the communicator once its queued work is done (`ncclCommDestroy`). Twice is nothing.
+    c"ncclCommDestroy" => fn nccl_comm_destroy(_cx, comm: f64) -> () {
+        if let Ok(c) = take(comm) {
+            c.destroy();
+        }
+        Ok(())
+    }
+}

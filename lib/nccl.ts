@@ -1,0 +1,241 @@
+// NCCL, after CuPy's `cupy.cuda.nccl`: unique ids, communicators and collectives. The library
+// is loaded on first use (the simulator has one of its own); the core checks every call.
+import { scope } from './context'
+import { Device, deviceOrdinal } from './device'
+import { MemoryPointer } from './memory/pointer'
+import { native } from './native'
+import { INTERNAL, NativeObject, own, ownDevice as ownDeviceOf } from './object'
+import type { Stream } from './stream/stream'
+import { streamOption } from './stream/handle'
+import { count, describe, integer } from './validate'
+
+/** NCCL's element types, by CuPy's dtype names, or NCCL's numbers (`nccl.NCCL_FLOAT32`, …). */
+export type NcclDType = 'int8' | 'uint8' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float16' | 'float32' | 'float64' | 'bfloat16' | number
+/** NCCL's reductions, by name or number (`nccl.NCCL_SUM`, …). */
+export type NcclOp = 'sum' | 'prod' | 'max' | 'min' | 'avg' | number
+
+const DTYPES: Record<string, number> = {
+  int8: 0, uint8: 1, int32: 2, uint32: 3, int64: 4, uint64: 5, float16: 6, float32: 7, float64: 8, bfloat16: 9,
+}
+const OPS: Record<string, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 }
+
+function code(table: Record<string, number>, v: unknown, what: string): number {
+  if (typeof v === 'number') return v
+  if (typeof v === 'string' && Object.prototype.hasOwnProperty.call(table, v)) return table[v]
+  throw new TypeError(`${what} must be one of ${Object.keys(table).join(', ')} or NCCL's number for it, got ${describe(v)}`)
+}
+
+/** The calls, as the binding numbers them. */
+const enum Kind {
+  AllReduce = 0,
+  Reduce = 1,
+  Broadcast = 2,
+  AllGather = 3,
+  ReduceScatter = 4,
+  Send = 5,
+  Recv = 6,
+}
+
+function buffer(p: MemoryPointer | null | undefined, what: string): [number | undefined, number] {
+  if (p === null || p === undefined) return [undefined, 0]
+  if (!(p instanceof MemoryPointer)) throw new TypeError(`${what} must be a MemoryPointer or null, got ${describe(p)}`)
+  return [own(p.mem), p.byteOffset]
+}
+
+/**
+ * One rank of an NCCL communicator (CuPy's `cupy.cuda.nccl.NcclCommunicator`). Make one with
+ * {@link NcclCommunicator.init} (one rank, joining the others off the JS thread) or
+ * {@link NcclCommunicator.initAll} (one process driving several devices). Every call is enqueued
+ * on a stream of the communicator's device — the current stream of that device by default — and
+ * is captured like any other work when that stream captures.
+ */
+export class NcclCommunicator extends NativeObject {
+  /** This communicator's rank (CuPy's `rank_id()`). */
+  readonly rankId: number
+  /** How many ranks the communicator has (CuPy's `size()`). */
+  readonly size: number
+
+  private constructor(token: typeof INTERNAL, make: (owner: object) => number, device: number, size: number, rank: number) {
+    super(token, 'NcclCommunicator', make, device)
+    this.size = size
+    this.rankId = rank
+  }
+
+  /** The communicator's device (CuPy's `device_id()`). */
+  get device(): Device {
+    return new Device(this.deviceId)
+  }
+
+  /** The ordinal of the communicator's device. */
+  get deviceId(): number {
+    return ownDeviceOf(this)
+  }
+
+  /**
+   * Joins as `rank` of `nranks` on the current device (`ncclCommInitRank`), resolving once every
+   * rank has joined. The join runs off the JS thread, so ranks in worker threads, in this thread
+   * (`Promise.all`) or in other processes do not deadlock. Each pending join holds a thread of
+   * libuv's pool (4 unless `UV_THREADPOOL_SIZE` says more).
+   * @param id the 128 bytes of {@link nccl.getUniqueId}, passed to every rank.
+   * @throws {TypeError} for a bad id, {CudaError} `NCCL_ERROR_INVALID_ARGUMENT` for a rank
+   *   outside `nranks` or an id of no rendezvous, and NCCL's other errors by name.
+   */
+  static async init(nranks: number, id: Uint8Array, rank: number): Promise<NcclCommunicator> {
+    integer('nranks', nranks)
+    integer('rank', rank)
+    if (!(id instanceof Uint8Array)) throw new TypeError(`id must be the Buffer of nccl.getUniqueId(), got ${describe(id)}`)
+    const device = scope().device
+    const comm = new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, device, nranks, id, rank), device, nranks, rank)
+    try {
+      await native.ncclCommJoin(own(comm))
+    } catch (e) {
+      native.ncclCommDestroy(own(comm))
+      throw e
+    }
+    return comm
+  }
+
+  /**
+   * One communicator per device, rank `i` on `devices[i]`, for one process driving them all
+   * (`ncclCommInitAll`, CuPy's `NcclCommunicator.initAll`). Drive them inside
+   * `nccl.groupStart()` / `nccl.groupEnd()`.
+   * @param devices devices or ordinals, distinct; or a count `n` for devices 0 to n − 1.
+   */
+  static initAll(devices: ReadonlyArray<Device | number> | number): NcclCommunicator[] {
+    const list = typeof devices === 'number' ? Array.from({ length: integer('devices', devices) as number }, (_, i) => i) : devices
+    if (!Array.isArray(list)) throw new TypeError(`devices must be an array of devices or a count, got ${describe(devices)}`)
+    const ords = list.map((d) => deviceOrdinal(d))
+    const comms = ords.map((d, i) => new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, d, ords.length, null, i), d, ords.length, i))
+    try {
+      native.ncclCommJoinAll(Float64Array.from(comms, (c) => own(c)))
+    } catch (e) {
+      for (const c of comms) native.ncclCommDestroy(own(c))
+      throw e
+    }
+    return comms
+  }
+
+  #call(kind: Kind, send: MemoryPointer | null | undefined, recv: MemoryPointer | null | undefined, n: number, dtype: NcclDType, op: NcclOp, root: number, stream: Stream | undefined): void {
+    const [s, so] = buffer(send, 'send buffer')
+    const [r, ro] = buffer(recv, 'receive buffer')
+    const h = streamOption(stream, this.deviceId)
+    native.ncclCall(own(this), kind, s, so, r, ro, count('count', n), code(DTYPES, dtype, 'dtype'), code(OPS, op, 'op'), root, h)
+  }
+
+  /** Reduces `count` elements of every rank's `send` into every rank's `recv` (`ncclAllReduce`). */
+  allReduce(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, op: NcclOp, stream?: Stream): void {
+    this.#call(Kind.AllReduce, send, recv, count, dtype, op, 0, stream)
+  }
+
+  /** Reduces into `recv` of rank `root` only; `recv` may be null elsewhere (`ncclReduce`). */
+  reduce(send: MemoryPointer, recv: MemoryPointer | null, count: number, dtype: NcclDType, op: NcclOp, root: number, stream?: Stream): void {
+    this.#call(Kind.Reduce, send, recv, count, dtype, op, integer('root', root) as number, stream)
+  }
+
+  /** Copies `send` of rank `root` into every rank's `recv`; `send` may be null elsewhere (`ncclBroadcast`). */
+  broadcast(send: MemoryPointer | null, recv: MemoryPointer, count: number, dtype: NcclDType, root: number, stream?: Stream): void {
+    this.#call(Kind.Broadcast, send, recv, count, dtype, 0, integer('root', root) as number, stream)
+  }
+
+  /** Gathers `count` elements from each rank, in rank order, into every `recv` (`size · count` elements) (`ncclAllGather`). */
+  allGather(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, stream?: Stream): void {
+    this.#call(Kind.AllGather, send, recv, count, dtype, 0, 0, stream)
+  }
+
+  /** Reduces `size · count` elements and gives rank i the i-th `count` (`ncclReduceScatter`; `count` is what each receives). */
+  reduceScatter(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, op: NcclOp, stream?: Stream): void {
+    this.#call(Kind.ReduceScatter, send, recv, count, dtype, op, 0, stream)
+  }
+
+  /** Sends `count` elements to rank `peer`, which must `recv` them (`ncclSend`); pair them inside a group. */
+  send(buf: MemoryPointer, count: number, dtype: NcclDType, peer: number, stream?: Stream): void {
+    this.#call(Kind.Send, buf, null, count, dtype, 0, integer('peer', peer) as number, stream)
+  }
+
+  /** Receives `count` elements from rank `peer` (`ncclRecv`). */
+  recv(buf: MemoryPointer, count: number, dtype: NcclDType, peer: number, stream?: Stream): void {
+    this.#call(Kind.Recv, null, buf, count, dtype, 0, integer('peer', peer) as number, stream)
+  }
+
+  /** Throws the error that asynchronous work met, if any (CuPy's `check_async_error`). */
+  checkAsyncError(): void {
+    native.ncclCommCheckAsyncError(own(this))
+  }
+
+  /** Stops pending work and frees the communicator (`ncclCommAbort`); later calls throw. */
+  abort(): void {
+    native.ncclCommAbort(own(this))
+  }
+
+  /** Frees the communicator once its queued work is done (`ncclCommDestroy`). Twice is nothing. */
+  destroy(): void {
+    native.ncclCommDestroy(own(this))
+  }
+
+  /** Destroys the communicator, for `using`. */
+  [Symbol.dispose](): void {
+    this.destroy()
+  }
+}
+
+/** NCCL, as `cupy.cuda.nccl` offers it. */
+export const nccl = {
+  /** One rank of a communicator: {@link NcclCommunicator}. */
+  NcclCommunicator,
+  /** A new 128-byte unique id (`ncclGetUniqueId`): pass it to every rank. This process hosts the ranks' rendezvous, so it must run until they have joined. */
+  getUniqueId(): Buffer {
+    return native.ncclGetUniqueId()
+  },
+  /** NCCL's version as `ncclGetVersion` gives it: 22304 for 2.23.4 (CuPy's `get_version()`). */
+  getVersion(): number {
+    return native.ncclVersion()
+  },
+  /** Defers this thread's NCCL calls until {@link nccl.groupEnd} (`ncclGroupStart`); groups nest. */
+  groupStart(): void {
+    native.ncclGroupStart()
+  },
+  /** Launches the calls deferred since the matching `groupStart` (`ncclGroupEnd`). */
+  groupEnd(): void {
+    native.ncclGroupEnd()
+  },
+  /** `ncclInt8`. */
+  NCCL_INT8: 0,
+  /** `ncclChar`, the same as ncclInt8. */
+  NCCL_CHAR: 0,
+  /** `ncclUint8`. */
+  NCCL_UINT8: 1,
+  /** `ncclInt32`. */
+  NCCL_INT32: 2,
+  /** `ncclInt`, the same as ncclInt32. */
+  NCCL_INT: 2,
+  /** `ncclUint32`. */
+  NCCL_UINT32: 3,
+  /** `ncclInt64`. */
+  NCCL_INT64: 4,
+  /** `ncclUint64`. */
+  NCCL_UINT64: 5,
+  /** `ncclFloat16`. */
+  NCCL_FLOAT16: 6,
+  /** `ncclHalf`, the same as ncclFloat16. */
+  NCCL_HALF: 6,
+  /** `ncclFloat32`. */
+  NCCL_FLOAT32: 7,
+  /** `ncclFloat`, the same as ncclFloat32. */
+  NCCL_FLOAT: 7,
+  /** `ncclFloat64`. */
+  NCCL_FLOAT64: 8,
+  /** `ncclDouble`, the same as ncclFloat64. */
+  NCCL_DOUBLE: 8,
+  /** `ncclBfloat16`. */
+  NCCL_BFLOAT16: 9,
+  /** `ncclSum`. */
+  NCCL_SUM: 0,
+  /** `ncclProd`. */
+  NCCL_PROD: 1,
+  /** `ncclMax`. */
+  NCCL_MAX: 2,
+  /** `ncclMin`. */
+  NCCL_MIN: 3,
+  /** `ncclAvg`. */
+  NCCL_AVG: 4,
+} as const
