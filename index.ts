@@ -15,9 +15,13 @@ export { Memory } from './lib/memory/memory'
 export {
   MemoryPointer, pointerGetAttributes, type HostBuffer, type ExternalOptions, type CudaArrayInterface, type PointerAttributes, type IpcMemHandle,
 } from './lib/memory/pointer'
-export { mallocManaged, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
-export { MemoryPool } from './lib/memory/pool'
-export { AsyncMemoryPool } from './lib/memory/async-pool'
+export { copy2D, copy2DAsync } from './lib/memory/copy2d'
+export {
+  memoryChannels, type AllocMessage, type AllocSource, type FreeMessage, type OomRetryMessage, type ReleaseMessage,
+} from './lib/memory/events'
+export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
+export { MemoryPool, type PoolStats } from './lib/memory/pool'
+export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
 export {

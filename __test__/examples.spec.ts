@@ -7,6 +7,7 @@ const cases: [string, RegExp[]][] = [
   ['current-stream.ts', [/a: current stream is its own: true; data 1/, /b: current stream is its own: true; data 2/, /outside: Stream\.null/]],
   ['graphs.ts', [/after update the graph fills 7; host callback ran 3 times/]],
   ['pools.ts', [/alloc\(1000\) gives 1024 bytes/, /freed and reused: 0 free blocks, 1024 bytes held/, /with a cudaMalloc allocator: 1000 bytes/, /past the limit: CUDA_ERROR_OUT_OF_MEMORY/]],
+  ['memory-hooks.ts', [/memory-hooks\.ts:\d+ +1 calls +67108864 bytes/, /memory-hooks\.ts:\d+ +10 calls +10485760 bytes/, /released to the driver: 68157440 bytes/]],
   ['nvtx.ts', [/traced \d+ slices: .*prepare.*compute/, /trace written to/]],
   ['kernels.ts', [/saxpy: 3 \* 2 \+ 1 = 7 \(all 65536: true\)/]],
   ['tour.ts', [/backend: sim/, /consumer saw 42 … 42/, /graph of 100 captured fills/, /host callback: ran/]],

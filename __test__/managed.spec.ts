@@ -1,7 +1,7 @@
 import test from 'ava'
 import {
   alloc, advise, CudaError, Device, getCurrentStream, kernels, mallocManaged, mallocPlain, managedView, MemoryPointer, pointerGetAttributes,
-  prefetch, usingAllocator,
+  ManagedMemoryPool, prefetch, usingAllocator,
 } from '..'
 import { runJson } from './helpers'
 
@@ -72,4 +72,39 @@ test('where external buffers are refused (Electron), the host view is a CudaErro
     console.log(JSON.stringify({ code, byte: out[15] }))
   `, { CUDA_NODE_EXTERNAL_BUFFERS: '0' })
   t.deepEqual(r, { code: 'CUDA_ERROR_NOT_SUPPORTED', byte: 4 })
+})
+
+test('setAllocator(mallocManaged) makes alloc hand out managed memory', (t) => {
+  const kinds = runJson(`
+    cuda.setAllocator(cuda.mallocManaged)
+    const a = cuda.alloc(1000)
+    const pool = new cuda.ManagedMemoryPool()
+    cuda.setAllocator((n) => pool.malloc(n))
+    const b = cuda.alloc(1000)
+    console.log(JSON.stringify([a.size, cuda.pointerGetAttributes(a.ptr).kind, b.size, cuda.pointerGetAttributes(b.ptr).kind, pool.usedBytes()]))`)
+  t.deepEqual(kinds, [1000, 'managed', 1024, 'managed', 1024])
+})
+
+test('a ManagedMemoryPool caches managed blocks, each with its own host view', (t) => {
+  const pool = new ManagedMemoryPool()
+  const big = pool.malloc(4096)
+  const base = big.ptr
+  big.free()
+  const a = pool.malloc(1024)
+  const b = pool.malloc(1024)
+  t.is(b.ptr, base + 1024n, 'pieces of one managed allocation')
+  t.is(pool.totalBytes(), 4096)
+  b.memset(9, 1024)
+  getCurrentStream().synchronize()
+  const view = managedView(b)
+  t.is(view.byteLength, 1024)
+  t.true(view.every((x) => x === 9))
+  view[0] = 1
+  const out = new Uint8Array(1)
+  b.copyToHost(out)
+  t.is(out[0], 1)
+  t.notThrows(() => prefetch(a, 'cpu'))
+  t.notThrows(() => advise(b, 'setReadMostly', 0))
+  t.throws(() => new ManagedMemoryPool({ attach: 'device' as any }), { instanceOf: TypeError })
+  t.is(new ManagedMemoryPool({ attach: 'host' }).malloc(8).size, 512)
 })

@@ -1,6 +1,6 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { AsyncMemoryPool, CudaError, Device, kernels, MemoryPool, Stream } from '..'
+import { AsyncMemoryPool, CudaError, Device, getDefaultMemoryPool, kernels, mallocManaged, MemoryPool, MemoryPointer, pointerGetAttributes, Stream } from '..'
 import { onGpu, runJson } from './helpers'
 
 test('sizes round up to 512-byte bins', (t) => {
@@ -192,4 +192,133 @@ s.synchronize(); pool.free_all_blocks(); rows.append(count())
 print(json.dumps(rows))`], { encoding: 'utf8' })
   if (py.status !== 0) return t.log(`CuPy not available here, compared with the model only: ${py.stderr.split('\n').slice(-2).join(' ')}`)
   t.deepEqual(ours, JSON.parse(py.stdout.trim()), 'the same counts as CuPy')
+})
+
+test('a MemoryPool grows from the allocator it is given and caches what comes back (CuPy\'s MemoryPool(allocator))', (t) => {
+  const base = new MemoryPool()
+  const asked: number[] = []
+  const pool = new MemoryPool((n) => {
+    asked.push(n)
+    return base.malloc(n)
+  })
+  const a = pool.malloc(1000)
+  t.is(a.size, 1024)
+  t.is(base.usedBytes(), 1024)
+  a.copyFromHost(new Uint8Array(1024).fill(7))
+  const out = new Uint8Array(4)
+  a.copyToHost(out)
+  t.deepEqual([...out], [7, 7, 7, 7])
+  a.free()
+  pool.malloc(512).free()
+  t.deepEqual(asked, [1024], 'the second allocation came from the cache')
+  pool.freeAllBlocks()
+  t.is(base.usedBytes(), 0, 'released back to the base allocator')
+  t.is(pool.stats().releasedBytes, 1024)
+})
+
+test('a MemoryPool over mallocManaged hands out managed memory', (t) => {
+  const pool = new MemoryPool(mallocManaged)
+  const p = pool.malloc(4096)
+  t.is(pointerGetAttributes(p.ptr).kind, 'managed')
+  p.free()
+  t.is(pool.totalBytes(), 4096)
+})
+
+test('a base allocator out of memory makes the pool release its cache and ask once more', (t) => {
+  let calls = 0
+  const pool = new MemoryPool((n) => {
+    calls++
+    throw new CudaError(`no ${n} bytes`, 'CUDA_ERROR_OUT_OF_MEMORY')
+  })
+  const e = t.throws(() => pool.malloc(512), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_OUT_OF_MEMORY')
+  t.is(calls, 2)
+  t.is(pool.stats().oomRetries, 1)
+})
+
+test('what a base allocator throws is thrown as it was; a wrong result is a TypeError', (t) => {
+  const boom = new Error('boom')
+  t.is(t.throws(() => new MemoryPool(() => { throw boom }).malloc(8)), boom)
+  t.throws(() => new MemoryPool(() => 5 as any).malloc(8), { instanceOf: TypeError, message: /must return a MemoryPointer/ })
+  const base = new MemoryPool()
+  t.throws(() => new MemoryPool((n) => base.malloc(n + 512).offset(512)).malloc(8), { instanceOf: TypeError, message: /byteOffset 0/ })
+  t.throws(() => new MemoryPool(() => base.malloc(1)).malloc(4096), { instanceOf: RangeError, message: /gave 512 bytes when the pool asked for 4096/ })
+  t.throws(() => new MemoryPool(42 as any), { instanceOf: TypeError })
+  t.true(new MemoryPool(null).malloc(1) instanceof MemoryPointer)
+})
+
+test('MemoryPool statistics keep their high-water marks until resetPeakStats', (t) => {
+  const pool = new MemoryPool()
+  const a = pool.malloc(4096)
+  const b = pool.malloc(1024)
+  a.free()
+  t.like(pool.stats(), { usedBytes: 1024, totalBytes: 5120, peakUsedBytes: 5120, peakTotalBytes: 5120, nFreeBlocks: 1 })
+  pool.freeAllBlocks()
+  pool.resetPeakStats()
+  t.like(pool.stats(), { usedBytes: 1024, totalBytes: 1024, peakUsedBytes: 1024, peakTotalBytes: 1024, releasedBytes: 4096 })
+  b.free()
+})
+
+// The device's stream-ordered pool is shared by the process: its limits are tried in children.
+test('AsyncMemoryPool.setLimit sets the release threshold: growing past it is refused, and 0 removes it', (t) => {
+  const r = runJson(`
+    const pool = new cuda.AsyncMemoryPool(), out = {}
+    out.initial = pool.getLimit()
+    pool.setLimit({ size: 1 << 20 })
+    out.limit = pool.getLimit()
+    const a = pool.malloc(512 * 1024)
+    // Past what the pool holds and its limit (the GPU's pool grows in 2 MiB steps, so ask for more).
+    try { pool.malloc(4 << 20) } catch (e) { out.code = e.code; out.message = e.message }
+    a.free()
+    cuda.Stream.null.synchronize()
+    out.afterSync = pool.totalBytes()
+    pool.setLimit({ fraction: 0.5 })
+    out.half = pool.getLimit() === Math.floor(new cuda.Device().totalMemory / 2)
+    pool.setLimit({})
+    out.none = pool.getLimit()
+    console.log(JSON.stringify(out))`)
+  t.is(r.initial, 0, 'a new pool keeps everything, as CuPy sets it')
+  t.is(r.limit, 1 << 20)
+  t.is(r.code, 'CUDA_ERROR_OUT_OF_MEMORY')
+  t.regex(r.message, /limit is 1048576 bytes/)
+  t.true(r.afterSync <= 1 << 20, 'what it held past the threshold went back at the synchronization')
+  t.true(r.half)
+  t.is(r.none, 0)
+})
+
+test('AsyncMemoryPool statistics report used and reserved bytes, current and high-water, resettable', (t) => {
+  const r = runJson(`
+    const pool = new cuda.AsyncMemoryPool(), rows = []
+    const a = pool.malloc(1 << 20), b = pool.malloc(1 << 20)
+    a.free(); b.free()
+    cuda.Stream.null.synchronize()
+    rows.push(pool.stats())
+    pool.freeAllBlocks()
+    pool.resetPeakStats()
+    rows.push(pool.stats())
+    console.log(JSON.stringify(rows))`)
+  t.is(r[0].usedBytes, 0)
+  t.true(r[0].peakUsedBytes >= 2 << 20)
+  t.true(r[0].totalBytes >= 2 << 20, 'a new pool keeps what it reserved')
+  t.true(r[0].peakTotalBytes >= r[0].totalBytes)
+  t.is(r[1].totalBytes, 0, 'freeAllBlocks gave it back')
+  t.true(r[1].peakUsedBytes < 2 << 20, 'the marks start again')
+  t.true(r[1].peakTotalBytes < 2 << 20)
+})
+
+test('CUDA_NODE_GPU_MEMORY_LIMIT limits the default pool and every pool, in bytes or as a percentage', (t) => {
+  const script = `
+    const total = new cuda.Device().totalMemory, out = {}
+    out.pool = cuda.getDefaultMemoryPool().getLimit() / total
+    out.async = new cuda.AsyncMemoryPool().getLimit() / total
+    try { cuda.alloc(total) } catch (e) { out.code = e.code }
+    console.log(JSON.stringify(out))`
+  const half = runJson(script, { CUDA_NODE_GPU_MEMORY_LIMIT: '50%' })
+  t.deepEqual(half, { pool: 0.5, async: 0.5, code: 'CUDA_ERROR_OUT_OF_MEMORY' })
+  const bytes = runJson(`console.log(JSON.stringify([cuda.getDefaultMemoryPool().getLimit(), new cuda.MemoryPool().getLimit()]))`, { CUDA_NODE_GPU_MEMORY_LIMIT: '1048576' })
+  t.deepEqual(bytes, [1 << 20, 1 << 20])
+  const bad = runJson(`try { cuda.alloc(8) } catch (e) { console.log(JSON.stringify([e.name, e.message])) }`, { CUDA_NODE_GPU_MEMORY_LIMIT: 'lots' })
+  t.is(bad[0], 'RangeError')
+  t.regex(bad[1], /CUDA_NODE_GPU_MEMORY_LIMIT must be a number of bytes or a percentage/)
+  t.is(getDefaultMemoryPool().getLimit(), 0, 'unset here')
 })

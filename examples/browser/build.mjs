@@ -19,6 +19,7 @@ const nodeShims = {
   'node:fs': shim('fs.js'),
   'node:path': shim('path.js'),
   'node:async_hooks': shim('async_hooks.js'),
+  'node:diagnostics_channel': shim('diagnostics_channel.js'),
   'node:os': shim('misc.js'),
   'node:crypto': shim('misc.js'),
   'node:worker_threads': shim('misc.js'),

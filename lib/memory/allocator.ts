@@ -1,14 +1,14 @@
 import { scope, runWith, enterWith } from '../context'
 import { CudaError } from '../errors'
 import { describe, func } from '../validate'
+import { memoryChannels, publishAlloc } from './events'
 import { Memory } from './memory'
 import { PinnedMemory } from './pinned'
 import { PinnedMemoryPool } from './pinned-pool'
 import { MemoryPointer } from './pointer'
-import { MemoryPool } from './pool'
+import { MemoryPool, type Allocator } from './pool'
 
-/** A function that allocates device memory (see {@link setAllocator}). */
-export type Allocator = (nbytes: number) => MemoryPointer
+export type { Allocator }
 
 let defaultPool: MemoryPool | undefined
 let defaultPinnedPool: PinnedMemoryPool | undefined
@@ -30,7 +30,9 @@ export function allocPinned(nbytes: number): PinnedMemory {
 
 /** Allocates with `cudaMalloc` directly, bypassing any pool (the allocator `null` selects). */
 export function mallocPlain(nbytes: number): MemoryPointer {
-  return new MemoryPointer(new Memory(nbytes))
+  const p = new MemoryPointer(new Memory(nbytes))
+  if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'plain')
+  return p
 }
 
 function checked(p: unknown): MemoryPointer {

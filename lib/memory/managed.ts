@@ -7,7 +7,9 @@ import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
 import { count, describe } from '../validate'
+import { memoryChannels, publishAlloc } from './events'
 import { adoptPointer, MemoryPointer } from './pointer'
+import { MemoryPool } from './pool'
 
 /** Options of {@link mallocManaged}. */
 export interface ManagedOptions {
@@ -30,7 +32,24 @@ export function mallocManaged(nbytes: number, options: ManagedOptions = {}): Mem
   const attach = options?.attach ?? 'global'
   if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
   const device = deviceOrdinal(undefined)
-  return adoptPointer(native.memAllocManaged(device, count('size', nbytes), attach === 'global'), device)
+  const p = adoptPointer(native.memAllocManaged(device, count('size', nbytes), attach === 'global'), device)
+  if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'managed')
+  return p
+}
+
+/**
+ * A caching pool of managed memory: a {@link MemoryPool} that grows with {@link mallocManaged}
+ * (CuPy's `MemoryPool(malloc_managed)`, its `ManagedMemory` pooled). Its blocks have host views
+ * (`managedView`) and take `prefetch` and `advise`; `setAllocator((n) => pool.malloc(n))` makes
+ * `alloc` draw from it.
+ * @throws {TypeError} for a bad `attach`.
+ */
+export class ManagedMemoryPool extends MemoryPool {
+  constructor(options: ManagedOptions = {}) {
+    const attach = options?.attach ?? 'global'
+    if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
+    super((n) => mallocManaged(n, { attach }))
+  }
 }
 
 function location(where: number | Device | 'cpu'): number | null {

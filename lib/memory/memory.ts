@@ -2,6 +2,7 @@ import { native } from '../native'
 import { Device, deviceOrdinal } from '../device'
 import { INTERNAL, NativeObject, own, ownDevice } from '../object'
 import { count } from '../validate'
+import { memoryChannels } from './channels'
 import { track } from './lifetime'
 
 /**
@@ -53,8 +54,19 @@ export class Memory extends NativeObject {
     return this.#freed
   }
 
+  #publishFree(): void {
+    let size: number
+    try {
+      size = this.size // read before the free: a freed block cannot say its size any more
+    } catch {
+      return // already gone (a pool took it from its allocator): nothing is freed here
+    }
+    memoryChannels.free.publish({ memory: this, size, device: this.deviceId })
+  }
+
   /** Frees the allocation now (pool blocks go back to their pool). Freeing twice is nothing, as in CuPy. */
   free(): void {
+    if (!this.#freed && memoryChannels.free.hasSubscribers) this.#publishFree()
     native.memFree(own(this))
     this.#freed = true
   }

@@ -21,4 +21,9 @@ export class PerDevice<T> {
   all(): IterableIterator<T> {
     return this.#made.values()
   }
+
+  /** `[device, value]` for each device made so far. */
+  entries(): IterableIterator<[number, T]> {
+    return this.#made.entries()
+  }
 }

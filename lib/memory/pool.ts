@@ -1,36 +1,138 @@
 import { native } from '../native'
 import { scope } from '../context'
 import { Device } from '../device'
+import { CudaError } from '../errors'
+import { own } from '../object'
 import type { Stream } from '../stream/stream'
 import { currentStreamHandle, streamHandle } from '../stream/handle'
-import { count, describe } from '../validate'
+import { count, describe, func } from '../validate'
+import { memoryChannels, poolWatched, publishAlloc, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
-import { adoptPointer, type MemoryPointer } from './pointer'
+import { adoptPointer, MemoryPointer } from './pointer'
+
+/** A function that allocates device memory: what `setAllocator` and `new MemoryPool(allocator)` take. */
+export type Allocator = (nbytes: number) => MemoryPointer
+
+/** What {@link MemoryPool.stats} reports, on the current device. */
+export interface PoolStats {
+  /** Bytes handed out and not yet freed. */
+  usedBytes: number
+  /** Bytes the pool holds from its allocator (used + cached). */
+  totalBytes: number
+  /** The most `usedBytes` has been since the pool was made or `resetPeakStats()`. */
+  peakUsedBytes: number
+  /** The most `totalBytes` has been since then. */
+  peakTotalBytes: number
+  /** Cached free blocks. */
+  nFreeBlocks: number
+  /** Allocations that ran out of memory, released the cache and were tried again. */
+  oomRetries: number
+  /** Bytes given back to the allocator (the driver by default) so far. */
+  releasedBytes: number
+}
+
+/** @internal Bytes of a `{ size }` or `{ fraction }` limit, checked as CuPy's `set_limit` checks it. */
+export function limitBytes(limit: { size?: number; fraction?: number }): number {
+  if (typeof limit !== 'object' || limit === null) throw new TypeError('setLimit takes { size } or { fraction }')
+  const { size: bytes, fraction } = limit
+  if (bytes !== undefined && fraction !== undefined) throw new TypeError('setLimit takes { size } or { fraction }, not both')
+  if (bytes !== undefined) return count('size', bytes)
+  if (fraction === undefined) return 0
+  if (typeof fraction !== 'number') throw new TypeError(`fraction must be a number, got ${describe(fraction)}`)
+  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must lie in [0, 1], got ${fraction}`)
+  return Math.floor(new Device().totalMemory * fraction)
+}
+
+// What the native pool reads back from a base allocator (crates/node/src/pool.rs).
+const OUT_OF_MEMORY = -1
+const FAILED = -2
+/** What a base allocator threw, rethrown as it was once the native call has returned. */
+let thrown: { error: unknown } | undefined
+
+/** The function the native pool calls to grow: the allocator's block, or why there is none. */
+function source(allocator: Allocator): (nbytes: number) => number {
+  return (nbytes) => {
+    try {
+      const p = allocator(nbytes)
+      if (!(p instanceof MemoryPointer)) throw new TypeError(`the allocator must return a MemoryPointer, got ${describe(p)}`)
+      if (p.byteOffset !== 0) throw new TypeError('the allocator must return a pointer to the start of its memory (byteOffset 0)')
+      return own(p.mem)
+    } catch (e) {
+      if (e instanceof CudaError && e.code === 'CUDA_ERROR_OUT_OF_MEMORY') return OUT_OF_MEMORY
+      thrown = { error: e }
+      return FAILED
+    }
+  }
+}
 
 /**
  * The caching device memory pool (CuPy's `MemoryPool`): sizes round up to 512 bytes; freed
  * blocks are kept per stream and reused there with no driver call; a block freed on one stream
- * is reused on another only once the first has passed the free.
+ * is reused on another only once the first has passed the free. It grows with `cudaMalloc`, or
+ * from `allocator` where given (CuPy's `MemoryPool(allocator)`: `new MemoryPool(mallocManaged)`
+ * pools managed memory); the pointer the allocator returns belongs to the pool from then on (it
+ * reads as freed), and goes back to the allocator when the pool releases it. `CUDA_NODE_GPU_MEMORY_LIMIT` (bytes, or a percentage such as `'50%'`,
+ * as CuPy's `CUPY_GPU_MEMORY_LIMIT`) sets the limit of every pool when it is first used on a device.
+ * @throws {TypeError} for an allocator that is not a function.
  */
 export class MemoryPool {
   /** The native pool of each device this pool is used on, owned by this object. */
   readonly #pools = new PerDevice((d) => native.poolCreate(this, d))
+  readonly #source: ((nbytes: number) => number) | undefined
+
+  constructor(allocator?: Allocator | null) {
+    if (allocator !== undefined && allocator !== null) this.#source = source(func('allocator', allocator) as Allocator)
+  }
 
   /**
    * A block of at least `nbytes` on the current device, for work on the current stream.
    * @throws {CudaError} `CUDA_ERROR_OUT_OF_MEMORY` (after freeing cached blocks and retrying),
-   *   saying how much was asked, used and held.
+   *   saying how much was asked, used and held; what the base allocator threw, as it threw it.
    */
   malloc(nbytes: number): MemoryPointer {
     const sc = scope()
     const device = sc.device
-    return adoptPointer(native.poolMalloc(this.#pools.get(device), nbytes, currentStreamHandle(device, sc)), device)
+    const pool = this.#pools.get(device)
+    const stream = currentStreamHandle(device, sc)
+    if (poolWatched()) return this.#watched(pool, nbytes, stream, device)
+    const p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
+    return p
   }
 
-  /** Releases cached blocks to the driver: all, or those of `stream`. Split blocks wait to re-merge. */
+  /** An allocation that tells the retry and release channels what happened inside it. */
+  #watched(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
+    const before = native.poolStats(pool)
+    let done = false
+    try {
+      const p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+      done = true
+      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
+      return p
+    } finally {
+      publishPoolChange(this, device, nbytes, before, native.poolStats(pool), done)
+    }
+  }
+
+  /** An allocation that grows from the base allocator. */
+  #grow(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
+    try {
+      return adoptPointer(native.poolMallocFrom(pool, nbytes, stream, this.#source!), device)
+    } catch (e) {
+      if (thrown === undefined) throw e
+      const { error } = thrown
+      thrown = undefined
+      throw error
+    }
+  }
+
+  /** Releases cached blocks to the driver (or the base allocator): all, or those of `stream`. Split blocks wait to re-merge. */
   freeAllBlocks(stream?: Stream): void {
     const s = stream === undefined ? undefined : streamHandle(stream)
-    for (const p of this.#pools.all()) native.poolFreeAllBlocks(p, s)
+    for (const [device, p] of this.#pools.entries()) {
+      const bytes = native.poolFreeAllBlocks(p, s)
+      if (bytes > 0 && memoryChannels.release.hasSubscribers) memoryChannels.release.publish({ pool: this, device, bytes, reason: 'freeAllBlocks' })
+    }
   }
 
   /** Cached free blocks on the current device. */
@@ -53,23 +155,23 @@ export class MemoryPool {
     return native.poolTotalBytes(this.#pools.get())
   }
 
+  /** The counts, their high-water marks, retries and bytes released, on the current device. */
+  stats(): PoolStats {
+    return native.poolStats(this.#pools.get())
+  }
+
+  /** Starts the high-water marks of the current device again from the current counts. */
+  resetPeakStats(): void {
+    native.poolResetPeakStats(this.#pools.get())
+  }
+
   /**
    * Bounds the bytes the pool holds on the current device: `{ size }` in bytes or `{ fraction }`
    * of the device's memory; 0 (or `{}`) removes the limit.
    * @throws {TypeError} for both or neither kind, {RangeError} for a negative size or a fraction outside [0, 1].
    */
   setLimit(limit: { size?: number; fraction?: number }): void {
-    if (typeof limit !== 'object' || limit === null) throw new TypeError('setLimit takes { size } or { fraction }')
-    const { size: bytes, fraction } = limit
-    if (bytes !== undefined && fraction !== undefined) throw new TypeError('setLimit takes { size } or { fraction }, not both')
-    let n = 0
-    if (bytes !== undefined) n = count('size', bytes)
-    else if (fraction !== undefined) {
-      if (typeof fraction !== 'number') throw new TypeError(`fraction must be a number, got ${describe(fraction)}`)
-      if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must lie in [0, 1], got ${fraction}`)
-      n = Math.floor(new Device().totalMemory * fraction)
-    }
-    native.poolSetLimit(this.#pools.get(), n)
+    native.poolSetLimit(this.#pools.get(), limitBytes(limit))
   }
 
   /** The limit in bytes on the current device; 0 when there is none. */

@@ -1,20 +1,61 @@
 //! CUDA's stream-ordered allocator (CuPy's `MemoryAsyncPool`): `cuMemAllocAsync` on the stream
-//! current at allocation, `cuMemFreeAsync` on the same stream when the block is dropped.
+//! current at allocation, `cuMemFreeAsync` on the same stream when the block is dropped. It uses
+//! the device's pool, shared by every `AsyncMemoryPool` of the process, as CuPy's does.
+//!
+//! The limit is the pool's release threshold (`CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`), as CuPy's
+//! `set_limit` sets it: memory the pool holds past it goes back to the device at the next
+//! synchronization, and no limit means it is never given back (`u64::MAX`), which is what a
+//! new pool sets unless `CUDA_NODE_GPU_MEMORY_LIMIT` says otherwise. It is a soft limit: an
+//! allocation the pool cannot serve from what it holds is refused when growing would pass it,
+//! but other users of the device's pool are not bound by it.
 
+pub use crate::backend::PoolAttr;
 use crate::block::Block;
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
 use crate::runtime;
 use crate::stream::Stream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// The release threshold that keeps everything the pool holds (CuPy's "no limit").
+pub const NO_LIMIT: u64 = u64::MAX;
+
+/// Set once any limit is set in this process: until then `malloc` skips reading the threshold.
+static LIMITED: AtomicBool = AtomicBool::new(false);
+
+/// What the device's pool holds and has held (high-water marks since it was made or reset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AsyncPoolStats {
+    pub used: u64,
+    pub reserved: u64,
+    pub peak_used: u64,
+    pub peak_reserved: u64,
+    /// Allocations that ran out of memory, synchronized the stream and were tried again.
+    pub retries: u64,
+}
 
 pub struct AsyncMemoryPool {
     device: usize,
+    retries: AtomicU64,
 }
 
 impl AsyncMemoryPool {
+    /// The pool of `device`, without touching its settings.
     pub fn new(device: usize) -> AsyncMemoryPool {
-        AsyncMemoryPool { device }
+        AsyncMemoryPool { device, retries: AtomicU64::new(0) }
+    }
+
+    /// The pool of `device` with the limit `CUDA_NODE_GPU_MEMORY_LIMIT` sets, or none (as
+    /// CuPy's `MemoryAsyncPool()` sets the release threshold from `CUPY_GPU_MEMORY_LIMIT`).
+    pub fn create(device: usize) -> Result<AsyncMemoryPool> {
+        let pool = AsyncMemoryPool::new(device);
+        pool.set_limit(crate::pool::env_limit(device)?)?;
+        Ok(pool)
+    }
+
+    fn get(&self, attr: PoolAttr) -> Result<u64> {
+        runtime()?.backend.async_pool_get(self.device, attr)
     }
 
     pub fn malloc(&self, size: u64, stream: &Arc<Stream>) -> Result<Block> {
@@ -23,24 +64,60 @@ impl AsyncMemoryPool {
         }
         // Rounded to 512 bytes first, as CuPy's MemoryAsyncPool.malloc does: the block's size and
         // the pool's byte counts are the rounded size.
-        let mem = stream.alloc_async(self.device, crate::memory::round_size(size))?;
+        let size = crate::memory::round_size(size);
+        if LIMITED.load(Ordering::Relaxed) {
+            self.check_limit(size)?;
+        }
+        let mut tries = 0;
+        let mem = loop {
+            match stream.alloc_async(self.device, size) {
+                Ok(mem) => break mem,
+                // As CuPy does: memory freed in stream order is the pool's again once the
+                // stream has passed the frees; synchronize and try again, twice.
+                Err(e) if e.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY) && tries < 2 && !stream.is_capturing()? => {
+                    tries += 1;
+                    self.retries.fetch_add(1, Ordering::Relaxed);
+                    stream.synchronize()?;
+                }
+                Err(e) => return Err(e),
+            }
+        };
         Ok(Block::whole(mem).keeping(stream.clone()))
+    }
+
+    /// CuPy's check before growing: refused if what the pool would then hold passes the limit.
+    fn check_limit(&self, size: u64) -> Result<()> {
+        let reserved = self.get(PoolAttr::ReservedCurrent)?;
+        let used = self.get(PoolAttr::UsedCurrent)?;
+        if reserved.saturating_sub(used) >= size {
+            return Ok(());
+        }
+        let limit = self.get(PoolAttr::ReleaseThreshold)?;
+        if limit.max(reserved) < reserved.saturating_add(size) {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_OUT_OF_MEMORY,
+                format!(
+                    "out of memory allocating {size} bytes on device {}: the stream-ordered pool holds {reserved} bytes ({used} in use) and its limit is {limit} bytes",
+                    self.device
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Bytes in use.
     pub fn used_bytes(&self) -> Result<u64> {
-        Ok(runtime()?.backend.async_pool_stats(self.device)?.0)
+        self.get(PoolAttr::UsedCurrent)
     }
 
     /// Bytes the pool has reserved from the device.
     pub fn total_bytes(&self) -> Result<u64> {
-        Ok(runtime()?.backend.async_pool_stats(self.device)?.1)
+        self.get(PoolAttr::ReservedCurrent)
     }
 
     /// Reserved bytes no allocation uses (CuPy's `free_bytes`: total − used).
     pub fn free_bytes(&self) -> Result<u64> {
-        let (used, total) = runtime()?.backend.async_pool_stats(self.device)?;
-        Ok(total.saturating_sub(used))
+        Ok(self.total_bytes()?.saturating_sub(self.used_bytes()?))
     }
 
     /// Releases reserved memory that no allocation uses (after the device is idle).
@@ -48,5 +125,39 @@ impl AsyncMemoryPool {
         let backend = &runtime()?.backend;
         backend.synchronize_device(self.device)?;
         backend.async_pool_trim(self.device)
+    }
+
+    /// Sets the limit (the release threshold) in bytes; 0 removes it, as in CuPy.
+    pub fn set_limit(&self, bytes: u64) -> Result<()> {
+        let threshold = if bytes == 0 { NO_LIMIT } else { bytes };
+        runtime()?.backend.async_pool_set(self.device, PoolAttr::ReleaseThreshold, threshold)?;
+        if bytes != 0 {
+            LIMITED.store(true, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// The limit in bytes; 0 when there is none (the threshold keeps everything).
+    pub fn limit(&self) -> Result<u64> {
+        let t = self.get(PoolAttr::ReleaseThreshold)?;
+        Ok(if t == NO_LIMIT { 0 } else { t })
+    }
+
+    pub fn stats(&self) -> Result<AsyncPoolStats> {
+        Ok(AsyncPoolStats {
+            used: self.get(PoolAttr::UsedCurrent)?,
+            reserved: self.get(PoolAttr::ReservedCurrent)?,
+            peak_used: self.get(PoolAttr::UsedHigh)?,
+            peak_reserved: self.get(PoolAttr::ReservedHigh)?,
+            retries: self.retries.load(Ordering::Relaxed),
+        })
+    }
+
+    /// Starts the high-water marks again from the current counts (they can only be set to 0,
+    /// which the driver takes as a reset).
+    pub fn reset_peak_stats(&self) -> Result<()> {
+        let backend = &runtime()?.backend;
+        backend.async_pool_set(self.device, PoolAttr::UsedHigh, 0)?;
+        backend.async_pool_set(self.device, PoolAttr::ReservedHigh, 0)
     }
 }

@@ -31,8 +31,10 @@ pub trait Backend: Send + Sync + 'static {
     fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>>;
     /// Pinned host memory of `size` > 0 bytes (`cuMemHostAlloc`, portable), freed when dropped.
     fn host_alloc(&self, size: u64) -> Result<Box<dyn PinnedOps>>;
-    /// `(used, reserved)` bytes of the device's stream-ordered pool.
-    fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)>;
+    /// An attribute of the device's stream-ordered pool (`cuMemPoolGetAttribute`).
+    fn async_pool_get(&self, ordinal: usize, attr: PoolAttr) -> Result<u64>;
+    /// Sets one (`cuMemPoolSetAttribute`): the release threshold, or a high-water mark to 0.
+    fn async_pool_set(&self, ordinal: usize, attr: PoolAttr, value: u64) -> Result<()>;
     /// Releases the stream-ordered pool's unused memory (`cuMemPoolTrimTo(pool, 0)`).
     fn async_pool_trim(&self, ordinal: usize) -> Result<()>;
     /// cuBLAS and cuSOLVER (`ops/blas.rs` holds the trait; a new library brings its own).
@@ -131,6 +133,17 @@ impl Advice {
             Error::range(format!("advice must be one of {}, got '{name}'", all.join(", ")))
         })
     }
+}
+
+/// The attributes of a device's stream-ordered pool that `async_pool.rs` reads and sets
+/// (`CUmemPool_attribute`; the `*_HIGH` ones can only be set to 0, which resets them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolAttr {
+    ReleaseThreshold,
+    ReservedCurrent,
+    ReservedHigh,
+    UsedCurrent,
+    UsedHigh,
 }
 
 /// The fixed facts about one device (CuPy's `Device` properties and `attributes`).

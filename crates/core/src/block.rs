@@ -44,6 +44,12 @@ impl Block {
         (&self.mem, self.offset)
     }
 
+    /// The allocation, shared, and where in it this block starts: a pool grown from this block
+    /// hands out pieces of the same allocation.
+    pub(crate) fn shared(&self) -> (Arc<DeviceMemory>, u64) {
+        (self.mem.clone(), self.offset)
+    }
+
     pub(crate) fn pooled(mem: Arc<DeviceMemory>, offset: u64, size: u64, home: Arc<dyn Release>, token: u64) -> Block {
         Block { mem, offset, size, home: Some((home, token)), _stream: None }
     }
@@ -60,6 +66,11 @@ impl Block {
     }
     pub fn device(&self) -> usize {
         self.mem.device()
+    }
+
+    /// As [`Block::range`], for `height` rows of `width` bytes `pitch` apart from `offset`.
+    pub fn range_2d(&self, offset: u64, pitch: u64, width: u64, height: u64) -> Result<(&DeviceMemory, u64)> {
+        self.range(offset, crate::copy2d::extent(pitch, width, height, "copy2D")?, "copy2D")
     }
 
     /// The allocation and the absolute offset of `[offset, offset + len)` of this block,

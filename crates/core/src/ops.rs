@@ -5,7 +5,7 @@
 pub mod blas;
 pub mod nccl;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -26,6 +26,55 @@ pub type StatusFn = Box<dyn FnOnce(Result<()>) + Send + 'static>;
 pub struct Pattern {
     pub width: u8,
     pub bits: u64,
+}
+
+// Pitched (2D) copies: the shape and the sides a backend gets, checked by `copy2d.rs`, and the
+// bytes a pitched range spans.
+
+/// The shape of a 2D copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rows {
+    pub width: u64,
+    pub height: u64,
+    pub dst_pitch: u64,
+    pub src_pitch: u64,
+}
+
+/// One side as a backend gets it: checked, with its pitch in [`Rows`].
+pub enum End<'a> {
+    Device(&'a dyn AllocOps, u64),
+    /// Pageable host memory (synchronous, as the driver makes it): valid during the call only.
+    Pageable(*mut u8),
+    /// Pinned host memory from an offset.
+    Pinned(Arc<dyn HostBytes>, u64),
+}
+
+/// Bytes a pitched range spans, from its first row's start to its last row's end: `pitch` at
+/// least `width`, `(height - 1) * pitch + width` (0 with no rows or columns).
+pub fn extent(pitch: u64, width: u64, height: u64, what: &str) -> Result<u64> {
+    if width == 0 || height == 0 {
+        return Ok(0);
+    }
+    if pitch < width {
+        return Err(Error::range(format!("{what}: a pitch of {pitch} bytes is less than the {width}-byte width of a row")));
+    }
+    (height - 1)
+        .checked_mul(pitch)
+        .and_then(|n| n.checked_add(width))
+        .ok_or_else(|| Error::range(format!("{what}: {height} rows of pitch {pitch} do not fit in 64 bits")))
+}
+
+/// Copies `rows.height` rows between two host byte ranges (the simulator's and tests' model
+/// of the driver's copy).
+///
+/// # Safety
+/// 1. `src` is valid for reads of `extent(rows.src_pitch, …)` bytes and `dst` for writes of
+///    `extent(rows.dst_pitch, …)` bytes, and the two do not overlap unless they are one range.
+pub unsafe fn copy_rows(dst: *mut u8, src: *const u8, rows: Rows) {
+    for r in 0..rows.height {
+        // SAFETY: (1): row `r` lies inside both extents; `copy` allows overlap within one buffer.
+        unsafe { std::ptr::copy(src.add((r * rows.src_pitch) as usize), dst.add((r * rows.dst_pitch) as usize), rows.width as usize) };
+    }
 }
 
 /// Host memory that queued work may read or write after the call returns (pinned memory).
@@ -112,6 +161,10 @@ pub trait StreamOps: Send + Sync + 'static {
         hold: bool,
     ) -> Result<()>;
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()>;
+    /// A pitched copy (`cuMemcpy2DAsync`), one side or both on the device, ranges checked.
+    /// Pageable host memory is read or written before the call returns; pinned memory is kept
+    /// alive until the copy has run when `hold` (during a capture the graph keeps it).
+    fn copy_2d(&self, dst: End<'_>, src: End<'_>, rows: Rows, hold: bool) -> Result<()>;
     /// A stream-ordered allocation (`cuMemAllocAsync`) that is freed on this stream, in stream
     /// order, when dropped. The caller keeps the stream alive as long as the allocation.
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>>;

@@ -7,7 +7,11 @@
 //! - a block free in another stream's arena is taken only once that stream has passed the
 //!   free: it is idle now, and the free happened before now;
 //! - past the limit or out of device memory, free blocks are released and the allocation is
-//!   tried once more, then an out-of-memory error says what was asked, used and held (P7).
+//!   tried once more, then an out-of-memory error says what was asked, used and held (P7);
+//! - it grows from the driver (`cuMemAlloc`), or from another allocator (CuPy's
+//!   `MemoryPool(allocator)`): a block that allocator handed it, kept until released;
+//! - a limit from `CUDA_NODE_GPU_MEMORY_LIMIT` applies to every pool made (CuPy's
+//!   `CUPY_GPU_MEMORY_LIMIT`); statistics keep high-water marks until reset.
 
 use crate::block::{Block, Release};
 use crate::error::{Code, Error, Result};
@@ -44,7 +48,10 @@ fn thread_tag() -> u64 {
 
 struct Chunk {
     mem: Arc<DeviceMemory>,
+    /// From the start of `mem` (a block another allocator gave may start inside it).
     offset: u64,
+    /// The block another allocator gave, shared by every piece of it, released with the last.
+    keep: Option<Arc<Block>>,
     size: u64,
     prev: Option<usize>,
     next: Option<usize>,
@@ -67,6 +74,12 @@ struct State {
     total: u64,
     /// 0: no limit.
     limit: u64,
+    peak_used: u64,
+    peak_total: u64,
+    /// Allocations that failed, released the cached blocks and tried again.
+    retries: u64,
+    /// Bytes given back to the driver (or the base allocator) since the pool was made.
+    released: u64,
 }
 
 impl State {
@@ -104,12 +117,12 @@ impl State {
         let &(have, id) = arena.free.range((size, 0)..).next()?;
         arena.free.remove(&(have, id));
         if have > size {
-            let (mem, offset, next) = {
+            let (mem, keep, offset, next) = {
                 let c = self.chunk(id);
-                (c.mem.clone(), c.offset, c.next)
+                (c.mem.clone(), c.keep.clone(), c.offset, c.next)
             };
             let tail =
-                self.insert(Chunk { mem, offset: offset + size, size: have - size, prev: Some(id), next, arena: key, in_use: false });
+                self.insert(Chunk { mem, keep, offset: offset + size, size: have - size, prev: Some(id), next, arena: key, in_use: false });
             if let Some(n) = next {
                 self.chunk(n).prev = Some(tail);
             }
@@ -121,6 +134,7 @@ impl State {
         let c = self.chunk(id);
         c.in_use = true;
         self.used += size;
+        self.peak_used = self.peak_used.max(self.used);
         Some(id)
     }
 
@@ -167,7 +181,7 @@ impl State {
     }
 
     /// Releases every free chunk that is a whole allocation (split pieces wait to re-merge).
-    fn release_free(&mut self, only: Option<ArenaKey>) -> Vec<Arc<DeviceMemory>> {
+    fn release_free(&mut self, only: Option<ArenaKey>) -> Vec<Chunk> {
         let mut released = Vec::new();
         let keys: Vec<ArenaKey> = self.arenas.keys().copied().filter(|k| only.is_none_or(|o| o == *k)).collect();
         for key in keys {
@@ -181,7 +195,8 @@ impl State {
                 self.arenas.get_mut(&key).expect("arena exists").free.remove(&(size, id));
                 let c = self.remove(id);
                 self.total -= c.size;
-                released.push(c.mem);
+                self.released += c.size;
+                released.push(c);
             }
             if self.arenas[&key].free.is_empty() && !self.chunks.iter().flatten().any(|c| c.arena == key) {
                 self.arenas.remove(&key);
@@ -204,9 +219,62 @@ impl Release for MemoryPool {
     }
 }
 
+/// Where a pool grows from when no cached block fits: called with the rounded size, it returns
+/// a block of at least that many bytes on the pool's device (CuPy's `MemoryPool(allocator)`).
+/// An out-of-memory error makes the pool release its cached blocks and call it once more.
+pub type Source<'a> = &'a mut dyn FnMut(u64) -> Result<Arc<Block>>;
+
+/// What a pool holds and has held (the high-water marks since it was made or last reset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    pub used: u64,
+    pub total: u64,
+    pub peak_used: u64,
+    pub peak_total: u64,
+    pub free_blocks: u64,
+    /// Allocations that failed, released the cached blocks and were tried again.
+    pub retries: u64,
+    /// Bytes given back to the driver (or the base allocator) so far.
+    pub released: u64,
+}
+
+/// The environment variable that limits every pool (CuPy's `CUPY_GPU_MEMORY_LIMIT`).
+pub const MEMORY_LIMIT_ENV: &str = "CUDA_NODE_GPU_MEMORY_LIMIT";
+
+/// The limit `CUDA_NODE_GPU_MEMORY_LIMIT` sets on `device`, in bytes (0: none): a number of
+/// bytes, or a percentage of the device's memory such as `50%`, as CuPy reads
+/// `CUPY_GPU_MEMORY_LIMIT`. A malformed value is a `RangeError` naming the variable.
+pub fn env_limit(device: usize) -> Result<u64> {
+    let Ok(v) = std::env::var(MEMORY_LIMIT_ENV) else { return Ok(0) };
+    parse_limit(v.trim(), || Ok(crate::runtime()?.backend.mem_info(device)?.total))
+}
+
+fn parse_limit(v: &str, total: impl FnOnce() -> Result<u64>) -> Result<u64> {
+    let bad = || Error::range(format!("{MEMORY_LIMIT_ENV} must be a number of bytes or a percentage such as '50%', got '{v}'"));
+    if v.is_empty() {
+        return Ok(0);
+    }
+    if let Some(pct) = v.strip_suffix('%') {
+        let pct: f64 = pct.trim().parse().map_err(|_| bad())?;
+        if !(0.0..=100.0).contains(&pct) {
+            return Err(bad());
+        }
+        return Ok((total()? as f64 * pct / 100.0) as u64);
+    }
+    v.parse::<u64>().map_err(|_| bad())
+}
+
 impl MemoryPool {
     pub fn new(device: usize) -> Arc<MemoryPool> {
         Arc::new_cyclic(|me| MemoryPool { device, state: Mutex::new(State::default()), me: me.clone() })
+    }
+
+    /// A pool with the limit `CUDA_NODE_GPU_MEMORY_LIMIT` sets (as every CuPy pool reads
+    /// `CUPY_GPU_MEMORY_LIMIT` when made).
+    pub fn create(device: usize) -> Result<Arc<MemoryPool>> {
+        let pool = MemoryPool::new(device);
+        pool.set_limit(env_limit(device)?);
+        Ok(pool)
     }
 
     pub fn device(&self) -> usize {
@@ -217,8 +285,13 @@ impl MemoryPool {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A block of at least `size` bytes for work on `stream`.
+    /// A block of at least `size` bytes for work on `stream`, grown from the driver.
     pub fn malloc(&self, size: u64, stream: &Arc<Stream>) -> Result<Block> {
+        self.malloc_from(size, stream, None)
+    }
+
+    /// A block of at least `size` bytes for work on `stream`; grown from `source` where given.
+    pub fn malloc_from(&self, size: u64, stream: &Arc<Stream>, source: Option<Source<'_>>) -> Result<Block> {
         if stream.device() != self.device {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_INVALID_VALUE,
@@ -232,7 +305,7 @@ impl MemoryPool {
         let key = arena_key(stream);
         let (id, mem, offset) = match self.reuse(key, size, stream) {
             Some(taken) => taken,
-            None => self.grow(key, size, stream)?,
+            None => self.grow(key, size, stream, source)?,
         };
         // The block holds its pool (a reference count, no allocation) and returns to it on drop.
         let home: Arc<dyn Release> = self.me.upgrade().expect("a pool allocating is alive");
@@ -270,7 +343,32 @@ impl MemoryPool {
         None
     }
 
-    fn grow(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Result<(usize, Arc<DeviceMemory>, u64)> {
+    /// New memory of `size` bytes: the driver's, or a block `source` gave (checked here).
+    fn fetch(&self, size: u64, source: &mut Option<Source<'_>>) -> Result<(Arc<DeviceMemory>, u64, Option<Arc<Block>>)> {
+        let Some(source) = source.as_mut() else {
+            return Ok((Arc::new(DeviceMemory::alloc(self.device, size)?), 0, None));
+        };
+        let block = source(size)?;
+        if block.device() != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_DEVICE,
+                format!("the allocator gave memory of device {} to the pool of device {}", block.device(), self.device),
+            ));
+        }
+        if block.size() < size {
+            return Err(Error::range(format!("the allocator gave {} bytes when the pool asked for {size}", block.size())));
+        }
+        let (mem, offset) = block.shared();
+        Ok((mem, offset, Some(block)))
+    }
+
+    fn grow(
+        &self,
+        key: ArenaKey,
+        size: u64,
+        stream: &Arc<Stream>,
+        mut source: Option<Source<'_>>,
+    ) -> Result<(usize, Arc<DeviceMemory>, u64)> {
         let mut retried = false;
         loop {
             let (limit, total, used) = {
@@ -278,20 +376,24 @@ impl MemoryPool {
                 (st.limit, st.total, st.used)
             };
             let over_limit = limit != 0 && total + size > limit;
-            let result = if over_limit { None } else { Some(DeviceMemory::alloc(self.device, size)) };
+            // No lock is held while the memory is fetched: a base allocator may be this pool's user.
+            let result = if over_limit { None } else { Some(self.fetch(size, &mut source)) };
             match result {
-                Some(Ok(mem)) => {
+                Some(Ok((mem, offset, keep))) => {
                     let mut st = self.lock();
                     st.total += size;
                     st.used += size;
+                    st.peak_total = st.peak_total.max(st.total);
+                    st.peak_used = st.peak_used.max(st.used);
                     st.arenas.entry(key).or_insert_with(|| Arena { stream: stream.clone(), free: BTreeSet::new() });
-                    let mem = Arc::new(mem);
-                    let id = st.insert(Chunk { mem: mem.clone(), offset: 0, size, prev: None, next: None, arena: key, in_use: true });
-                    return Ok((id, mem, 0));
+                    let chunk = Chunk { mem: mem.clone(), keep, offset, size, prev: None, next: None, arena: key, in_use: true };
+                    let id = st.insert(chunk);
+                    return Ok((id, mem, offset));
                 }
                 Some(Err(e)) if !e.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY) => return Err(e),
                 _ if !retried => {
                     retried = true;
+                    self.lock().retries += 1;
                     self.free_all_blocks(None);
                 }
                 _ => {
@@ -309,11 +411,14 @@ impl MemoryPool {
         }
     }
 
-    /// Releases free blocks to the driver (all arenas, or only `stream`'s).
-    pub fn free_all_blocks(&self, stream: Option<&Stream>) {
+    /// Releases free blocks to the driver (all arenas, or only `stream`'s); the bytes released.
+    pub fn free_all_blocks(&self, stream: Option<&Stream>) -> u64 {
         let released = self.lock().release_free(stream.map(arena_key));
-        // Dropped outside the lock: freeing may wait for the device (M2).
+        let bytes = released.iter().map(|c| c.size).sum();
+        // Dropped outside the lock: freeing may wait for the device (M2), and a base
+        // allocator's block may return to a pool of its own.
         drop(released);
+        bytes
     }
 
     pub fn n_free_blocks(&self) -> usize {
@@ -335,6 +440,27 @@ impl MemoryPool {
     /// Bounds the bytes the pool holds (in use and cached); 0 removes the limit.
     pub fn set_limit(&self, bytes: u64) {
         self.lock().limit = bytes;
+    }
+
+    /// The byte counts, the high-water marks and what the pool has retried and released.
+    pub fn stats(&self) -> PoolStats {
+        let st = self.lock();
+        PoolStats {
+            used: st.used,
+            total: st.total,
+            peak_used: st.peak_used,
+            peak_total: st.peak_total,
+            free_blocks: st.arenas.values().map(|a| a.free.len() as u64).sum(),
+            retries: st.retries,
+            released: st.released,
+        }
+    }
+
+    /// Starts the high-water marks again from the current counts.
+    pub fn reset_peak_stats(&self) {
+        let mut st = self.lock();
+        st.peak_used = st.used;
+        st.peak_total = st.total;
     }
 }
 
@@ -420,5 +546,68 @@ mod tests {
         assert!(err.message().contains("4096 bytes in use"), "{err}");
         assert!(err.message().contains("limit set to 4096"), "{err}");
         drop((a, b));
+    }
+
+    #[test]
+    fn peaks_stay_until_reset_and_then_start_from_the_current_counts() {
+        let (pool, s) = setup();
+        let a = pool.malloc(4096, &s).unwrap();
+        let b = pool.malloc(1024, &s).unwrap();
+        drop(a);
+        let st = pool.stats();
+        assert_eq!((st.used, st.total, st.peak_used, st.peak_total), (1024, 5120, 5120, 5120));
+        pool.free_all_blocks(None);
+        pool.reset_peak_stats();
+        let st = pool.stats();
+        assert_eq!((st.peak_used, st.peak_total, st.released), (1024, 1024, 4096));
+        drop(b);
+    }
+
+    #[test]
+    fn a_pool_grows_from_its_source_and_gives_the_blocks_back_when_released() {
+        let (pool, s) = setup();
+        let base = MemoryPool::new(0);
+        let mut asked = Vec::new();
+        let mut source = |n: u64| {
+            asked.push(n);
+            Ok(Arc::new(base.malloc(n, &s)?))
+        };
+        let a = pool.malloc_from(1000, &s, Some(&mut source)).unwrap();
+        assert_eq!((a.size(), base.used_bytes()), (1024, 1024));
+        drop(a);
+        let b = pool.malloc_from(512, &s, Some(&mut source)).unwrap();
+        assert_eq!(asked, vec![1024], "the second came from the cache");
+        drop(b);
+        assert_eq!(pool.free_all_blocks(None), 1024);
+        assert_eq!(base.used_bytes(), 0, "released to the base pool");
+    }
+
+    #[test]
+    fn a_source_out_of_memory_releases_the_cache_and_retries_once() {
+        let (pool, s) = setup();
+        drop(pool.malloc(2048, &s).unwrap());
+        let mut calls = 0;
+        let mut source = |_n: u64| -> Result<Arc<Block>> {
+            calls += 1;
+            Err(Error::cuda(Code::CUDA_ERROR_OUT_OF_MEMORY, "none left"))
+        };
+        let err = pool.malloc_from(4096, &s, Some(&mut source)).err().expect("out of memory");
+        assert!(err.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY));
+        assert_eq!(calls, 2);
+        let st = pool.stats();
+        assert_eq!((st.retries, st.released, st.total), (1, 2048, 0));
+    }
+
+    #[test]
+    fn the_environment_limit_reads_bytes_or_a_percentage() {
+        let total = || Ok(1000);
+        assert_eq!(parse_limit("", total).unwrap(), 0);
+        assert_eq!(parse_limit("4096", total).unwrap(), 4096);
+        assert_eq!(parse_limit("50%", total).unwrap(), 500);
+        assert_eq!(parse_limit("12.5%", total).unwrap(), 125);
+        for bad in ["lots", "-1", "150%", "1.5"] {
+            let e = parse_limit(bad, total).expect_err(bad);
+            assert!(e.message().contains(MEMORY_LIMIT_ENV), "{e}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Streams (CuPy's `cupy.cuda.Stream`): the owning type, with the checks both backends share.
 
 use crate::capture::{self, CaptureMode, CaptureStatus};
+use crate::copy2d::{extent, End, Rows, Side};
 use crate::error::{Code, Error, Result};
 use crate::event::Event;
 use crate::graph::Graph;
@@ -347,6 +348,54 @@ impl Stream {
         }
         self.legacy_ok("prefetch")?;
         self.ops.prefetch(mem.ops()?, offset, len, to)
+    }
+
+    /// A pitched copy (`cuMemcpy2DAsync`) between device memory and device, pinned or pageable
+    /// host memory: pinned memory is kept alive until the copy has run; pageable memory is
+    /// staged (source) or written (destination) before this returns, as the driver does.
+    pub fn copy_2d(&self, dst: Side<'_>, src: Side<'_>, rows: Rows) -> Result<()> {
+        const WHAT: &str = "copy2D";
+        let dst_len = extent(rows.dst_pitch, rows.width, rows.height, WHAT)?;
+        let src_len = extent(rows.src_pitch, rows.width, rows.height, WHAT)?;
+        let device_side = matches!(dst, Side::Device(..)) || matches!(src, Side::Device(..));
+        if !device_side || matches!(dst, Side::Host(_)) || matches!(src, Side::HostMut(_)) {
+            return Err(Error::type_error("copy2D copies to or from device memory: one side must be a MemoryPointer"));
+        }
+        if dst_len == 0 {
+            return Ok(());
+        }
+        let mut hold = true;
+        let dst = self.end_2d(dst, dst_len, "to", &mut hold)?;
+        let src = self.end_2d(src, src_len, "from", &mut hold)?;
+        self.legacy_ok(WHAT)?;
+        self.ops.copy_2d(dst, src, rows, hold)
+    }
+
+    /// One side of a 2D copy, checked: its device, its range, and what a capture allows.
+    fn end_2d<'a>(&self, side: Side<'a>, len: u64, direction: &str, hold: &mut bool) -> Result<End<'a>> {
+        const WHAT: &str = "copy2D";
+        Ok(match side {
+            Side::Device(mem, offset) => {
+                self.same_device(mem, WHAT)?;
+                mem.check_range(offset, len, WHAT)?;
+                End::Device(mem.ops()?, offset)
+            }
+            Side::Pinned(host, offset) => {
+                host.check_range(offset, len, WHAT)?;
+                *hold = self.keep_in_capture(host)?;
+                End::Pinned(host.clone(), offset)
+            }
+            Side::Host(bytes) => {
+                crate::memory::check_range(bytes.len() as u64, 0, len, WHAT)?;
+                self.pageable_ok("copy2D()", direction)?;
+                End::Pageable(bytes.as_ptr() as *mut u8)
+            }
+            Side::HostMut(bytes) => {
+                crate::memory::check_range(bytes.len() as u64, 0, len, WHAT)?;
+                self.pageable_ok("copy2D()", direction)?;
+                End::Pageable(bytes.as_mut_ptr())
+            }
+        })
     }
 
     pub fn copy_dtod(&self, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {

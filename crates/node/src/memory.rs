@@ -4,6 +4,7 @@
 use crate::handles::JsRef;
 use crate::raw::{self, ArrayBufferOut, BigU64, Bytes, BytesMut, Count, NodeBuffer, Owner};
 use crate::{pinned, stream};
+use cuda_node_core::copy2d::{Rows, Side};
 use cuda_node_core::memory::{pointer_attributes, Advice, Location};
 use cuda_node_core::{runtime, Block, Code, DeviceMemory, Error, Pattern};
 use napi::sys;
@@ -124,6 +125,49 @@ crate::exports! {
         let (dmem, dat) = d.range(dst_offset.0, size.0, "copy")?;
         let (smem, sat) = s.range(src_offset.0, size.0, "copy")?;
         stream::with(stream, |st| st.copy_dtod(dmem, dat, smem, sat, size.0))
+    }
+
+    /// A pitched copy device to device (`cuMemcpy2DAsync`): `height` rows of `width` bytes.
+    c"memCopy2DDtod" => fn mem_copy_2d_dtod(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+        let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
+        let (d, s) = (get(dst)?, get(src)?);
+        let (dmem, dat) = d.range_2d(dst_offset.0, rows.dst_pitch, rows.width, rows.height)?;
+        let (smem, sat) = s.range_2d(src_offset.0, rows.src_pitch, rows.width, rows.height)?;
+        stream::with(stream, |st| st.copy_2d(Side::Device(dmem, dat), Side::Device(smem, sat), rows))
+    }
+
+    /// A pitched copy from pageable host memory: `src` is staged before the call returns.
+    c"memCopy2DHtod" => fn mem_copy_2d_htod(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: Bytes, src_pitch: Count, width: Count, height: Count) -> () {
+        let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
+        let d = get(dst)?;
+        let (dmem, dat) = d.range_2d(dst_offset.0, rows.dst_pitch, rows.width, rows.height)?;
+        stream::with(stream, |st| st.copy_2d(Side::Device(dmem, dat), Side::Host(src.0), rows))
+    }
+
+    /// A pitched copy into pageable host memory: returns once `dst` holds the data.
+    c"memCopy2DDtoh" => fn mem_copy_2d_dtoh(_cx, stream: f64, dst: BytesMut, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+        let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
+        let s = get(src)?;
+        let (smem, sat) = s.range_2d(src_offset.0, rows.src_pitch, rows.width, rows.height)?;
+        stream::with(stream, |st| st.copy_2d(Side::HostMut(dst.0), Side::Device(smem, sat), rows))
+    }
+
+    /// A pitched copy from pinned host memory, asynchronous.
+    c"memCopy2DHtodPinned" => fn mem_copy_2d_htod_pinned(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+        let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
+        let d = get(dst)?;
+        let (dmem, dat) = d.range_2d(dst_offset.0, rows.dst_pitch, rows.width, rows.height)?;
+        let host = pinned::get(src)?;
+        stream::with(stream, |st| st.copy_2d(Side::Device(dmem, dat), Side::Pinned(&host, src_offset.0), rows))
+    }
+
+    /// A pitched copy into pinned host memory, asynchronous.
+    c"memCopy2DDtohPinned" => fn mem_copy_2d_dtoh_pinned(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+        let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
+        let s = get(src)?;
+        let (smem, sat) = s.range_2d(src_offset.0, rows.src_pitch, rows.width, rows.height)?;
+        let host = pinned::get(dst)?;
+        stream::with(stream, |st| st.copy_2d(Side::Pinned(&host, dst_offset.0), Side::Device(smem, sat), rows))
     }
 
     /// Sets `size` bytes to `value`.

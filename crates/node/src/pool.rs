@@ -1,17 +1,78 @@
 //! The caching device memory pool (CuPy's `MemoryPool`), one native pool per device (the TS
 //! pool holds one per device it is used on).
 
-use crate::raw::{Count, Owner};
+use crate::raw::{self, Count, Func, Owner};
 use crate::{memory, stream};
-use cuda_node_core::{runtime, MemoryPool};
+use cuda_node_core::pool::PoolStats;
+use cuda_node_core::{runtime, Code, Error, MemoryPool};
 use std::sync::Arc;
+
+crate::js_object! {
+    /// A pool's counts (CuPy's used/total bytes) and high-water marks.
+    pub struct PoolStatsOut {
+        used_bytes: f64 = c"usedBytes",
+        total_bytes: f64 = c"totalBytes",
+        peak_used_bytes: f64 = c"peakUsedBytes",
+        peak_total_bytes: f64 = c"peakTotalBytes",
+        n_free_blocks: f64 = c"nFreeBlocks",
+        oom_retries: f64 = c"oomRetries",
+        released_bytes: f64 = c"releasedBytes",
+    }
+}
+
+impl From<PoolStats> for PoolStatsOut {
+    fn from(s: PoolStats) -> Self {
+        PoolStatsOut {
+            used_bytes: s.used as f64,
+            total_bytes: s.total as f64,
+            peak_used_bytes: s.peak_used as f64,
+            peak_total_bytes: s.peak_total as f64,
+            n_free_blocks: s.free_blocks as f64,
+            oom_retries: s.retries as f64,
+            released_bytes: s.released as f64,
+        }
+    }
+}
 
 crate::table!(POOLS: Arc<MemoryPool>, CUDA_ERROR_INVALID_HANDLE, "this memory pool is gone");
 
 crate::exports! {
     /// A caching pool for `device`.
     c"poolCreate" => fn pool_create(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, MemoryPool::new(runtime()?.ordinal(device)?))
+        insert(cx, &owner, MemoryPool::create(runtime()?.ordinal(device)?)?)
+    }
+
+    /// As `poolMalloc`, growing from `alloc` (CuPy's `MemoryPool(allocator)`): called with the
+    /// rounded size, it returns the handle of a block, or -1 when out of memory (the pool then
+    /// releases its cache and calls it once more); anything else fails the allocation.
+    c"poolMallocFrom" => fn pool_malloc_from(cx, pool: f64, size: Count, stream: f64, alloc: Func) -> f64 {
+        let mut source = |n: u64| -> cuda_node_core::Result<Arc<cuda_node_core::Block>> {
+            let h = raw::call_number(cx, alloc.0, n as f64)?;
+            if h == -1.0 {
+                return Err(Error::cuda(Code::CUDA_ERROR_OUT_OF_MEMORY, format!("the allocator is out of memory for {n} bytes")));
+            }
+            if h < 0.0 {
+                return Err(Error::cuda(Code::CUDA_ERROR_UNKNOWN, "the allocator failed"));
+            }
+            // The pool owns the block from here: the JS pointer the allocator returned lets go of it.
+            memory::take(h)
+        };
+        let p = get(pool)?;
+        let block = stream::with(stream, |s| p.malloc_from(size.0, s, Some(&mut source)))?;
+        Ok(memory::adopt(block))
+    }
+
+    /// The byte counts, high-water marks, retries and bytes released.
+    c"poolStats" => fn pool_stats(_cx, pool: f64) -> PoolStatsOut {
+        with(pool, |p| Ok(p.stats().into()))
+    }
+
+    /// Starts the high-water marks again from the current counts.
+    c"poolResetPeakStats" => fn pool_reset_peak_stats(_cx, pool: f64) -> () {
+        with(pool, |p| {
+            p.reset_peak_stats();
+            Ok(())
+        })
     }
 
     /// A block of at least `size` bytes for work on `stream`; its memory handle.
@@ -20,13 +81,11 @@ crate::exports! {
         Ok(memory::adopt(block))
     }
 
-    /// Releases free blocks to the driver: all, or those of `stream`.
-    c"poolFreeAllBlocks" => fn pool_free_all_blocks(_cx, pool: f64, stream: Option<f64>) -> () {
+    /// Releases free blocks to the driver: all, or those of `stream`; the bytes released.
+    c"poolFreeAllBlocks" => fn pool_free_all_blocks(_cx, pool: f64, stream: Option<f64>) -> f64 {
         let s = stream.map(stream::get).transpose()?;
-        with(pool, |p| {
-            p.free_all_blocks(s.as_deref());
-            Ok(())
-        })
+        let p = get(pool)?;
+        Ok(p.free_all_blocks(s.as_deref()) as f64)
     }
 
     c"poolNFreeBlocks" => fn pool_n_free_blocks(_cx, pool: f64) -> f64 {

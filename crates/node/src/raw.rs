@@ -450,6 +450,22 @@ impl<'a> Arg<'a> for Func {
     }
 }
 
+/// Calls `f(arg)` synchronously on this call's thread and reads a number back. A throw stays
+/// pending (the export's error then reports it) and is an error here.
+pub fn call_number(cx: &Cx, f: sys::napi_value, arg: f64) -> Result<f64> {
+    let (mut argv, mut undefined, mut out) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+    // SAFETY: `cx.env` is the current call's; the values are made and used within it.
+    unsafe {
+        ok(sys::napi_create_double(cx.env, arg, &mut argv), "making an argument")?;
+        ok(sys::napi_get_undefined(cx.env, &mut undefined), "making an argument")?;
+        ok(sys::napi_call_function(cx.env, undefined, f, 1, &argv, &mut out), "calling a function")?;
+    }
+    let mut v = 0.0;
+    // SAFETY: `out` is a value of this call; `v` is a valid out-pointer.
+    ok(unsafe { sys::napi_get_value_double(cx.env, out, &mut v) }, "reading a number the function returned")?;
+    Ok(v)
+}
+
 /// An `ArrayBuffer` argument, as a value.
 pub struct JsArrayBuffer(pub sys::napi_value);
 

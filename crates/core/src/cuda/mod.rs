@@ -15,7 +15,7 @@ mod recycle;
 mod staging;
 mod stream;
 
-use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
+use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, PoolAttr, ATTRIBUTES};
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::{AllocOps, EventOps, StreamOps};
 use cudarc::driver::sys;
@@ -262,17 +262,18 @@ impl Backend for CudaBackend {
         Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw, keep: None }))
     }
 
-    fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
+    fn async_pool_get(&self, ordinal: usize, attr: PoolAttr) -> Result<u64> {
         let pool = self.default_mem_pool(ordinal)?;
-        let read = |attr| -> Result<u64> {
-            // SAFETY: the device's default pool lives as long as its context; these attributes
-            // are cuuint64_t values.
-            unsafe { raw::mem_pool_attribute_u64(pool, attr) }.check("cuMemPoolGetAttribute")
-        };
-        Ok((
-            read(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)?,
-            read(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)?,
-        ))
+        // SAFETY: the device's default pool lives as long as its context; every attribute
+        // `pool_attr` names is a cuuint64_t value.
+        unsafe { raw::mem_pool_attribute_u64(pool, pool_attr(attr)) }.check("cuMemPoolGetAttribute")
+    }
+
+    fn async_pool_set(&self, ordinal: usize, attr: PoolAttr, value: u64) -> Result<()> {
+        let pool = self.default_mem_pool(ordinal)?;
+        // SAFETY: as above; the model sets only the release threshold and the high-water marks
+        // (to 0), the settable cuuint64_t attributes.
+        unsafe { raw::mem_pool_set_attribute_u64(pool, pool_attr(attr), value) }.check("cuMemPoolSetAttribute")
     }
 
     fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
@@ -429,5 +430,17 @@ pub(crate) fn mem_location(location: crate::ops::Location) -> sys::CUmemLocation
     match location {
         crate::ops::Location::Device(d) => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 },
         crate::ops::Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
+    }
+}
+
+/// The driver's name of a pool attribute; each is a `cuuint64_t`.
+fn pool_attr(attr: PoolAttr) -> sys::CUmemPool_attribute {
+    use sys::CUmemPool_attribute::*;
+    match attr {
+        PoolAttr::ReleaseThreshold => CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+        PoolAttr::ReservedCurrent => CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+        PoolAttr::ReservedHigh => CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH,
+        PoolAttr::UsedCurrent => CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+        PoolAttr::UsedHigh => CU_MEMPOOL_ATTR_USED_MEM_HIGH,
     }
 }

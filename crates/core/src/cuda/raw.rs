@@ -495,6 +495,20 @@ pub(crate) unsafe fn memcpy_dtod_async(dst: sys::CUdeviceptr, src: sys::CUdevice
     ok(unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, len, stream) })
 }
 
+/// `cuMemcpy2DAsync`: `copy.Height` rows of `copy.WidthInBytes` bytes between pitched ranges.
+/// From pageable memory the driver stages the bytes before returning (M5).
+///
+/// # Safety
+/// 1. Each side names device memory (`dstDevice`/`srcDevice`) or host memory
+///    (`dstHost`/`srcHost`) by its memory type, and its pitched range
+///    (`(Height - 1) * pitch + WidthInBytes` bytes) lies inside a live allocation of the stream's
+///    device or in host memory valid until the copy has run (pageable: until return).
+/// 2. `stream` is live, as for [`stream_priority`].
+pub(crate) unsafe fn memcpy_2d_async(copy: &sys::CUDA_MEMCPY2D, stream: sys::CUstream) -> Raw<()> {
+    // SAFETY: (1) and (2); `copy` is a valid, fully initialised descriptor for the call.
+    ok(unsafe { sys::cuMemcpy2DAsync_v2(copy, stream) })
+}
+
 /// `cuMemcpyPeerAsync`: between two devices' memory, in `stream`'s order.
 ///
 /// # Safety
@@ -562,6 +576,18 @@ pub(crate) unsafe fn mem_pool_attribute_u64(pool: sys::CUmemoryPool, attr: sys::
     // SAFETY: (1) and (2); `v` is a valid out-pointer of the attribute's size.
     ok(unsafe { sys::cuMemPoolGetAttribute(pool, attr, &mut v as *mut u64 as *mut c_void) })?;
     Ok(v)
+}
+
+/// `cuMemPoolSetAttribute` for a `cuuint64_t` attribute.
+///
+/// # Safety
+/// 1. `pool` is live (a device's default pool lives as long as its context).
+/// 2. `attr` is a settable one whose value is a `cuuint64_t` (the release threshold, or a
+///    `*_MEM_HIGH` mark, which takes only 0).
+pub(crate) unsafe fn mem_pool_set_attribute_u64(pool: sys::CUmemoryPool, attr: sys::CUmemPool_attribute, value: u64) -> Raw<()> {
+    let mut v = value;
+    // SAFETY: (1) and (2); `v` is valid for reads of the attribute's size during the call.
+    ok(unsafe { sys::cuMemPoolSetAttribute(pool, attr, &mut v as *mut u64 as *mut c_void) })
 }
 
 /// `cuMemPoolTrimTo`.

@@ -7,7 +7,8 @@ use super::raw;
 use super::CudaDevice;
 use crate::error::{Check, Error, Result};
 use crate::ops::{
-    AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, StatusFn, StreamOps,
+    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn,
+    StreamOps,
 };
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -344,6 +345,56 @@ impl StreamOps for CudaStream {
         // SAFETY: the stream is live; size > 0.
         let ptr = unsafe { raw::mem_alloc_async(size as usize, self.raw) }.check("cuMemAllocAsync")?;
         Ok(Box::new(CudaAsyncAlloc { dev: self.dev.clone(), ptr, stream: self.raw }))
+    }
+
+    fn copy_2d(&self, dst: End<'_>, src: End<'_>, rows: Rows, hold: bool) -> Result<()> {
+        self.dev.bind()?;
+        let mut held: Option<Arc<dyn HostBytes>> = None;
+        let mut side = |end: End<'_>| -> (sys::CUmemorytype, *mut c_void, sys::CUdeviceptr) {
+            match end {
+                End::Device(a, offset) => (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), alloc_ptr(a, offset)),
+                End::Pageable(p) => (sys::CUmemorytype::CU_MEMORYTYPE_HOST, p.cast(), 0),
+                End::Pinned(h, offset) => {
+                    // SAFETY: `offset` lies inside `h` (checked by the model).
+                    let p = unsafe { h.ptr().add(offset as usize) };
+                    held = Some(h);
+                    (sys::CUmemorytype::CU_MEMORYTYPE_HOST, p.cast(), 0)
+                }
+            }
+        };
+        let dst_pageable = matches!(dst, End::Pageable(_));
+        let (dst_type, dst_host, dst_device) = side(dst);
+        let (src_type, src_host, src_device) = side(src);
+        let copy = sys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: src_type,
+            srcHost: src_host as *const c_void,
+            srcDevice: src_device,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: rows.src_pitch as usize,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: dst_type,
+            dstHost: dst_host,
+            dstDevice: dst_device,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: rows.dst_pitch as usize,
+            WidthInBytes: rows.width as usize,
+            Height: rows.height as usize,
+        };
+        // SAFETY: each side's pitched range lies inside its live allocation or host bytes
+        // (checked by the model); pageable bytes are valid during the call, and the driver stages
+        // a pageable source before returning (M5); a pinned side is kept alive below.
+        unsafe { raw::memcpy_2d_async(&copy, self.raw) }.check("cuMemcpy2DAsync")?;
+        if dst_pageable {
+            // SAFETY: the stream is live. Into pageable memory the copy has completed when this returns.
+            unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")?;
+        }
+        match held {
+            Some(h) if hold => self.keep_until_done(h),
+            _ => Ok(()),
+        }
     }
 
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {

@@ -94,7 +94,7 @@ impl Drop for SimAsyncAlloc {
         if let Some(inner) = self.inner.take() {
             // The driver counts the bytes free at the call ([OBS] on an H100: USED_MEM_CURRENT
             // drops at cuMemFreeAsync); the memory itself is released in stream order.
-            self.dev.async_used.fetch_sub(inner.size, Ordering::Relaxed);
+            super::lock(&self.dev.async_pool).free(inner.size);
             let slot = Mutex::new(Some(inner));
             self.dev.scheduler.enqueue(&self.queue, vec![], Arc::new(move || drop(slot.lock().unwrap_or_else(|p| p.into_inner()).take())));
         }
@@ -125,4 +125,70 @@ impl AllocOps for SimAlloc {
 
 pub(super) fn sim_alloc(a: &dyn AllocOps) -> &SimAlloc {
     a.as_any().downcast_ref::<SimAlloc>().expect("the simulator is given its own allocations")
+}
+
+/// The device's stream-ordered pool as the driver counts it: bytes in use (free at the
+/// `cuMemFreeAsync` call), bytes reserved (grown to cover what is used; given back past the
+/// release threshold at a synchronization, or by a trim), and the high-water marks of both.
+#[derive(Default)]
+pub(crate) struct PoolModel {
+    used: u64,
+    reserved: u64,
+    used_high: u64,
+    reserved_high: u64,
+    /// The driver's default is 0: everything unused is given back at a synchronization.
+    threshold: u64,
+}
+
+impl PoolModel {
+    pub fn alloc(&mut self, size: u64) {
+        self.used += size;
+        self.reserved = self.reserved.max(self.used);
+        self.used_high = self.used_high.max(self.used);
+        self.reserved_high = self.reserved_high.max(self.reserved);
+    }
+
+    pub fn free(&mut self, size: u64) {
+        self.used = self.used.saturating_sub(size);
+    }
+
+    /// At a synchronization the pool gives back what it holds past the release threshold.
+    pub fn settle(&mut self) {
+        if self.reserved > self.threshold {
+            self.reserved = self.threshold.max(self.used);
+        }
+    }
+
+    /// `cuMemPoolTrimTo(pool, keep)`.
+    pub fn trim(&mut self, keep: u64) {
+        self.reserved = self.reserved.min(keep.max(self.used));
+    }
+
+    pub fn get(&self, attr: crate::backend::PoolAttr) -> u64 {
+        use crate::backend::PoolAttr::*;
+        match attr {
+            ReleaseThreshold => self.threshold,
+            ReservedCurrent => self.reserved,
+            ReservedHigh => self.reserved_high,
+            UsedCurrent => self.used,
+            UsedHigh => self.used_high,
+        }
+    }
+
+    /// As the driver takes it: a high-water mark can only be reset (to the current count).
+    pub fn set(&mut self, attr: crate::backend::PoolAttr, value: u64) -> Result<()> {
+        use crate::backend::PoolAttr::*;
+        match attr {
+            ReleaseThreshold => self.threshold = value,
+            UsedHigh | ReservedHigh if value != 0 => {
+                return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "a pool's high-water mark can only be reset to 0"))
+            }
+            UsedHigh => self.used_high = self.used,
+            ReservedHigh => self.reserved_high = self.reserved,
+            ReservedCurrent | UsedCurrent => {
+                return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "the pool's current counts cannot be set"))
+            }
+        }
+        Ok(())
+    }
 }

@@ -50,8 +50,8 @@ pub(crate) struct SimDevice {
     per_thread: Mutex<HashMap<ThreadId, Arc<Queue>>>,
     /// Created streams by handle, so `ExternalStream` can find them.
     by_handle: Mutex<HashMap<u64, Weak<Queue>>>,
-    /// Bytes of stream-ordered allocations not yet released.
-    async_used: AtomicU64,
+    /// The stream-ordered pool's counts.
+    pub(crate) async_pool: Mutex<memory::PoolModel>,
     /// Live allocations by address, for pointer attributes and foreign pointers.
     allocs: Mutex<std::collections::BTreeMap<u64, memory::Known>>,
 }
@@ -101,7 +101,7 @@ impl SimBackend {
                     legacy,
                     per_thread: Mutex::new(HashMap::new()),
                     by_handle: Mutex::new(HashMap::new()),
-                    async_used: AtomicU64::new(0),
+                    async_pool: Mutex::new(Default::default()),
                     allocs: Mutex::new(Default::default()),
                 })
             })
@@ -174,7 +174,9 @@ impl Backend for SimBackend {
     }
 
     fn synchronize_device(&self, ordinal: usize) -> Result<()> {
-        self.devices[ordinal].scheduler.synchronize_all();
+        let dev = &self.devices[ordinal];
+        dev.scheduler.synchronize_all();
+        lock(&dev.async_pool).settle();
         Ok(())
     }
 
@@ -242,12 +244,16 @@ impl Backend for SimBackend {
         Ok(Box::new(pinned::SimHost::new(self.host.clone(), ptr, size, Some(bytes))?))
     }
 
-    fn async_pool_stats(&self, ordinal: usize) -> Result<(u64, u64)> {
-        let used = self.devices[ordinal].async_used.load(Ordering::Relaxed);
-        Ok((used, used))
+    fn async_pool_get(&self, ordinal: usize, attr: crate::backend::PoolAttr) -> Result<u64> {
+        Ok(lock(&self.devices[ordinal].async_pool).get(attr))
     }
 
-    fn async_pool_trim(&self, _ordinal: usize) -> Result<()> {
+    fn async_pool_set(&self, ordinal: usize, attr: crate::backend::PoolAttr, value: u64) -> Result<()> {
+        lock(&self.devices[ordinal].async_pool).set(attr, value)
+    }
+
+    fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
+        lock(&self.devices[ordinal].async_pool).trim(0);
         Ok(())
     }
 

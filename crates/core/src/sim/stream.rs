@@ -6,7 +6,10 @@ use super::graph::{sim_graph, SimGraph};
 use super::memory::sim_alloc;
 use super::{lock, SimDevice};
 use crate::error::{Code, Error, Result};
-use crate::ops::{AllocOps, CaptureMode, CaptureStatus, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, StatusFn, StreamOps};
+use crate::ops::{
+    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, Rows,
+    StatusFn, StreamOps,
+};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -41,6 +44,8 @@ impl StreamOps for SimStream {
 
     fn synchronize(&self) -> Result<()> {
         self.queue.tail().wait();
+        // A synchronization is where the stream-ordered pool gives back memory past its threshold.
+        lock(&self.dev.async_pool).settle();
         Ok(())
     }
 
@@ -195,9 +200,76 @@ impl StreamOps for SimStream {
         })
     }
 
+    fn copy_2d(&self, dst: End<'_>, src: End<'_>, rows: Rows, _hold: bool) -> Result<()> {
+        let dst_len = extent(rows.dst_pitch, rows.width, rows.height, "copy2D")? as usize;
+        let src_len = extent(rows.src_pitch, rows.width, rows.height, "copy2D")? as usize;
+        match (dst, src) {
+            (End::Device(d, dof), End::Device(s, sof)) => {
+                let (d, s) = (sim_alloc(d).buffer.clone(), sim_alloc(s).buffer.clone());
+                self.run("memcpy", "2D DtoD", move || {
+                    let (dof, sof) = (dof as usize, sof as usize);
+                    if Arc::ptr_eq(&d, &s) {
+                        let mut data = d.lock();
+                        let base = data.as_mut_ptr();
+                        // SAFETY: both ranges lie inside this buffer (checked by the model); rows may overlap.
+                        unsafe { copy_rows(base.add(dof), base.add(sof), rows) };
+                    } else {
+                        let from = s.lock();
+                        let mut to = d.lock();
+                        // SAFETY: each range lies inside its own buffer (checked by the model).
+                        unsafe { copy_rows(to[dof..dof + dst_len].as_mut_ptr(), from[sof..sof + src_len].as_ptr(), rows) };
+                    }
+                })
+            }
+            (End::Device(d, dof), End::Pageable(p)) => {
+                // Pageable memory is staged before the call returns, as the driver does (M5).
+                // SAFETY: `p` holds `src_len` bytes during this call (checked by the model).
+                let staged = Arc::new(unsafe { std::slice::from_raw_parts(p, src_len) }.to_vec());
+                let buf = sim_alloc(d).buffer.clone();
+                self.run("memcpy", "2D HtoD", move || {
+                    let mut to = buf.lock();
+                    let dof = dof as usize;
+                    // SAFETY: the staged bytes and the device range hold the extents.
+                    unsafe { copy_rows(to[dof..dof + dst_len].as_mut_ptr(), staged.as_ptr(), rows) };
+                })
+            }
+            (End::Pageable(p), End::Device(s, sof)) => {
+                // To pageable memory the copy is synchronous: wait for the stream's prior work (M5).
+                if let Submitted::Ran(c) = self.submit("empty", "", Arc::new(|| {}))? {
+                    c.wait();
+                }
+                let from = sim_alloc(s).buffer.lock();
+                let sof = sof as usize;
+                // SAFETY: `p` holds `dst_len` bytes during this call; the device range the source extent.
+                unsafe { copy_rows(p, from[sof..sof + src_len].as_ptr(), rows) };
+                Ok(())
+            }
+            (End::Device(d, dof), End::Pinned(h, hof)) => {
+                let buf = sim_alloc(d).buffer.clone();
+                self.run("memcpy", "2D HtoD", move || {
+                    let mut to = buf.lock();
+                    let dof = dof as usize;
+                    // SAFETY: `h` is alive (held by this closure) and holds `hof + src_len` bytes
+                    // (checked by the model); ordering other access to it is the user's, as in CUDA.
+                    unsafe { copy_rows(to[dof..dof + dst_len].as_mut_ptr(), h.ptr().add(hof as usize), rows) };
+                })
+            }
+            (End::Pinned(h, hof), End::Device(s, sof)) => {
+                let buf = sim_alloc(s).buffer.clone();
+                self.run("memcpy", "2D DtoH", move || {
+                    let from = buf.lock();
+                    let sof = sof as usize;
+                    // SAFETY: as above, for writes into `h`.
+                    unsafe { copy_rows(h.ptr().add(hof as usize), from[sof..sof + src_len].as_ptr(), rows) };
+                })
+            }
+            _ => Err(crate::error::Error::type_error("copy2D copies to or from device memory")),
+        }
+    }
+
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
         let inner = super::alloc_on(&self.dev, size, true)?;
-        self.dev.async_used.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+        lock(&self.dev.async_pool).alloc(size);
         Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
     }
 

@@ -1,0 +1,20 @@
+// The memory channels themselves, apart from events.ts: the message types there name Memory and
+// MemoryPointer, and memory.ts publishes on these, so memory.ts imports only this file.
+import diagnosticsChannel from 'node:diagnostics_channel'
+
+/** The memory channels: `cuda-node:memory:alloc`, `:free`, `:oom-retry`, `:release`. */
+export const memoryChannels: {
+  /** `cuda-node:memory:alloc`: `AllocMessage` (events.ts). */
+  readonly alloc: diagnosticsChannel.Channel
+  /** `cuda-node:memory:free`: `FreeMessage` (events.ts). */
+  readonly free: diagnosticsChannel.Channel
+  /** `cuda-node:memory:oom-retry`: `OomRetryMessage` (events.ts). */
+  readonly oomRetry: diagnosticsChannel.Channel
+  /** `cuda-node:memory:release`: `ReleaseMessage` (events.ts). */
+  readonly release: diagnosticsChannel.Channel
+} = {
+  alloc: diagnosticsChannel.channel('cuda-node:memory:alloc'),
+  free: diagnosticsChannel.channel('cuda-node:memory:free'),
+  oomRetry: diagnosticsChannel.channel('cuda-node:memory:oom-retry'),
+  release: diagnosticsChannel.channel('cuda-node:memory:release'),
+}

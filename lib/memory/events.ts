@@ -1,0 +1,84 @@
+// Memory events on `node:diagnostics_channel` (CuPy's memory hooks, the Node way). Each
+// publisher asks `hasSubscribers` first, so with no subscriber no message is built and no
+// count is read: the cost is a property read.
+import { memoryChannels } from './channels'
+
+export { memoryChannels }
+
+/** Where an allocation came from. */
+export type AllocSource = 'pool' | 'async-pool' | 'plain' | 'managed'
+
+/** `cuda-node:memory:alloc`: a pointer handed out (published in the allocating call, so a subscriber sees its stack). */
+export interface AllocMessage {
+  /** The new pointer (read `.ptr` for its address). */
+  pointer: import('./pointer').MemoryPointer
+  /** Bytes asked for. */
+  nbytes: number
+  /** Bytes given (pools round up to 512). */
+  size: number
+  /** The device's ordinal. */
+  device: number
+  /** Which allocator gave it. */
+  source: AllocSource
+  /** The MemoryPool or AsyncMemoryPool it came from, for the pool sources. */
+  pool?: object
+}
+
+/** `cuda-node:memory:free`: memory freed by `free()` or `using` (not by the GC, which calls no JS). */
+export interface FreeMessage {
+  /** The allocation being freed (read before the free). */
+  memory: import('./memory').Memory
+  /** Its bytes. */
+  size: number
+  /** The device's ordinal. */
+  device: number
+}
+
+/** `cuda-node:memory:oom-retry`: a pool ran out, released what it could (or synchronized) and tried again. */
+export interface OomRetryMessage {
+  /** The MemoryPool or AsyncMemoryPool that retried. */
+  pool: object
+  /** The device's ordinal. */
+  device: number
+  /** Bytes asked for. */
+  nbytes: number
+  /** Whether the retry gave the memory. */
+  succeeded: boolean
+}
+
+/** `cuda-node:memory:release`: a pool gave memory back to the driver (or its base allocator). */
+export interface ReleaseMessage {
+  /** The MemoryPool or AsyncMemoryPool that released memory. */
+  pool: object
+  /** The device's ordinal. */
+  device: number
+  /** Bytes given back. */
+  bytes: number
+  /** `'freeAllBlocks'`, or `'oom-retry'` when an allocation that ran out released the cache. */
+  reason: 'freeAllBlocks' | 'oom-retry'
+}
+
+/** @internal Whether anyone listens for what a pool does inside an allocation. */
+export function poolWatched(): boolean {
+  return memoryChannels.oomRetry.hasSubscribers || memoryChannels.release.hasSubscribers
+}
+
+/** @internal Publishes an allocation (callers check `memoryChannels.alloc.hasSubscribers` first). */
+export function publishAlloc(pointer: AllocMessage['pointer'], nbytes: number, source: AllocSource, pool?: object): void {
+  const m: AllocMessage = { pointer, nbytes, size: pointer.size, device: pointer.deviceId, source }
+  if (pool !== undefined) m.pool = pool
+  memoryChannels.alloc.publish(m)
+}
+
+/** @internal Publishes what a pool's counts say happened during an allocation (a retry, a release). */
+export function publishPoolChange(
+  pool: object, device: number, nbytes: number, before: { oomRetries: number; releasedBytes?: number }, after: { oomRetries: number; releasedBytes?: number }, succeeded: boolean,
+): void {
+  const released = (after.releasedBytes ?? 0) - (before.releasedBytes ?? 0)
+  if (released > 0 && memoryChannels.release.hasSubscribers) {
+    memoryChannels.release.publish({ pool, device, bytes: released, reason: 'oom-retry' } satisfies ReleaseMessage)
+  }
+  if (after.oomRetries > before.oomRetries && memoryChannels.oomRetry.hasSubscribers) {
+    memoryChannels.oomRetry.publish({ pool, device, nbytes, succeeded } satisfies OomRetryMessage)
+  }
+}
