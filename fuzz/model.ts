@@ -350,11 +350,11 @@ export async function runSequence(cuda: Cuda, cmds: Iterable<Cmd>): Promise<stri
   if (w.asyncPool.usedBytes() !== 0) w.problems.push(`leak: the async pool has ${w.asyncPool.usedBytes()} bytes in use after every block was freed`)
   pool.freeAllBlocks()
   const free = dev.memInfo().free
-  // Less free memory than before is a leak; more is the driver returning what it held. The
-  // simulator's count is exact; the driver's moves in 2 MiB pages it takes for itself now and then
-  // (seen on the H100 after an empty sequence), so there a leak is more than a few pages.
-  const slack = cuda.backend().name === 'cuda' ? 8 << 20 : 0
-  if (free < base.free - slack) w.problems.push(`leak: device memory free was ${base.free} bytes, now ${free}`)
+  // Less free memory than before is a leak. The simulator's count is this process's alone and
+  // exact; on the GPU the count is the device's, which other processes (ava runs test files in
+  // parallel, the fuzzer its children) move as they allocate: there the pools' own counts above
+  // are the oracle, and plain allocations are held to it on the simulator (CI).
+  if (cuda.backend().name !== 'cuda' && free < base.free) w.problems.push(`leak: device memory free was ${base.free} bytes, now ${free}`)
   if (cuda.graphCallbacks() !== base.held) w.problems.push(`leak: ${cuda.graphCallbacks() - base.held} captured callbacks still held after every graph was destroyed`)
   for (const s of w.streams.slice(0, 2)) s.destroy()
   return w.problems

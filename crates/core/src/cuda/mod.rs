@@ -211,8 +211,14 @@ impl Backend for CudaBackend {
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
         let ctx = self.bind(ordinal)?;
         let stream = handle as sys::CUstream;
-        // SAFETY: the handle is trusted to be a live stream, as CuPy's ExternalStream trusts it;
-        // the driver rejects many invalid handles with an error.
+        if !stream::readable(handle) {
+            return Err(Error::range(format!(
+                "0x{handle:x} is no stream handle: nothing is mapped at that address in this process (a CUstream is the address of a driver object)"
+            )));
+        }
+        // SAFETY: the handle is trusted to be a live stream, as CuPy's ExternalStream trusts it,
+        // once it is known to point at readable memory; the driver rejects many invalid handles
+        // with an error.
         let owner = unsafe { raw::stream_ctx(stream) }.check("cuStreamGetCtx").map_err(|e| stream::external_error(handle, e))?;
         if owner != ctx {
             return Err(Error::cuda(
