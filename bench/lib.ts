@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, mallocPlain, MemoryPool, nvtx, Stream } from '..'
+import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, mallocPlain, MemoryPool, nvtx, registerHost, Stream } from '..'
 import { native } from '../lib/native'
 import { own } from '../lib/object'
 
@@ -202,6 +202,15 @@ export async function measure(): Promise<Row[]> {
     bandwidth('d2h_pinned', '256 MiB D2H pinned', n, s, () => d.copyToHostAsync(pinned, n, s))
     bandwidth('h2d_pageable', '256 MiB H2D from a Buffer', n, s, () => d.copyFromHostAsync(pageable, n, s))
     bandwidth('d2h_pageable', '256 MiB D2H into a Buffer', n, s, () => d.copyToHostAsync(pageable, n, s))
+    // The same Buffer page-locked in place (registerHost): its copies are pinned copies.
+    const registered = registerHost(pageable)
+    try {
+      bandwidth('h2d_registered', '256 MiB H2D from a registered Buffer (registerHost)', n, s, () => d.copyFromHostAsync(registered, n, s))
+      bandwidth('d2h_registered', '256 MiB D2H into a registered Buffer (registerHost)', n, s, () => d.copyToHostAsync(registered, n, s))
+    } finally {
+      s.synchronize()
+      registered.free()
+    }
   } finally {
     // The 256 MiB buffers go back now, not at the next GC (a later round allocates them again).
     s.synchronize()
