@@ -341,3 +341,13 @@ test('getFunction looks the kernel up at once: a missing name is CUDA_ERROR_NOT_
     t.is(h[0], 1)
   } else t.is(k.name, 'real')
 })
+
+test('a kernel name of any length or content is looked up as text, never as a pattern (the fuzzer: a megabyte name was a SyntaxError)', (t) => {
+  const src = new RawModule({ code: 'extern "C" __global__ void real(int* p) { *p = 1; }' })
+  for (const name of ['x'.repeat(1 << 20), '(', 'real(', '[a-z]+', 'rea.']) {
+    const e = t.throws(() => src.getFunction(name))
+    t.true(e instanceof CudaError || e instanceof TypeError || e instanceof RangeError, `${name.slice(0, 10)}: ${e?.constructor.name} ${e?.message.slice(0, 80)}`)
+  }
+  const ptx = new RawModule({ ptx: '.version 6.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 p) { ret; }' })
+  t.is(t.throws(() => ptx.getFunction('x'.repeat(1 << 20)), { instanceOf: CudaError })?.code, 'CUDA_ERROR_NOT_FOUND')
+})

@@ -256,3 +256,9 @@ if (onGpu) {
     else t.regex(r.stderr, /NCCL_ERROR_\w+/)
   })
 }
+
+test('initAll refuses a count past the devices here before building anything (the fuzzer: 2**32 - 1 aborted the process)', (t) => {
+  for (const n of [0, -1, 2 ** 32 - 1, Device.count() + 1]) {
+    t.throws(() => NcclCommunicator.initAll(n), { instanceOf: RangeError, message: /initAll takes a count/ }, String(n))
+  }
+})

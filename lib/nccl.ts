@@ -102,7 +102,12 @@ export class NcclCommunicator extends NativeObject {
    * @param devices devices or ordinals, distinct; or a count `n` for devices 0 to n − 1.
    */
   static initAll(devices: ReadonlyArray<Device | number> | number): NcclCommunicator[] {
-    const list = typeof devices === 'number' ? Array.from({ length: integer('devices', devices) as number }, (_, i) => i) : devices
+    if (typeof devices === 'number') {
+      const n = integer('devices', devices)
+      const have = Device.count()
+      if (n < 1 || n > have) throw new RangeError(`initAll takes a count from 1 to the ${have} devices here, got ${n}`)
+    }
+    const list = typeof devices === 'number' ? Array.from({ length: devices }, (_, i) => i) : devices
     if (!Array.isArray(list)) throw new TypeError(`devices must be an array of devices or a count, got ${describe(devices)}`)
     const ords = list.map((d) => deviceOrdinal(d))
     const comms = ords.map((d, i) => new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, d, ords.length, null, i), d, ords.length, i))

@@ -147,14 +147,19 @@ export class ModuleImage {
    * cannot be read here: it may hold any name.
    */
   declares(name: string): boolean {
-    const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     if (this.#source) {
-      return this.#source.nameExpressions.includes(name) || new RegExp(`__global__[^;{]*\\b${esc}\\s*\\(`).test(this.#source.code)
+      if (this.#source.nameExpressions.includes(name)) return true
+      // `name (` after `__global__` in the same declaration; plain string search, since a name
+      // may be any length and hold any character.
+      return occurrences(this.#source.code, name).some((at) => {
+        const start = Math.max(this.#source!.code.lastIndexOf(';', at), this.#source!.code.lastIndexOf('{', at), this.#source!.code.lastIndexOf('}', at))
+        return this.#source!.code.slice(start + 1, at).includes('__global__') && opensCall(this.#source!.code, at + name.length)
+      })
     }
     if (this.#ltoir) return true
     const text = Buffer.from(this.#image!).toString('latin1')
     if (text.startsWith('\x7fELF') || text.startsWith('\x50\xed\x55\xba')) return true
-    return new RegExp(`\\.entry\\s+${esc}\\s*\\(`).test(text)
+    return occurrences(text, name).some((at) => /\.entry\s+$/.test(text.slice(Math.max(0, at - 32), at)) && opensCall(text, at + name.length))
   }
 
   /**
@@ -172,6 +177,7 @@ export class ModuleImage {
     compileCached(this.#source, `sm_${new Device(device).computeCapability}`)
     this.#simChecked = true
   }
+
   #simChecked = false
 
   /** Compiles (through the cache) and loads the module on `device`, once. */
@@ -203,6 +209,23 @@ export class ModuleImage {
     if (l === undefined) throw new CudaError(`${nameExpression} was not given in nameExpressions`, 'NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID')
     return l
   }
+}
+
+/** Where `name` starts in `text`, as a whole identifier (no word character just before it). */
+function occurrences(text: string, name: string): number[] {
+  const out: number[] = []
+  if (name === '' || name.length > text.length) return out
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    if (at === 0 || !/\w/.test(text[at - 1])) out.push(at)
+  }
+  return out
+}
+
+/** Whether a `(` follows `from` in `text`, after white space only. */
+function opensCall(text: string, from: number): boolean {
+  let i = from
+  while (i < text.length && /\s/.test(text[i])) i++
+  return text[i] === '('
 }
 
 const images = new WeakMap<object, ModuleImage>()

@@ -18,7 +18,13 @@ const SCALAR_BYTES: [RegExp, number][] = [
 /** The parameters of `extern "C" __global__ void name(...)` in `code`, if it can be found. */
 export function parseSignature(code: string, name: string): Param[] | undefined {
   const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  const m = new RegExp(`__global__\\s+(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?void\\s+${esc}\\s*\\(([^)]*)\\)`).exec(code)
+  let re: RegExp
+  try {
+    re = new RegExp(`__global__\\s+(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?void\\s+${esc}\\s*\\(([^)]*)\\)`)
+  } catch {
+    return undefined // a name past what a regular expression can hold: no signature to read
+  }
+  const m = re.exec(code)
   if (!m) return undefined
   const list = m[1].replace(/\/\*[\s\S]*?\*\//g, '').trim()
   if (list === '' || list === 'void') return []
