@@ -261,4 +261,8 @@ test('initAll refuses a count past the devices here before building anything (th
   for (const n of [0, -1, 2 ** 32 - 1, Device.count() + 1]) {
     t.throws(() => NcclCommunicator.initAll(n), { instanceOf: RangeError, message: /initAll takes a count/ }, String(n))
   }
+  // An array as long, even an empty (sparse) one, is refused by its length, not walked (it hung).
+  for (const list of [new Array(2 ** 32 - 1), [], new Array(Device.count() + 1).fill(0)]) {
+    t.throws(() => NcclCommunicator.initAll(list), { instanceOf: RangeError, message: /initAll takes 1 to/ })
+  }
 })

@@ -109,6 +109,7 @@ export class NcclCommunicator extends NativeObject {
     }
     const list = typeof devices === 'number' ? Array.from({ length: devices }, (_, i) => i) : devices
     if (!Array.isArray(list)) throw new TypeError(`devices must be an array of devices or a count, got ${describe(devices)}`)
+    if (list.length < 1 || list.length > Device.count()) throw new RangeError(`initAll takes 1 to the ${Device.count()} devices here, got ${list.length}`)
     const ords = list.map((d) => deviceOrdinal(d))
     const comms = ords.map((d, i) => new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, d, ords.length, null, i), d, ords.length, i))
     try {
