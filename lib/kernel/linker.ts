@@ -44,6 +44,9 @@ export type LinkBytes =
       library: Uint8Array
     }
 
+/** The most inputs a link takes (a longer array is a mistake). */
+const MAX_INPUTS = 4096
+
 /** Options for a {@link Linker} (cuda.core's `LinkerOptions`). */
 export interface LinkerOptions {
   /** The architecture to link for: `90`, `'sm_90'`; the current device's by default. */
@@ -100,8 +103,10 @@ export class Linker {
   constructor(inputs: readonly LinkInput[], options: LinkerOptions = {}) {
     if (!Array.isArray(inputs)) throw new TypeError(`a Linker takes an array of inputs, got ${describe(inputs)}`)
     if (inputs.length === 0) throw new RangeError('a Linker needs at least one input')
+    // Bounded before it is walked: a proxy or sparse array may claim 2**32 - 1 entries (it hung).
+    if (inputs.length > MAX_INPUTS) throw new RangeError(`a Linker takes at most ${MAX_INPUTS} inputs, got ${inputs.length}`)
     if (typeof options !== 'object' || options === null) throw new TypeError('Linker options must be an object')
-    this.#inputs = inputs.map(input)
+    this.#inputs = Array.from({ length: inputs.length }, (_, i) => input(inputs[i], i))
     if (options.lto !== undefined && typeof options.lto !== 'boolean') throw new TypeError('lto must be a boolean')
     const lto = options.lto ?? this.#inputs.some((i) => i.kind === 'ltoir')
     const arch = native.nvrtcCheckTarget(archOf(options.arch), 'cubin')
