@@ -60,7 +60,8 @@ test('a captured host callback fires once per launch, and lives as long as the g
   t.is(graphCallbacks(), before + 1)
   for (let i = 0; i < 3; i++) g.launch(s)
   await s.synchronizeAsync()
-  await new Promise((r) => setTimeout(r, 50))
+  // Each callback reaches this thread through the event loop: wait for them, a bounded while.
+  for (let k = 0; k < 500 && seen.length < 3; k++) await new Promise((r) => setTimeout(r, 10))
   t.deepEqual(seen, ['ran', 'ran', 'ran'])
   g.destroy()
   t.is(graphCallbacks(), before)

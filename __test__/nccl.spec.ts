@@ -262,7 +262,9 @@ test('initAll refuses a count past the devices here before building anything (th
     t.throws(() => NcclCommunicator.initAll(n), { instanceOf: RangeError, message: /initAll takes a count/ }, String(n))
   }
   // An array as long, even an empty (sparse) one, is refused by its length, not walked (it hung).
-  for (const list of [new Array(2 ** 32 - 1), [], new Array(Device.count() + 1).fill(0)]) {
+  const sparse: number[] = []
+  sparse.length = 2 ** 32 - 1
+  for (const list of [sparse, [], Array.from({ length: Device.count() + 1 }, () => 0)]) {
     t.throws(() => NcclCommunicator.initAll(list), { instanceOf: RangeError, message: /initAll takes 1 to/ })
   }
 })
