@@ -4,9 +4,9 @@
 
 #[cfg(not(target_family = "wasm"))]
 use std::sync::mpsc::{channel, Sender};
+use std::sync::Mutex;
 #[cfg(not(target_family = "wasm"))]
 use std::sync::OnceLock;
-use std::sync::Mutex;
 
 #[cfg(not(target_family = "wasm"))]
 type Garbage = Box<dyn Send + 'static>;
