@@ -1,8 +1,11 @@
-import test from 'ava'
+import everywhere from 'ava'
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { alloc, Device, kernels, nccl, NcclCommunicator, Stream, type MemoryPointer } from '..'
-import { onGpu, runJson } from './helpers'
+import { nativeTest, onGpu, runJson, wasmTest } from './helpers'
+
+/** The WebAssembly build has no threads or sockets for the ranks to meet over: NCCL is refused there. */
+const test = nativeTest('no threads or sockets, so NCCL is CUDA_ERROR_NOT_SUPPORTED; the wasmTest below says so')
 
 const f32 = (p: MemoryPointer, n: number) => {
   const out = new Float32Array(n)
@@ -257,7 +260,7 @@ if (onGpu) {
   })
 }
 
-test('initAll refuses a count past the devices here before building anything (the fuzzer: 2**32 - 1 aborted the process)', (t) => {
+everywhere('initAll refuses a count past the devices here before building anything (the fuzzer: 2**32 - 1 aborted the process)', (t) => {
   for (const n of [0, -1, 2 ** 32 - 1, Device.count() + 1]) {
     t.throws(() => NcclCommunicator.initAll(n), { instanceOf: RangeError, message: /initAll takes a count/ }, String(n))
   }
@@ -267,4 +270,15 @@ test('initAll refuses a count past the devices here before building anything (th
   for (const list of [sparse, [], Array.from({ length: Device.count() + 1 }, () => 0)]) {
     t.throws(() => NcclCommunicator.initAll(list), { instanceOf: RangeError, message: /initAll takes 1 to/ })
   }
+})
+
+wasmTest('NCCL is CUDA_ERROR_NOT_SUPPORTED on WebAssembly, each call a typed error', async (t) => {
+  const refused = { code: 'CUDA_ERROR_NOT_SUPPORTED', message: /NCCL is not available in the WebAssembly build/ }
+  t.throws(() => nccl.getVersion(), refused)
+  t.throws(() => nccl.getUniqueId(), refused)
+  t.throws(() => nccl.groupStart(), refused)
+  t.throws(() => NcclCommunicator.initAll(1), refused)
+  await t.throwsAsync(NcclCommunicator.init(1, Buffer.alloc(128), 0), refused)
+  // Its arguments are checked first, as natively.
+  await t.throwsAsync(NcclCommunicator.init(1, Buffer.alloc(4), 0), { code: 'NCCL_ERROR_INVALID_ARGUMENT' })
 })

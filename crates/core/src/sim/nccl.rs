@@ -12,6 +12,10 @@
 //! paired sends and receives do not deadlock; outside a group they wait in turn, as NCCL's do.
 //! A rank that leaves (destroy, abort, a process that exits) fails what is pending on the
 //! others with `NCCL_ERROR_REMOTE_ERROR` instead of hanging them.
+//!
+//! The WebAssembly build has neither threads nor sockets: there every NCCL call is refused with
+//! `CUDA_ERROR_NOT_SUPPORTED`, and the rest of this file is unused.
+#![cfg_attr(target_family = "wasm", allow(dead_code, unused_imports))]
 
 use super::engine::Queue;
 use super::memory::{sim_alloc, Buffer};
@@ -666,6 +670,45 @@ impl CommOps for SimComm {
     }
 }
 
+/// The WebAssembly build has no threads and no sockets, which the ranks' rendezvous needs: NCCL
+/// is refused there, as where the library is missing, but typed.
+#[cfg(target_family = "wasm")]
+fn no_nccl() -> Error {
+    Error::cuda(
+        crate::error::Code::CUDA_ERROR_NOT_SUPPORTED,
+        "NCCL is not available in the WebAssembly build: the simulator's ranks meet over threads and local sockets, which it has not; \
+         use the native addon (the simulator included) for NCCL",
+    )
+}
+
+#[cfg(target_family = "wasm")]
+impl NcclOps for SimBackend {
+    fn version(&self) -> Result<i32> {
+        Err(no_nccl())
+    }
+
+    fn unique_id(&self) -> Result<UniqueId> {
+        Err(no_nccl())
+    }
+
+    fn init_rank(&self, _device: usize, _nranks: usize, _id: &UniqueId, _rank: usize) -> Result<Box<dyn CommOps>> {
+        Err(no_nccl())
+    }
+
+    fn init_all(&self, _devices: &[usize]) -> Result<Vec<Box<dyn CommOps>>> {
+        Err(no_nccl())
+    }
+
+    fn group_start(&self) -> Result<()> {
+        Err(no_nccl())
+    }
+
+    fn group_end(&self) -> Result<()> {
+        Err(no_nccl())
+    }
+}
+
+#[cfg(not(target_family = "wasm"))]
 impl NcclOps for SimBackend {
     fn version(&self) -> Result<i32> {
         Ok(VERSION)
