@@ -1,9 +1,11 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
 import { allocPinned, CudaError, Event, kernels, mallocPlain, pointerGetAttributes, registerHost, Stream } from '..'
-import { runJson } from './helpers'
+import { nativeTest, runJson, wasmTest } from './helpers'
 
-test('registerHost pins a Buffer in place: async copies read and write its bytes', (t) => {
+const inPlace = nativeTest('emnapi hands the module copies of JS\'s bytes, so registerHost is CUDA_ERROR_NOT_SUPPORTED')
+
+inPlace('registerHost pins a Buffer in place: async copies read and write its bytes', (t) => {
   const host = Buffer.alloc(8192)
   randomBytes(8192).copy(host)
   const pinned = registerHost(host)
@@ -23,7 +25,7 @@ test('registerHost pins a Buffer in place: async copies read and write its bytes
   into.free()
 })
 
-test('registering the same bytes twice is CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED', (t) => {
+inPlace('registering the same bytes twice is CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED', (t) => {
   const host = new Uint8Array(new ArrayBuffer(4096))
   const a = registerHost(host)
   t.is(t.throws(() => registerHost(host), { instanceOf: CudaError })!.code, 'CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED')
@@ -32,7 +34,7 @@ test('registering the same bytes twice is CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTE
   t.pass()
 })
 
-test('unregister is refused while queued copies still use the bytes', (t) => {
+inPlace('unregister is refused while queued copies still use the bytes', (t) => {
   const s = new Stream({ nonBlocking: true })
   const host = new Float32Array(1024)
   const pinned = registerHost(host)
@@ -52,7 +54,7 @@ test('registerHost checks its argument', (t) => {
   t.throws(() => allocPinned(8).unregister(), { instanceOf: TypeError })
 })
 
-test('a registered buffer dropped with a copy in flight stays alive until the copy is done', (t) => {
+inPlace('a registered buffer dropped with a copy in flight stays alive until the copy is done', (t) => {
   const r = runJson(`
     const { registerHost, mallocPlain, kernels, Stream } = cuda
     const s = new Stream({ nonBlocking: true })
@@ -74,7 +76,7 @@ test('a registered buffer dropped with a copy in flight stays alive until the co
   t.is(r.byte, 1)
 })
 
-test('where external buffers are refused (Electron), pinned memory is a registered V8 buffer, so .buffer works', (t) => {
+nativeTest('its pinned memory has no buffer, Electron-like or not')('where external buffers are refused (Electron), pinned memory is a registered V8 buffer, so .buffer works', (t) => {
   const r = runJson(`
     const p = cuda.allocPinned(4096)
     const buf = new Uint8Array(p.buffer)
@@ -87,4 +89,26 @@ test('where external buffers are refused (Electron), pinned memory is a register
     console.log(JSON.stringify({ registered: p.registered, byte: out[4095], kind: cuda.pointerGetAttributes(p.ptr).kind }))
   `, { CUDA_NODE_EXTERNAL_BUFFERS: '0' })
   t.deepEqual(r, { registered: true, byte: 9, kind: 'host' })
+})
+
+wasmTest('registerHost is CUDA_ERROR_NOT_SUPPORTED: the module sees copies of JS\'s bytes, not the bytes', (t) => {
+  const e = t.throws(() => registerHost(Buffer.alloc(4096)), { instanceOf: CudaError })!
+  t.is(e.code, 'CUDA_ERROR_NOT_SUPPORTED')
+  t.regex(e.message, /WebAssembly build cannot register JS's bytes in place/)
+})
+
+wasmTest('where external buffers are refused, pinned memory is still allocated (not a registered V8 buffer), copied through set() and get()', (t) => {
+  const r = runJson(`
+    const p = cuda.allocPinned(4096)
+    let code
+    try { p.buffer } catch (e) { code = e.code }
+    p.set(new Uint8Array(4096).fill(9))
+    const dev = cuda.mallocPlain(4096)
+    const s = new cuda.Stream()
+    dev.copyFromHostAsync(p, 4096, s)
+    const out = Buffer.alloc(4096)
+    dev.copyToHost(out)
+    console.log(JSON.stringify({ registered: p.registered, code, byte: out[4095], kind: cuda.pointerGetAttributes(p.ptr).kind }))
+  `, { CUDA_NODE_EXTERNAL_BUFFERS: '0' })
+  t.deepEqual(r, { registered: false, code: 'CUDA_ERROR_NOT_SUPPORTED', byte: 9, kind: 'host' })
 })

@@ -3,9 +3,11 @@ import {
   alloc, advise, CudaError, Device, getCurrentStream, kernels, mallocManaged, mallocPlain, managedView, MemoryPointer, pointerGetAttributes,
   ManagedMemoryPool, prefetch, usingAllocator,
 } from '..'
-import { runJson } from './helpers'
+import { nativeTest, onWasm, runJson, wasmTest } from './helpers'
 
-test('managed memory is one set of bytes for host and device', (t) => {
+const noView = 'emnapi\'s ArrayBuffers are copies of wasm memory, so managedView is CUDA_ERROR_NOT_SUPPORTED'
+
+nativeTest(noView)('managed memory is one set of bytes for host and device', (t) => {
   const p = mallocManaged(64)
   t.is(pointerGetAttributes(p.ptr).kind, 'managed')
   const view = managedView(p)
@@ -29,7 +31,9 @@ test('prefetch and advise take devices and the host, in stream order', (t) => {
   prefetch(p, 'cpu', s, 4096)
   s.synchronize()
   p.memset(3, 1 << 16)
-  t.is(managedView(p)[100], 3)
+  const out = new Uint8Array(1 << 16)
+  p.copyToHost(out)
+  t.is(out[100], 3)
 })
 
 test('prefetch and advise refuse memory that is not managed, and unknown advice', (t) => {
@@ -74,6 +78,17 @@ test('where external buffers are refused (Electron), the host view is a CudaErro
   t.deepEqual(r, { code: 'CUDA_ERROR_NOT_SUPPORTED', byte: 4 })
 })
 
+wasmTest('the host view of managed memory is CUDA_ERROR_NOT_SUPPORTED (a copy would not be the bytes); copies work', (t) => {
+  const p = mallocManaged(64)
+  p.memset(7, 64)
+  const e = t.throws(() => managedView(p), { instanceOf: CudaError })!
+  t.is(e.code, 'CUDA_ERROR_NOT_SUPPORTED')
+  t.regex(e.message, /WebAssembly build cannot expose managed memory/)
+  const out = new Uint8Array(64)
+  p.copyToHost(out)
+  t.true(out.every((b) => b === 7))
+})
+
 test('setAllocator(mallocManaged) makes alloc hand out managed memory', (t) => {
   const kinds = runJson(`
     cuda.setAllocator(cuda.mallocManaged)
@@ -96,13 +111,16 @@ test('a ManagedMemoryPool caches managed blocks, each with its own host view', (
   t.is(pool.totalBytes(), 4096)
   b.memset(9, 1024)
   getCurrentStream().synchronize()
-  const view = managedView(b)
-  t.is(view.byteLength, 1024)
-  t.true(view.every((x) => x === 9))
-  view[0] = 1
-  const out = new Uint8Array(1)
-  b.copyToHost(out)
-  t.is(out[0], 1)
+  if (onWasm) t.is(t.throws(() => managedView(b), { instanceOf: CudaError })!.code, 'CUDA_ERROR_NOT_SUPPORTED', noView)
+  else {
+    const view = managedView(b)
+    t.is(view.byteLength, 1024)
+    t.true(view.every((x) => x === 9))
+    view[0] = 1
+    const out = new Uint8Array(1)
+    b.copyToHost(out)
+    t.is(out[0], 1)
+  }
   t.notThrows(() => prefetch(a, 'cpu'))
   t.notThrows(() => advise(b, 'setReadMostly', 0))
   t.throws(() => new ManagedMemoryPool({ attach: 'device' as any }), { instanceOf: TypeError })

@@ -3,6 +3,9 @@ import { INTERNAL, NativeObject, own } from '../object'
 import { count } from '../validate'
 import { PinnedMemory, registerHost } from './pinned'
 
+let wasm: boolean | undefined
+const webAssembly = (): boolean => (wasm ??= native.backendInfo().webAssembly)
+
 /** Caches pinned host allocations (CuPy's `PinnedMemoryPool`), since pinning is slow. */
 export class PinnedMemoryPool extends NativeObject {
   constructor() {
@@ -17,8 +20,9 @@ export class PinnedMemoryPool extends NativeObject {
   malloc(nbytes: number): PinnedMemory {
     const n = count('size', nbytes)
     // Where external ArrayBuffers are refused (Electron), pin a V8 buffer instead, so that
-    // `buffer` works there too: registered per call, not cached.
-    if (n > 0 && !native.externalBuffers()) return registerHost(new ArrayBuffer(n))
+    // `buffer` works there too: registered per call, not cached. The WebAssembly build can
+    // register no JS bytes (it sees copies of them): its pinned memory has no `buffer`.
+    if (n > 0 && !native.externalBuffers() && !webAssembly()) return registerHost(new ArrayBuffer(n))
     return new PinnedMemory(INTERNAL, (owner) => native.pinnedPoolMalloc(owner, own(this), n), n)
   }
 

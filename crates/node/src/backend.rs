@@ -4,12 +4,12 @@ use crate::raw::Ret;
 use cuda_node_core::{runtime, BackendKind};
 use napi::sys;
 
-/// `{ name, reason, driverVersion?, compiledKernels }`.
+/// `{ name, reason, driverVersion?, compiledKernels, webAssembly }`.
 pub struct BackendInfo(&'static cuda_node_core::BackendInfo);
 
 impl Ret for BackendInfo {
     fn ts() -> String {
-        "{ name: 'cuda' | 'sim'; reason: string; driverVersion: number | null; compiledKernels: boolean }".into()
+        "{ name: 'cuda' | 'sim'; reason: string; driverVersion: number | null; compiledKernels: boolean; webAssembly: boolean }".into()
     }
     fn write(self, env: sys::napi_env) -> cuda_node_core::Result<sys::napi_value> {
         let i = self.0;
@@ -21,6 +21,8 @@ impl Ret for BackendInfo {
                 (c"driverVersion", i.driver_version.write(env)?),
                 // Whether compiled kernels run; the simulator runs a kernel's host implementation.
                 (c"compiledKernels", (i.kind == BackendKind::Cuda).write(env)?),
+                // The WebAssembly build (simulator only, no threads, no external ArrayBuffers).
+                (c"webAssembly", cfg!(target_family = "wasm").write(env)?),
             ],
         )
     }

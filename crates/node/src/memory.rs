@@ -231,6 +231,15 @@ crate::exports! {
             raw::ok(unsafe { sys::napi_create_arraybuffer(cx.env, 0, &mut data, &mut out) }, "creating an ArrayBuffer")?;
             return Ok(ArrayBufferOut(out));
         }
+        // emnapi's external ArrayBuffers are copies of wasm memory, not views of it: refuse, as
+        // where the runtime refuses them.
+        if cfg!(target_family = "wasm") {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "the WebAssembly build cannot expose managed memory as an ArrayBuffer (its ArrayBuffers would be copies); \
+                 copy with copyToHost / copyFromHost instead",
+            ));
+        }
         if !pinned::external_buffers() {
             return Err(pinned::refused("the host view of managed memory", "copy with copyToHost / copyFromHost instead"));
         }

@@ -108,6 +108,15 @@ crate::exports! {
     /// view alive until they are unregistered: on free or GC of `owner`, once no queued copy
     /// uses them. Registering bytes twice is `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`.
     c"pinnedRegister" => fn pinned_register(cx, owner: Owner, view: Bytes) -> f64 {
+        // emnapi hands the module a copy of JS's bytes in wasm memory, not the bytes themselves:
+        // nothing can be registered in place (zero bytes are still a RangeError, as natively).
+        if cfg!(target_family = "wasm") && !view.0.is_empty() {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "the WebAssembly build cannot register JS's bytes in place (its views of them are copies in wasm memory); \
+                 allocPinned and copy through the PinnedMemory (its set() and get() methods) instead",
+            ));
+        }
         crate::handles::release_pending();
         let (ptr, len) = (view.0.as_ptr() as *mut u8, view.0.len() as u64);
         let keep = crate::handles::JsRef::new(cx, cx.arg(1).ok_or_else(|| Error::type_error("view is missing"))?)?;
