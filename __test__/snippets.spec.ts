@@ -4,17 +4,20 @@
 // `s` and `p`) but not what another later block declared. `import … from 'cuda-node'` is the
 // package itself. A block after `<!-- gpu only: why -->` runs on the GPU; on the simulator it
 // must throw the CudaError the comment tells the reader of: CUDA_ERROR_NOT_SUPPORTED, or a
-// library's *_NOT_FOUND where NVRTC or nvJitLink is absent.
+// library's *_NOT_FOUND where NVRTC or nvJitLink is absent. A block after
+// `<!-- not on WebAssembly: why -->` runs natively; on the WebAssembly build it must throw
+// CUDA_ERROR_NOT_SUPPORTED (NCCL, registerHost, pinned memory's `.buffer`: docs/wasm.md).
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { onGpu, root, scratchDir } from './helpers'
+import { onGpu, onWasm, root, scratchDir } from './helpers'
 
 interface Block {
   code: string
   line: number
   gpuOnly: boolean
+  notOnWasm: boolean
 }
 
 /** The ```ts blocks of a markdown file, with the line each starts on. */
@@ -26,7 +29,8 @@ export function blocks(markdown: string): Block[] {
     const start = i + 1
     let j = start
     while (j < lines.length && lines[j].trim() !== '```') j++
-    out.push({ code: lines.slice(start, j).join('\n'), line: start + 1, gpuOnly: /<!--\s*gpu only/.test(lines[i - 1] ?? '') })
+    const before = lines[i - 1] ?? ''
+    out.push({ code: lines.slice(start, j).join('\n'), line: start + 1, gpuOnly: /<!--\s*gpu only/.test(before), notOnWasm: /<!--\s*not on WebAssembly/.test(before) })
     i = j
   }
   return out
@@ -57,6 +61,9 @@ function script(doc: Block[]): string {
     const done = `console.log('<<block ${i} done>>')`
     if (b.gpuOnly && !onGpu) {
       return `try {\n${body}\nthrow new Error('a gpu-only block ran on the simulator')\n} catch (e: any) {\nif (!(e instanceof __CudaError) || !/^(CUDA_ERROR_NOT_SUPPORTED|NVRTC_ERROR_NOT_FOUND|NVJITLINK_ERROR_NOT_FOUND)$/.test(e.code)) throw e\n${done}\n}`
+    }
+    if (b.notOnWasm && onWasm) {
+      return `try {\n${body}\nthrow new Error('a block marked not on WebAssembly ran there')\n} catch (e: any) {\nif (!(e instanceof __CudaError) || e.code !== 'CUDA_ERROR_NOT_SUPPORTED') throw e\n${done}\n}`
     }
     return i === 0 ? `${body}\n${done}` : `{\n${body}\n${done}\n}`
   })
