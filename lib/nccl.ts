@@ -1,5 +1,6 @@
 // NCCL, after CuPy's `cupy.cuda.nccl`: unique ids, communicators and collectives. The library
-// is loaded on first use (the simulator has one of its own); the core checks every call.
+// is loaded on first use (the simulator has one of its own); the core checks every call. The
+// WebAssembly build has none: each call there is CUDA_ERROR_NOT_SUPPORTED (docs/wasm.md).
 import { scope } from './context'
 import { Device, deviceOrdinal } from './device'
 import { MemoryPointer } from './memory/pointer'

@@ -93,7 +93,8 @@ export function advise(p: MemoryPointer, advice: MemoryAdvice, where: number | D
  * of its allocation (its `.buffer` is an ArrayBuffer over the whole allocation). Synchronize
  * before reading what the device wrote.
  * @throws {TypeError} for memory that is not managed; {CudaError} `CUDA_ERROR_NOT_SUPPORTED`
- *   where external ArrayBuffers are refused (Electron): copy with `copyToHost` there.
+ *   where external ArrayBuffers are refused (Electron) and on the WebAssembly build: copy with
+ *   `copyToHost` there.
  */
 export function managedView(p: MemoryPointer): Uint8Array {
   pointer(p)

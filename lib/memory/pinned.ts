@@ -128,7 +128,8 @@ export class PinnedMemory extends NativeObject {
  * pooled `Buffer`: a page can be registered once, and do not transfer or detach the buffer
  * while it is registered.
  * @throws {TypeError} for other kinds of value; {RangeError} for zero bytes; {CudaError}
- *   `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED` for bytes already registered.
+ *   `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED` for bytes already registered,
+ *   `CUDA_ERROR_NOT_SUPPORTED` on the WebAssembly build (it sees copies of JS's bytes).
  */
 export function registerHost(src: ArrayBufferView | ArrayBuffer): PinnedMemory {
   const view = bytes(src, undefined, 'registerHost')
