@@ -1,5 +1,6 @@
 import test from 'ava'
 import { alloc, allocPinned, CudaError, copy2D, copy2DAsync, Stream } from '..'
+import { nativeTest, wasmTest } from './helpers'
 
 /** `rows` rows of `pitch` bytes, row r holding r * 16 + column. */
 function grid(rows: number, pitch: number): Uint8Array {
@@ -36,7 +37,7 @@ test('copy2D copies device to device, at offsets', (t) => {
   t.deepEqual([...out.subarray(24, 32)], [0, 0, 49, 50, 51, 0, 0, 0])
 })
 
-test('copy2DAsync through pinned memory is asynchronous, at any offset of it', async (t) => {
+nativeTest('pinned memory has no ArrayBuffer there, so no typed array at an offset of it; the wasmTest below copies through PinnedMemory itself')('copy2DAsync through pinned memory is asynchronous, at any offset of it', async (t) => {
   const s = new Stream({ nonBlocking: true })
   const pinned = allocPinned(64)
   new Uint8Array(pinned.buffer).set(grid(4, 16))
@@ -47,6 +48,20 @@ test('copy2DAsync through pinned memory is asynchronous, at any offset of it', a
   copy2DAsync(view, 8, d, 8, 8, 4, s)
   await s.synchronizeAsync()
   t.deepEqual([...view.subarray(8, 16)], [...grid(4, 16).subarray(16, 24)])
+})
+
+wasmTest('copy2DAsync from and into PinnedMemory itself is asynchronous (filled and read with set() and get())', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const pinned = allocPinned(64)
+  pinned.set(grid(4, 16))
+  const d = alloc(32)
+  t.is(copy2DAsync(d, 8, pinned, 16, 8, 4, s), s)
+  const back = allocPinned(32)
+  copy2DAsync(back, 8, d, 8, 8, 4, s)
+  await s.synchronizeAsync()
+  const out = new Uint8Array(32)
+  back.get(out)
+  t.deepEqual([...out.subarray(8, 16)], [...grid(4, 16).subarray(16, 24)])
 })
 
 test('copy2D checks pitches, ranges and sides before the driver', (t) => {
