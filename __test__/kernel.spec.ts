@@ -2,8 +2,8 @@ import test from 'ava'
 import { randomFillSync } from 'node:crypto'
 import { readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, CudaError, f32, f64, i32, MemoryPointer, RawKernel, RawModule, Stream, u64 } from '..'
-import { gpuTest, nvrtcTest, onGpu, onWasm, runJson, runNode, scratchDir } from './helpers'
+import { alloc, CudaError, f32, f64, i32, kernels, MemoryPointer, RawKernel, RawModule, Stream, u64 } from '..'
+import { gpuTest, nativeTest, nvrtcTest, onGpu, onWasm, runJson, runNode, scratchDir } from './helpers'
 
 const SAXPY = `
 extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* out, unsigned long long n) {
@@ -88,6 +88,79 @@ test('saxpy on known values: arguments reach the kernel in order, and results ev
     t.is(Number(count.value), n)
     t.deepEqual([seen[0].grid, seen[0].block], [[n / 256, 1, 1], [256, 1, 1]])
   }
+})
+
+/** x = i, y = 1, out poisoned; saxpy with a = 2 makes out[i] = 2i + 1. */
+function saxpyInputs(n: number): [MemoryPointer, MemoryPointer, MemoryPointer] {
+  const [dx, dy, dout] = [alloc(4 * n), alloc(4 * n), alloc(4 * n)]
+  dx.copyFromHost(Float32Array.from({ length: n }, (_, i) => i))
+  dy.copyFromHost(new Float32Array(n).fill(1))
+  dout.memset(0xff, 4 * n)
+  return [dx, dy, dout]
+}
+
+nativeTest('the simulator has no threads to queue on')(
+  'a launch queues the kernel and returns, behind a sleep on its stream; it runs in stream order (simulate, in its place)',
+  (t) => {
+    const n = 4096
+    const [dx, dy, dout] = saxpyInputs(n)
+    const k = new RawKernel(SAXPY, 'saxpy', { simulate: simulateSaxpy })
+    const s = new Stream({ nonBlocking: true })
+    kernels.sleep(150e6, s)
+    const start = performance.now()
+    k.launch(Math.ceil(n / 256), 256, [f32(2), dx, dy, dout, u64(n)], { stream: s })
+    const launched = performance.now() - start
+    // The launch returned while the sleep ahead of it still held the stream.
+    t.false(s.done)
+    t.true(launched < 150, `the launch took ${launched} ms`)
+    // Later work on the stream sees what the kernel wrote: a copy of out, queued behind it.
+    const copy = alloc(4 * n)
+    copy.copyFromDeviceAsync(dout, 4 * n, s)
+    s.synchronize()
+    const [out, copied] = [new Float32Array(n), new Float32Array(n)]
+    dout.copyToHost(out)
+    copy.copyToHost(copied)
+    t.deepEqual([...out], Array.from({ length: n }, (_, i) => 2 * i + 1))
+    t.deepEqual([...copied], [...out])
+  },
+)
+
+nativeTest('the simulator has no threads to queue on')(
+  'a synchronize right after a launch waits for it (no deadlock while the kernel waits for this thread) and sees its writes',
+  (t) => {
+    const n = 1024
+    const [dx, dy, dout] = saxpyInputs(n)
+    const k = new RawKernel(SAXPY, 'saxpy', { simulate: simulateSaxpy })
+    for (const s of [new Stream(), Stream.null]) {
+      dout.memset(0xff, 4 * n)
+      kernels.sleep(20e6, s)
+      k.launch(n / 256, 256, [f32(2), dx, dy, dout, u64(n)], { stream: s })
+      s.synchronize()
+      const out = new Float32Array(n)
+      dout.copyToHost(out)
+      t.deepEqual([...out], Array.from({ length: n }, (_, i) => 2 * i + 1))
+    }
+    // A synchronous copy on the current stream, right after the launch, waits for it too.
+    dout.memset(0xff, 4 * n)
+    k.launch(n / 256, 256, [f32(2), dx, dy, dout, u64(n)])
+    const out = new Float32Array(n)
+    dout.copyToHost(out)
+    t.is(out[n - 1], 2 * (n - 1) + 1)
+  },
+)
+
+test('an exception thrown by a simulated kernel reaches uncaughtException, and its stream goes on', (t) => {
+  const r = runNode(
+    `process.on('uncaughtException', (e) => { console.log('caught', e.message); });
+     const k = new cuda.RawKernel('extern "C" __global__ void k(int* p) {}', 'k', { simulate() { throw new Error('from simulate') } });
+     const s = new cuda.Stream();
+     k.launch(1, 1, [cuda.alloc(4)], { stream: s });
+     s.synchronize();
+     console.log('synchronized');`,
+    { CUDA_NODE_BACKEND: 'sim' },
+  )
+  t.is(r.status, 0, r.stderr)
+  t.deepEqual(r.stdout.trim().split('\n').sort(), ['caught from simulate', 'synchronized'])
 })
 
 test('a wrong argument count or type is a TypeError before launch', (t) => {

@@ -1,10 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { compiledKernels } from '../backend'
 import { scope } from '../context'
 import { Device } from '../device'
 import { CudaError } from '../errors'
 import { native } from '../native'
 import type { NativeObject } from '../object'
-import type { Stream } from '../stream/stream'
+import { Stream } from '../stream/stream'
 import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handle'
 import { getCurrentStream } from '../stream/current'
 import { traced } from '../trace'
@@ -110,6 +111,18 @@ export interface LaunchOptions {
  * `RawModule.get_function` does: a missing name is a CudaError here, not at the first launch.
  */
 export let lookUp: (kernel: RawKernel, image: ModuleImage) => void
+
+
+let wasm: boolean | undefined
+const webAssembly = (): boolean => (wasm ??= native.backendInfo().webAssembly)
+
+/** Per device: the non-blocking stream current while a simulated kernel's host implementation runs. */
+const privateStreams = new Map<number, Stream>()
+function privateStream(device: number): Stream {
+  let s = privateStreams.get(device)
+  if (s === undefined) privateStreams.set(device, (s = new Stream({ nonBlocking: true, device })))
+  return s
+}
 
 /**
  * A kernel (CuPy's `RawKernel`): `new RawKernel(code, name)` compiles on first use; launch it
@@ -323,15 +336,20 @@ export class RawKernel {
     }
     pack(args, this.name, params, g, b, sharedMem, config === undefined ? undefined : attrsOf(config))
     const [shape, bytes] = packed()
-    if (!compiledKernels()) return this.#simulated(stream ?? getCurrentStream(), device, shape, args, g, b, config)
+    if (!compiledKernels()) return this.#simulated(stream ?? getCurrentStream(), s, device, shape, args, g, b, config)
     const f = this.#function(device)
     traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(f, s, shape, bytes))
   }
 
-  // The simulator has no compiler: the kernel's host implementation runs in its place, once the
-  // stream's earlier work is done, so it sees the memory as the kernel would.
+  // The simulator has no compiler: the kernel's host implementation runs in its place, in stream
+  // order (once the stream's earlier work is done, before its later work), so it sees the memory
+  // as the kernel would. The launch only queues it, as on the GPU: it runs on this thread, from
+  // the event loop or from a wait that blocks it (crates/node/src/callbacks.rs `launch_simulated`),
+  // with a private non-blocking stream current, so its synchronous copies do not wait for the
+  // stream that waits for it. The WebAssembly build (no threads) runs it after a synchronize.
   #simulated(
     s: Stream,
+    handle: number,
     device: number,
     shape: Uint32Array,
     args: readonly KernelArg[],
@@ -348,8 +366,24 @@ export class RawKernel {
       )
     }
     if (s.isCapturing()) throw new CudaError(`a simulated kernel (${this.name}) cannot be captured into a graph`, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED')
-    s.synchronize()
-    s.run(() => this.#simulate!(args, grid, block, config))
+    const simulate = this.#simulate
+    if (webAssembly()) {
+      s.synchronize()
+      s.run(() => simulate(args, grid, block, config))
+      return
+    }
+    const own = privateStream(device)
+    const ctx = AsyncLocalStorage.snapshot()
+    native.streamLaunchSimulated(handle, () => {
+      try {
+        ctx(() => own.run(() => simulate(args, grid, block, config)))
+      } catch (err) {
+        // Surface it like a host callback's exception (uncaughtException), never lost.
+        process.nextTick(() => {
+          throw err
+        })
+      }
+    })
   }
 }
 

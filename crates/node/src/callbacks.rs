@@ -12,10 +12,11 @@ use crate::raw::{self, Func};
 use cuda_node_core::{Code, Error, Result};
 use napi::sys;
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// What the dispatcher is told to do with an id.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,6 +27,8 @@ enum Kind {
     RunOnce = 1,
     /// Forget it: nothing holds it any more.
     Release = 2,
+    /// Run the simulated kernels queued for this thread (`Channel::jobs`); no id.
+    Pump = 3,
 }
 
 /// The largest callback id (ids and kinds travel together in a pointer-sized word).
@@ -39,24 +42,118 @@ struct Channel {
     owed: AtomicUsize,
     /// Callbacks captured into graphs, alive.
     persistent: AtomicUsize,
+    /// The JS thread's environment (the pump calls JS with it).
+    env: sys::napi_env,
+    /// Simulated kernels whose stream reached them: each runs on the JS thread, then opens its
+    /// gate (`launch_simulated`).
+    jobs: Mutex<VecDeque<Job>>,
+}
+
+/// A simulated kernel's host implementation, due on the JS thread: the stream that reached it
+/// waits at `gate` until it has run.
+struct Job {
+    func: sys::napi_ref,
+    gate: Arc<Gate>,
+}
+
+/// Holds a stream's worker until the JS thread opens it.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.cv.notify_all();
+    }
+
+    #[cfg_attr(target_family = "wasm", allow(dead_code))]
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        while !*open {
+            open = self.cv.wait(open).unwrap_or_else(|p| p.into_inner());
+        }
+    }
 }
 
 // SAFETY: the threadsafe function is made to be called from any thread; the pointer is only read
-// under the mutex, which its finalizer takes too.
+// under the mutex, which its finalizer takes too. `env` and the jobs' references are only used on
+// the JS thread (the pump, `call_js`); other threads only move jobs into the queue.
 unsafe impl Send for Channel {}
 // SAFETY: as above.
 unsafe impl Sync for Channel {}
 
+// SAFETY: the reference is made, read and deleted on the JS thread only; a worker only moves it.
+unsafe impl Send for Job {}
+
 impl Channel {
-    fn send(&self, id: u32, kind: Kind) {
+    /// Tells the JS thread; false where it is gone (nothing will run).
+    fn send(&self, id: u32, kind: Kind) -> bool {
         let tsfn = self.tsfn.lock().unwrap_or_else(|p| p.into_inner());
         if tsfn.is_null() {
-            return;
+            return false;
         }
         let word = ((id as usize) << 2) | kind as usize;
         // SAFETY: the function is live (not finalized: checked under the lock its finalizer
         // takes); non-blocking, so this never waits for JS.
         unsafe { sys::napi_call_threadsafe_function(*tsfn, word as *mut c_void, sys::ThreadsafeFunctionCallMode::nonblocking) };
+        true
+    }
+
+    /// One run owed is paid: the function stops keeping the loop alive at the last (JS thread).
+    fn paid(&self, env: sys::napi_env) {
+        if self.owed.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)) == Ok(1) {
+            let tsfn = *self.tsfn.lock().unwrap_or_else(|p| p.into_inner());
+            if !tsfn.is_null() {
+                // SAFETY: on the JS thread, with the live function.
+                unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
+            }
+        }
+    }
+
+    /// Runs the simulated kernels queued for this thread, in the order their streams reached
+    /// them (JS thread). An exception one throws reaches `uncaughtException`; its gate opens
+    /// regardless.
+    fn run_jobs(&self) {
+        let env = self.env;
+        loop {
+            let Some(job) = self.jobs.lock().unwrap_or_else(|p| p.into_inner()).pop_front() else { return };
+            let mut scope = ptr::null_mut();
+            // SAFETY: on the JS thread of `env`; the reference was made there and is deleted once,
+            // here; values live in the scope opened for this job.
+            unsafe {
+                let scoped = sys::napi_open_handle_scope(env, &mut scope) == sys::Status::napi_ok;
+                let (mut func, mut undefined) = (ptr::null_mut(), ptr::null_mut());
+                sys::napi_get_reference_value(env, job.func, &mut func);
+                sys::napi_delete_reference(env, job.func);
+                sys::napi_get_undefined(env, &mut undefined);
+                if !func.is_null() && sys::napi_call_function(env, undefined, func, 0, ptr::null(), ptr::null_mut()) != sys::Status::napi_ok
+                {
+                    let mut pending = false;
+                    sys::napi_is_exception_pending(env, &mut pending);
+                    if pending {
+                        let mut err = ptr::null_mut();
+                        sys::napi_get_and_clear_last_exception(env, &mut err);
+                        sys::napi_fatal_exception(env, err);
+                    }
+                }
+                if scoped {
+                    sys::napi_close_handle_scope(env, scope);
+                }
+            }
+            job.gate.open();
+            self.paid(env);
+        }
+    }
+}
+
+/// The wait pump of a JS thread (`set_wait_pump`): runs the simulated kernels due here.
+#[cfg(not(target_family = "wasm"))]
+fn pump() {
+    if let Some(channel) = CHANNEL.with(|c| c.borrow().clone()) {
+        channel.run_jobs();
     }
 }
 
@@ -78,12 +175,12 @@ unsafe extern "C" fn call_js(env: sys::napi_env, js_cb: sys::napi_value, context
     let channel = unsafe { &*(context as *const Channel) };
     let word = data as usize;
     let (id, kind) = ((word >> 2) as u32, word & 3);
-    if kind != Kind::Release as usize && channel.owed.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)) == Ok(1) {
-        let tsfn = *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner());
-        if !tsfn.is_null() {
-            // SAFETY: on the JS thread, with the live function.
-            unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
-        }
+    if kind == Kind::Pump as usize {
+        channel.run_jobs();
+        return;
+    }
+    if kind != Kind::Release as usize {
+        channel.paid(env);
     }
     let mut argv = [ptr::null_mut(); 2];
     let mut undefined = ptr::null_mut();
@@ -152,6 +249,35 @@ impl Drop for JsCallback {
     }
 }
 
+/// Queues on `stream` the JS function `func` as a simulated kernel: when the stream reaches it,
+/// it runs on this (the JS) thread, and the stream's later work waits until it has returned.
+/// It runs from the event loop, or sooner from a wait that blocks this thread (the wait pump).
+#[cfg(not(target_family = "wasm"))]
+pub fn launch_simulated(env: sys::napi_env, stream: &cuda_node_core::Stream, func: sys::napi_value) -> Result<()> {
+    let channel = channel()?;
+    let mut reference = ptr::null_mut();
+    // SAFETY: `func` is a value of this call, on the JS thread.
+    raw::ok(unsafe { sys::napi_create_reference(env, func, 1, &mut reference) }, "holding the simulated kernel")?;
+    owe(env, 1)?;
+    let gate = Arc::new(Gate::default());
+    let (job, held) = (Mutex::new(Some(Job { func: reference, gate: gate.clone() })), channel.clone());
+    let queued = stream.launch_host_fn(Box::new(move || {
+        let Some(job) = job.lock().unwrap_or_else(|p| p.into_inner()).take() else { return };
+        held.jobs.lock().unwrap_or_else(|p| p.into_inner()).push_back(job);
+        // Where the JS thread is gone, nothing will open the gate: the stream goes on.
+        if held.send(0, Kind::Pump) {
+            gate.wait();
+        }
+    }));
+    if let Err(e) = queued {
+        forgive(env, 1);
+        // SAFETY: made above on this thread, never handed over.
+        unsafe { sys::napi_delete_reference(env, reference) };
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// Keeps the event loop alive for `runs` more runs queued on this thread (call it on the JS
 /// thread, where the work is queued).
 pub fn owe(env: sys::napi_env, runs: usize) -> Result<()> {
@@ -191,7 +317,13 @@ crate::exports! {
     /// Registers `(id, kind) => void`, which runs (kind 0), runs and forgets (1) or forgets (2)
     /// the callback the TS layer holds under `id`.
     c"registerHostDispatcher" => fn register_host_dispatcher(cx, dispatcher: Func) -> () {
-        let channel = Arc::new(Channel { tsfn: Mutex::new(ptr::null_mut()), owed: AtomicUsize::new(0), persistent: AtomicUsize::new(0) });
+        let channel = Arc::new(Channel {
+            tsfn: Mutex::new(ptr::null_mut()),
+            owed: AtomicUsize::new(0),
+            persistent: AtomicUsize::new(0),
+            env: cx.env,
+            jobs: Mutex::new(VecDeque::new()),
+        });
         let context = Arc::into_raw(channel.clone()) as *mut c_void;
         let (mut name, mut tsfn) = (ptr::null_mut(), ptr::null_mut());
         // SAFETY: `env` is this call's; the name is NUL-terminated.
@@ -211,6 +343,8 @@ crate::exports! {
         unsafe { sys::napi_unref_threadsafe_function(cx.env, tsfn) };
         *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner()) = tsfn;
         CHANNEL.with(|c| *c.borrow_mut() = Some(channel));
+        #[cfg(not(target_family = "wasm"))]
+        cuda_node_core::sim::set_wait_pump(Some(pump));
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 
 use crate::callbacks::{self, JsCallback};
 use crate::event;
-use crate::raw::{BigU64, Count, Owner};
+use crate::raw::{BigU64, Count, Func, Owner};
 use crate::task::Blocking;
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Stream, StreamKind};
 use std::sync::Arc;
@@ -90,6 +90,19 @@ crate::exports! {
             s.launch_host_fn(Box::new(move || cb.run_once())).inspect_err(|_| callbacks::forgive(cx.env, 1))?;
             Ok(false)
         })
+    }
+
+    /// Queues `func`, a simulated kernel's host implementation, in stream order: it runs on this
+    /// thread once the stream's earlier work is done, and the stream's later work waits for it
+    /// (the simulator; not on WebAssembly, where the TS layer runs it after a synchronize).
+    c"streamLaunchSimulated" => fn stream_launch_simulated(cx, stream: f64, func: Func) -> () {
+        #[cfg(not(target_family = "wasm"))]
+        return with(stream, |s| callbacks::launch_simulated(cx.env, s, func.0));
+        #[cfg(target_family = "wasm")]
+        {
+            let _ = (cx, stream, func);
+            Err(Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "the WebAssembly build runs a simulated kernel after a synchronize"))
+        }
     }
 
     /// Like `streamLaunchHostFn`, through `cuStreamAddCallback` (not capturable).

@@ -15,6 +15,8 @@ mod stream;
 use crate::backend::{Backend, DeviceProps, EventFlags, MemInfo, ATTRIBUTES};
 use crate::error::{Code, Error, Result};
 use crate::ops::{AllocOps, EventOps, StreamOps};
+#[cfg(not(target_family = "wasm"))]
+pub use engine::set_wait_pump;
 use engine::{Class, Queue, Scheduler};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
