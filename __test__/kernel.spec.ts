@@ -149,7 +149,7 @@ nativeTest('the simulator has no threads to queue on')(
   },
 )
 
-test('an exception thrown by a simulated kernel reaches uncaughtException, and its stream goes on', (t) => {
+nativeTest('on WebAssembly a simulated kernel runs inside launch(), so its error is thrown there')('an exception thrown by a simulated kernel reaches uncaughtException, and its stream goes on', (t) => {
   const r = runNode(
     `process.on('uncaughtException', (e) => { console.log('caught', e.message); });
      const k = new cuda.RawKernel('extern "C" __global__ void k(int* p) {}', 'k', { simulate() { throw new Error('from simulate') } });
