@@ -5,7 +5,7 @@ import test from 'ava'
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, CudaError, Device, f32, getCurrentStream, i32, LaunchConfig, Linker, Program, RawKernel, RawModule, Stream, type KernelArg } from '..'
+import { alloc, CudaError, Device, f32, getCurrentStream, i32, LaunchConfig, Linker, Program, RawKernel, RawModule, type KernelArg } from '..'
 import { gpuTest, linkTest, nvrtcTest, onGpu, scratchDir } from './helpers'
 
 const EXTRA = readFileSync(path.join(__dirname, 'fixtures', 'kernels-extra.cu'), 'utf8')
