@@ -61,7 +61,7 @@ test.serial('trace writes a Chrome trace and an SVG with a lane per stream and t
   t.regex(svg, /kernels\.sleep/)
 })
 
-test.serial('a slice lasts what getElapsedTime measures around the same work, within 10%', async (t) => {
+test.serial('a slice lasts at least the work it times and no longer than getElapsedTime measures around it', async (t) => {
   const s = new Stream({ nonBlocking: true })
   let around = 0
   const { slices } = await profiler.trace(
@@ -75,7 +75,10 @@ test.serial('a slice lasts what getElapsedTime measures around the same work, wi
     { path: path.join(scratchDir('cuda-node-trace-'), 't.json') },
   )
   const sleep = slices.find((x) => x.name.startsWith('kernels.sleep'))!
-  t.true(Math.abs(sleep.duration - around) <= 0.1 * around, `slice ${sleep.duration} ms, events ${around} ms`)
+  // Bracketed both ways, which holds under load: the 30 ms sleep itself below, the events recorded
+  // just before and after it above (a busy machine widens that span, never the slice past it).
+  t.true(sleep.duration >= 30 * 0.98, `slice ${sleep.duration} ms, shorter than the 30 ms sleep`)
+  t.true(sleep.duration <= around * 1.02 + 0.5, `slice ${sleep.duration} ms, longer than the events around it measured (${around} ms)`)
 })
 
 test.serial('trace ends the trace when fn throws, and traces do not nest', async (t) => {
