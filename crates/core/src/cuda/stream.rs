@@ -221,7 +221,7 @@ impl StreamOps for CudaStream {
     ) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: `src` holds `src_offset + len` bytes (checked by the caller) and stays alive
-        // until the host function below, enqueued after the copy, releases it.
+        // until the stream has passed the copy: the hold below (an event, `holds.rs`) or the graph keeps it.
         unsafe {
             raw::memcpy_htod_async(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw)
         }
