@@ -105,6 +105,7 @@ nativeTest('the simulator has no threads to queue on')(
     const n = 4096
     const [dx, dy, dout] = saxpyInputs(n)
     const k = new RawKernel(SAXPY, 'saxpy', { simulate: simulateSaxpy })
+    t.true(k.attributes.maxThreadsPerBlock >= 256) // compiled and loaded here, not inside the timed launch (NVRTC takes seconds on the GPU)
     const s = new Stream({ nonBlocking: true })
     kernels.sleep(150e6, s)
     const start = performance.now()
@@ -423,4 +424,21 @@ test('a kernel name of any length or content is looked up as text, never as a pa
   }
   const ptx = new RawModule({ ptx: '.version 6.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 p) { ret; }' })
   t.is(t.throws(() => ptx.getFunction('x'.repeat(1 << 20)), { instanceOf: CudaError })?.code, 'CUDA_ERROR_NOT_FOUND')
+})
+
+gpuTest('on the GPU the raw simulated launch is refused, so no host function waits for a JS thread that is blocked in a synchronize (the fuzzer: raw:74:127 hung)', (t) => {
+  // Run in a child with a bound: before the fix the synchronize below never returned.
+  const r = runNode(
+    `const { native } = require(${JSON.stringify(require.resolve('../lib/native'))});
+     const h = native.streamCreate({}, 0, true, null);
+     let code = 'no error';
+     try { native.streamLaunchSimulated(h, () => {}) } catch (e) { code = e.code }
+     native.streamSynchronize(h);
+     console.log(code)`,
+    { CUDA_NODE_BACKEND: 'cuda' },
+    [],
+    30_000,
+  )
+  t.is(r.signal, null, 'the child finished (it hung before the fix)')
+  t.is(r.stdout.trim(), 'CUDA_ERROR_NOT_SUPPORTED', r.stderr)
 })

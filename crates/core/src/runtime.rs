@@ -34,6 +34,19 @@ pub struct Runtime {
     pub backend: Box<dyn Backend>,
 }
 
+/// Refuses `what` unless the simulator runs: a simulated kernel's host implementation queued in
+/// stream order waits for the JS thread, which only the simulator's blocking waits serve; on the
+/// driver a synchronize on that thread would wait for it forever (the fuzzer found that hang).
+pub fn require_simulator(what: &str) -> Result<()> {
+    match runtime()?.info.kind {
+        BackendKind::Sim => Ok(()),
+        BackendKind::Cuda => Err(Error::cuda(
+            crate::Code::CUDA_ERROR_NOT_SUPPORTED,
+            format!("{what} runs on the simulator only: on the GPU a RawKernel launches its compiled kernel"),
+        )),
+    }
+}
+
 /// The environment variable that forces a backend.
 pub const BACKEND_ENV: &str = "CUDA_NODE_BACKEND";
 

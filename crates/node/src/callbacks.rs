@@ -254,6 +254,7 @@ impl Drop for JsCallback {
 /// It runs from the event loop, or sooner from a wait that blocks this thread (the wait pump).
 #[cfg(not(target_family = "wasm"))]
 pub fn launch_simulated(env: sys::napi_env, stream: &cuda_node_core::Stream, func: sys::napi_value) -> Result<()> {
+    cuda_node_core::runtime::require_simulator("a simulated kernel's host implementation")?;
     let channel = channel()?;
     let mut reference = ptr::null_mut();
     // SAFETY: `func` is a value of this call, on the JS thread.
