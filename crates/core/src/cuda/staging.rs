@@ -1,18 +1,20 @@
 //! Copies between the device and pageable memory, both ways, pipelined through pinned staging
 //! buffers: while the copy engine moves one chunk, host threads fill (or drain) another. The driver's own pageable path
-//! copies through a single staging area in turn; overlapping the two, and filling with several
-//! threads, is what lets a plain Buffer approach pinned bandwidth.
+//! copies through a single staging area in turn; overlapping the two, and filling with a few
+//! threads kept for it, is what lets a plain Buffer approach pinned bandwidth.
 
 use super::{raw, CudaDevice};
 use crate::error::{Check, Result};
 use cudarc::driver::sys;
+use rayon::prelude::*;
 use std::ffi::c_void;
+use std::sync::OnceLock;
 
 /// Copies of at least this many bytes are staged; smaller ones take the driver's path.
 pub const MIN: usize = 8 << 20;
 const CHUNK: usize = 8 << 20;
 const BUFFERS: usize = 3;
-const FILL_THREADS: usize = 4;
+const MAX_FILL_THREADS: usize = 8;
 
 struct Buffer {
     host: *mut u8,
@@ -54,18 +56,34 @@ impl Drop for Staging {
     }
 }
 
-/// Fills `to` from `from` with several threads.
+/// The threads that fill and drain staging buffers, made once: spawning them for each chunk
+/// cost a tenth of the chunk's copy. Half the cores, 2 to 8; none where they cannot be started
+/// (then the calling thread copies).
+fn fillers() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(4, |n| n.get() / 2).clamp(2, MAX_FILL_THREADS);
+        rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("cuda-node-staging-{i}")).build().ok()
+    })
+    .as_ref()
+}
+
+/// Fills `to` from `from`, in parts on the filler threads.
 fn fill(to: *mut u8, from: &[u8]) {
-    let part = from.len().div_ceil(FILL_THREADS);
+    let Some(pool) = fillers() else {
+        // SAFETY: `to` holds at least `from.len()` bytes that nothing else touches now (a
+        // staging buffer no DMA uses, or the caller's destination).
+        unsafe { std::ptr::copy_nonoverlapping(from.as_ptr(), to, from.len()) };
+        return;
+    };
+    let part = from.len().div_ceil(pool.current_num_threads()).max(1);
     let to = to as usize;
-    std::thread::scope(|s| {
-        for (i, piece) in from.chunks(part).enumerate() {
-            s.spawn(move || {
-                // SAFETY: each thread writes a disjoint range of `to` (a staging buffer no DMA
-                // uses, or the caller's destination), which holds at least `from.len()` bytes.
-                unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), (to as *mut u8).add(i * part), piece.len()) };
-            });
-        }
+    pool.install(|| {
+        from.par_chunks(part).enumerate().for_each(|(i, piece)| {
+            // SAFETY: each part writes a disjoint range of `to` (a staging buffer no DMA uses, or
+            // the caller's destination), which holds at least `from.len()` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), (to as *mut u8).add(i * part), piece.len()) };
+        })
     });
 }
 
