@@ -1,5 +1,6 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
+import path from 'node:path'
 import { allocPinned, CudaError, Event, kernels, mallocPlain, pointerGetAttributes, registerHost, Stream } from '..'
 import { nativeTest, runJson, wasmTest } from './helpers'
 
@@ -89,6 +90,15 @@ nativeTest('its pinned memory has no buffer, Electron-like or not')('where exter
     console.log(JSON.stringify({ registered: p.registered, byte: out[4095], kind: cuda.pointerGetAttributes(p.ptr).kind }))
   `, { CUDA_NODE_EXTERNAL_BUFFERS: '0' })
   t.deepEqual(r, { registered: true, byte: 9, kind: 'host' })
+})
+
+nativeTest('the WebAssembly build has no external buffers to ask about')('without the switch the runtime itself is asked: Node allows external buffers, so pinned memory is the pinned block, not a registered V8 buffer', (t) => {
+  const r = runJson(`
+    const { native } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'native.js'))})
+    const p = cuda.allocPinned(4096)
+    console.log(JSON.stringify({ allowed: native.externalBuffers(), registered: p.registered, size: p.buffer.byteLength }))
+  `, { CUDA_NODE_EXTERNAL_BUFFERS: undefined })
+  t.deepEqual(r, { allowed: true, registered: false, size: 4096 })
 })
 
 wasmTest('registerHost is CUDA_ERROR_NOT_SUPPORTED: the module sees copies of JS\'s bytes, not the bytes', (t) => {

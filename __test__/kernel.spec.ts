@@ -429,7 +429,7 @@ test('a kernel name of any length or content is looked up as text, never as a pa
 gpuTest('on the GPU the raw simulated launch is refused, so no host function waits for a JS thread that is blocked in a synchronize (the fuzzer: raw:74:127 hung)', (t) => {
   // Run in a child with a bound: before the fix the synchronize below never returned.
   const r = runNode(
-    `const { native } = require(${JSON.stringify(require.resolve('../lib/native'))});
+    `const { native } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'native.js'))});
      const h = native.streamCreate({}, 0, true, null);
      let code = 'no error';
      try { native.streamLaunchSimulated(h, () => {}) } catch (e) { code = e.code }

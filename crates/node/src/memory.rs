@@ -240,7 +240,7 @@ crate::exports! {
                  copy with copyToHost / copyFromHost instead",
             ));
         }
-        if !pinned::external_buffers() {
+        if !pinned::external_buffers(cx.env) {
             return Err(pinned::refused("the host view of managed memory", "copy with copyToHost / copyFromHost instead"));
         }
         // SAFETY: the block's range lies inside the managed allocation.
@@ -252,6 +252,7 @@ crate::exports! {
         if status != sys::Status::napi_ok {
             // SAFETY: not created, so the finalizer never runs: release the reference here.
             drop(unsafe { Arc::from_raw(hint as *const Block) });
+            pinned::refused_now(cx.env);
             return Err(pinned::refused("the host view of managed memory", "copy with copyToHost / copyFromHost instead"));
         }
         Ok(ArrayBufferOut(out))

@@ -19,20 +19,51 @@ crate::js_object! {
     }
 }
 
-/// Whether external ArrayBuffers may be handed to JS. Electron refuses them; setting
+/// Whether external ArrayBuffers may be handed to JS. Electron refuses them (its memory cage);
 /// `CUDA_NODE_EXTERNAL_BUFFERS=0` (or `externalBuffers(false)`) makes the addon behave so in Node,
-/// so the paths that avoid them are tested here.
+/// so the paths that avoid them are tested here. Without the variable the runtime is asked, once.
 static EXTERNAL: std::sync::OnceLock<std::sync::atomic::AtomicBool> = std::sync::OnceLock::new();
 
-fn external_flag() -> &'static std::sync::atomic::AtomicBool {
-    EXTERNAL
-        .get_or_init(|| std::sync::atomic::AtomicBool::new(std::env::var("CUDA_NODE_EXTERNAL_BUFFERS").map_or(true, |v| v.trim() != "0")))
+fn external_flag(env: sys::napi_env) -> &'static std::sync::atomic::AtomicBool {
+    EXTERNAL.get_or_init(|| {
+        std::sync::atomic::AtomicBool::new(match std::env::var("CUDA_NODE_EXTERNAL_BUFFERS") {
+            Ok(v) => v.trim() != "0",
+            Err(_) => runtime_allows_external(env),
+        })
+    })
 }
 
-/// True unless external buffers are refused (by the switch; a runtime that refuses them says so
-/// when one is made).
-pub fn external_buffers() -> bool {
-    external_flag().load(std::sync::atomic::Ordering::Relaxed)
+/// Makes a one-byte external ArrayBuffer and says whether the runtime allowed it (Electron
+/// answers `napi_no_external_buffers_allowed`; any failure takes the path that needs none).
+fn runtime_allows_external(env: sys::napi_env) -> bool {
+    if cfg!(target_family = "wasm") {
+        return true; // the WebAssembly build refuses these views by itself, each saying why
+    }
+    unsafe extern "C" fn free_probe(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+        // SAFETY: `data` is the byte boxed below, released once, by V8.
+        drop(unsafe { Box::from_raw(data as *mut u8) });
+    }
+    let data = Box::into_raw(Box::new(0u8));
+    let mut out = ptr::null_mut();
+    // SAFETY: `data` is valid for one byte until the finalizer frees it.
+    let status = unsafe { sys::napi_create_external_arraybuffer(env, data.cast(), 1, Some(free_probe), ptr::null_mut(), &mut out) };
+    if status != sys::Status::napi_ok {
+        // SAFETY: not created, so the finalizer never runs: free it here.
+        drop(unsafe { Box::from_raw(data) });
+    }
+    status == sys::Status::napi_ok
+}
+
+/// True unless external buffers are refused: by the switch, by the runtime when asked, or by a
+/// refusal seen since (`refused_now`).
+pub fn external_buffers(env: sys::napi_env) -> bool {
+    external_flag(env).load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Records that the runtime refused an external buffer, so later pinned memory is a registered
+/// V8 buffer (`allocPinned` asks `externalBuffers()` first).
+pub fn refused_now(env: sys::napi_env) {
+    external_flag(env).store(false, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The error for an external buffer the runtime refuses.
@@ -76,7 +107,7 @@ crate::exports! {
                  copy through the PinnedMemory itself (its set() and get() methods) instead",
             ));
         }
-        if !external_buffers() {
+        if !external_buffers(cx.env) {
             return Err(refused("PinnedMemory.buffer", "copy through the PinnedMemory itself (its set() and get() methods) instead"));
         }
         let hint = Arc::into_raw(block) as *mut c_void;
@@ -86,10 +117,10 @@ crate::exports! {
         if status != sys::Status::napi_ok {
             // SAFETY: not created, so the finalizer never runs: release the reference here.
             drop(unsafe { Arc::from_raw(hint as *const PinnedBlock) });
-            return Err(Error::cuda(
-                Code::CUDA_ERROR_NOT_SUPPORTED,
-                "this runtime refuses external ArrayBuffers (as Electron does), so PinnedMemory.buffer cannot expose pinned memory; \
-                 copy through the PinnedMemory itself (its set() and get() methods) instead",
+            refused_now(cx.env);
+            return Err(refused(
+                "this block's PinnedMemory.buffer",
+                "copy through it with set() and get(); pinned memory allocated from now on is a page-locked V8 buffer, whose buffer works",
             ));
         }
         Ok(ArrayBufferOut(out))
@@ -97,11 +128,11 @@ crate::exports! {
 
     /// Whether external ArrayBuffers are handed to JS; `allowed` changes it (tests use this to
     /// behave as Electron does). Returns the setting in force.
-    c"externalBuffers" => fn external_buffers_export(_cx, allowed: Option<bool>) -> bool {
+    c"externalBuffers" => fn external_buffers_export(cx, allowed: Option<bool>) -> bool {
         if let Some(a) = allowed {
-            external_flag().store(a, std::sync::atomic::Ordering::Relaxed);
+            external_flag(cx.env).store(a, std::sync::atomic::Ordering::Relaxed);
         }
-        Ok(external_buffers())
+        Ok(external_buffers(cx.env))
     }
 
     /// Page-locks the bytes of `view` (`cuMemHostRegister`, CuPy's `hostRegister`) and keeps the
