@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from '..'
-import { bench, benchRounds, firstUse, measure, median, medianRows, report, type Row } from './lib'
+import { bench, benchRounds, firstUse, measure, median, medianRows, report, selected, type Row } from './lib'
 import { pipeline } from './pipeline'
 
 interface Peer {
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     const exe = buildFloor(tmp)
     for (let r = 0; r < rounds; r++) {
       console.log(`round ${r + 1} of ${rounds}: cuda-node, the floor, the peers`)
-      ourRounds.push([...(await measure()), ...pipeline()])
+      ourRounds.push([...(await measure()), ...(selected('pipeline') ? pipeline() : [])])
       otherRounds.push([...floor(exe), ...peers()])
     }
   } finally {
