@@ -2,6 +2,8 @@
 // on the driver API from C++ (the floor) and in CuPy and PyTorch (the peers), in the same run,
 // with each operation's ratio to the floor and to the best peer. GPU results go to bench/results/
 // (kept in the repository); simulator figures to a fresh temporary directory, printed at the end.
+// BENCH_ROUNDS sets the rounds, BENCH_ONLY the rows (bench/lib.ts); `bash bench/profile.sh OUT`
+// profiles the hot-call rows into OUT (a CPU profile, its top functions, and perf where present).
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
