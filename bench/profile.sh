@@ -6,7 +6,7 @@
 #
 # Writes into OUT_DIR: bench.txt (the rows, each with the bare driver in this process), the
 # results' .json/.md, node's *.cpuprofile (open in Chrome DevTools or VS Code), top.txt (the 25
-# functions with the most self time, from bench/cpuprofile-top.js), and where `perf` is installed,
+# functions with the most self time, from scripts/cpuprofile-top.js), and where `perf` is installed,
 # perf.data with perf-dso.txt (time by library: node, the addon, libcuda, the kernel),
 # perf-threads.txt (by thread) and perf-top.txt (by symbol). V8 sees no native frames, so in top.txt a native call's time is its
 # JS caller's; perf splits it. The addon is bench/addon's (npm run bench builds it; where there
@@ -26,7 +26,7 @@ export BENCH_ONLY=$rows BENCH_ROUNDS=${BENCH_ROUNDS:-1} NAPI_RS_NATIVE_LIBRARY_P
 cd "$root"
 echo "rows: $rows; addon: $addon" | tee "$out/bench.txt"
 node --cpu-prof --cpu-prof-dir="$out" --cpu-prof-interval 100 --import tsx bench/profile.ts "$out" | tee -a "$out/bench.txt"
-node bench/cpuprofile-top.js "$out"/*.cpuprofile 25 | tee "$out/top.txt"
+node scripts/cpuprofile-top.js "$out"/*.cpuprofile 25 | tee "$out/top.txt"
 if command -v perf >/dev/null 2>&1; then
   # A second run under perf (without --cpu-prof, which would add its sampling thread).
   if perf record -F 2999 -g -o "$out/perf.data" node --perf-basic-prof --import tsx bench/profile.ts "$out" > "$out/perf-bench.txt" 2> "$out/perf-record.err"; then
