@@ -27,6 +27,9 @@ let releaseUnmade: (o: NativeObject) => boolean
  */
 const RELEASED = 2 ** 53
 
+/** The handle of an object whose native object is deferred and not made yet: past them too. */
+const UNMADE = 2 ** 53 + 2
+
 /** @internal The base of every class over a native handle. */
 export abstract class NativeObject {
   #handle: number
@@ -43,11 +46,10 @@ export abstract class NativeObject {
    */
   constructor(token: typeof INTERNAL, kind: Kind, handle: number | ((owner: object) => number), device: number, deferred = false) {
     if (token !== INTERNAL) throw new TypeError(`a ${kind} cannot be made this way`)
-    this.#make = undefined
     if (typeof handle === 'number') {
       this.#handle = handle
     } else if (deferred) {
-      this.#handle = RELEASED
+      this.#handle = UNMADE
       this.#make = handle
     } else {
       this.#handle = handle(this)
@@ -57,7 +59,11 @@ export abstract class NativeObject {
   }
 
   static {
-    read = (o) => (o.#make === undefined ? o.#handle : make(o))
+    // One field read on the hot path, as before deferral: the handle says whether it is made.
+    read = (o) => {
+      const h = o.#handle
+      return h !== UNMADE ? h : make(o)
+    }
     make = (o) => {
       const h = o.#make!(o)
       o.#handle = h
@@ -65,7 +71,8 @@ export abstract class NativeObject {
       return h
     }
     releaseUnmade = (o) => {
-      if (o.#make === undefined) return false
+      if (o.#handle !== UNMADE) return false
+      o.#handle = RELEASED
       o.#make = undefined
       return true
     }
