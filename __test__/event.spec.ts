@@ -1,5 +1,6 @@
 import test from 'ava'
 import { CudaError, Event, getElapsedTime, kernels, Stream } from '..'
+import { native } from '../lib/native'
 import { gpuTest, runJson, runNode } from './helpers'
 
 const MS = 1e6
@@ -76,13 +77,85 @@ test('an interprocess event needs timing disabled', (t) => {
   t.regex(e!.message, /disableTiming: true/)
 })
 
-test('a destroyed event throws on every use', (t) => {
-  const e = new Event()
-  e.destroy()
-  for (const use of [() => e.done, () => e.synchronize(), () => e.record(), () => new Stream().waitEvent(e), () => getElapsedTime(e, e)]) {
-    const err = t.throws(use, { instanceOf: CudaError })
-    t.is(err!.code, 'CUDA_ERROR_INVALID_HANDLE')
+test('a destroyed event throws on every use, whether or not it was ever used', (t) => {
+  const never = new Event()
+  never.destroy()
+  const recorded = new Event().record(new Stream())
+  recorded.destroy()
+  for (const e of [never, recorded]) {
+    for (const use of [() => e.done, () => e.synchronize(), () => e.record(), () => new Stream().waitEvent(e), () => getElapsedTime(e, e), () => e.handle]) {
+      const err = t.throws(use, { instanceOf: CudaError })
+      t.is(err!.code, 'CUDA_ERROR_INVALID_HANDLE')
+      t.regex(err!.message, /destroyed/)
+    }
+    e.destroy() // again: nothing
   }
+})
+
+test('an event is made at its first use: one never used makes no native event (#25.2)', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const before = native.eventLive()
+  const unused = new Event()
+  t.is(native.eventLive(), before, 'constructing makes nothing native')
+  unused.destroy()
+  t.is(native.eventLive(), before)
+  const e = new Event().record(s)
+  t.is(native.eventLive(), before + 1, 'the first record makes it')
+  e.record(s)
+  t.is(typeof e.handle, 'bigint')
+  t.is(native.eventLive(), before + 1, 'once')
+  e.destroy()
+  t.is(native.eventLive(), before, 'destroy releases it')
+  // An interprocess event is made at once (its options are checked then).
+  t.throws(() => new Event({ interprocess: true }), { instanceOf: CudaError })
+  t.is(native.eventLive(), before)
+  s.destroy()
+})
+
+test('an event never recorded behaves as CUDA says (E3): done, synchronizes and resolves at once, adds nothing to wait for, has no elapsed time', async (t) => {
+  const s = new Stream({ nonBlocking: true })
+  for (const make of [() => new Event(), () => new Event({ disableTiming: true, block: true })]) {
+    t.true(make().done)
+    make().synchronize()
+    let resolved = false
+    void make()
+      .synchronizeAsync()
+      .then(() => (resolved = true))
+    await Promise.resolve()
+    await Promise.resolve()
+    t.true(resolved, 'resolved within two microtask turns: no thread hop')
+    s.waitEvent(make())
+    t.true(s.done, 'a wait on it adds nothing to wait for')
+    const done = new Event().record(s)
+    done.synchronize()
+    for (const [a, b] of [[make(), done], [done, make()]]) {
+      const err = t.throws(() => getElapsedTime(a, b), { instanceOf: CudaError })
+      t.is(err!.code, 'CUDA_ERROR_INVALID_HANDLE')
+    }
+  }
+  s.destroy()
+})
+
+test('an event made before a global capture and first recorded inside it is made there without breaking the capture', (t) => {
+  const s = new Stream({ nonBlocking: true })
+  const side = new Stream({ nonBlocking: true })
+  // A released event waits for reuse (GPU), and reusing one asks the driver about it first: a
+  // query, which the global capture mode bars. Inside a capture a new one is made instead.
+  new Event({ disableTiming: true }).record(s).destroy()
+  s.synchronize()
+  const fork = new Event({ disableTiming: true })
+  const join = new Event({ disableTiming: true })
+  s.beginCapture('global')
+  fork.record(s)
+  side.waitEvent(fork)
+  kernels.sleep(0, side)
+  join.record(side)
+  s.waitEvent(join)
+  const g = s.endCapture()
+  g.launch(s)
+  s.synchronize()
+  t.true(s.done)
+  for (const x of [g, s, side, fork, join]) x.destroy()
 })
 
 test('bad event options are TypeErrors', (t) => {

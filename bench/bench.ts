@@ -2,12 +2,14 @@
 // on the driver API from C++ (the floor) and in CuPy and PyTorch (the peers), in the same run,
 // with each operation's ratio to the floor and to the best peer. GPU results go to bench/results/
 // (kept in the repository); simulator figures to a fresh temporary directory, printed at the end.
+// BENCH_ROUNDS sets the rounds, BENCH_ONLY the rows (bench/lib.ts); `bash bench/profile.sh OUT`
+// profiles the hot-call rows into OUT (a CPU profile, its top functions, and perf where present).
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from '..'
-import { bench, benchRounds, firstUse, measure, median, medianRows, report, type Row } from './lib'
+import { bench, benchRounds, firstUse, measure, median, medianRows, report, selected, type Row } from './lib'
 import { pipeline } from './pipeline'
 
 interface Peer {
@@ -90,7 +92,7 @@ async function main(): Promise<void> {
     const exe = buildFloor(tmp)
     for (let r = 0; r < rounds; r++) {
       console.log(`round ${r + 1} of ${rounds}: cuda-node, the floor, the peers`)
-      ourRounds.push([...(await measure()), ...pipeline()])
+      ourRounds.push([...(await measure()), ...(selected('pipeline') ? pipeline() : [])])
       otherRounds.push([...floor(exe), ...peers()])
     }
   } finally {

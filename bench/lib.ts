@@ -8,8 +8,23 @@ import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsed
 import { native } from '../lib/native'
 import { own } from '../lib/object'
 
-/** The in-process driver floor: in the addon the bench builds with the `floor` feature (bench/bench.ts). */
-function driverFloor(op: 0 | 1, s: Stream, e: Event, n: number): number {
+/**
+ * The rows to measure: `BENCH_ONLY`, a comma-separated list of row keys (`pipeline` for the
+ * pipeline's rows, `first_use` for a kernel's first use), or every row. For profiling one call
+ * (bench/profile.sh), and for telling whether other rows in the same process change a row.
+ */
+export function selected(key: string): boolean {
+  const only = process.env.BENCH_ONLY
+  if (only === undefined || only.trim() === '') return true
+  return only.split(',').some((k) => k.trim() === key)
+}
+
+/**
+ * The in-process driver floor: in the addon the bench builds with the `floor` feature
+ * (bench/bench.ts). Op 0 record+query, 1 idle synchronize, 2 an empty kernel's launch (`n`
+ * launches then one synchronize); ns per operation.
+ */
+function driverFloor(op: 0 | 1 | 2, s: Stream, e: Event, n: number): number {
   const f = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
   if (f === undefined) throw new Error('the in-process floor needs the addon built with the floor feature (npm run bench builds it)')
   return f(op, own(s), own(e), n)
@@ -51,6 +66,7 @@ export function median(xs: readonly number[]): number {
  * the binding adds.
  */
 function time(key: string, op: string, n: number, f: () => void, batches = 15, floor?: (n: number) => number): void {
+  if (!selected(key)) return
   for (let i = 0; i < Math.min(n, 1000); i++) f()
   floor?.(Math.min(n, 1000))
   const per: number[] = []
@@ -77,6 +93,7 @@ function time(key: string, op: string, n: number, f: () => void, batches = 15, f
  * the floor (bench/peers/driver.cpp) times it, so the two compare like for like.
  */
 function bandwidth(key: string, op: string, bytes: number, s: Stream, copy: () => void, reps = 7): void {
+  if (!selected(key)) return
   copy()
   s.synchronize()
   const gbs: number[] = []
@@ -92,6 +109,7 @@ function bandwidth(key: string, op: string, bytes: number, s: Stream, copy: () =
 
 /** Median µs of `batches` runs of an async `f`. */
 async function timeAsync(key: string, op: string, n: number, f: () => Promise<void>, batches = 15): Promise<void> {
+  if (!selected(key)) return
   for (let i = 0; i < 10; i++) await f()
   const per: number[] = []
   for (let b = 0; b < batches; b++) {
@@ -109,6 +127,7 @@ async function timeAsync(key: string, op: string, n: number, f: () => Promise<vo
  * this is what Node itself charges for the trip; the C++ floor pays a condition variable instead.
  */
 async function eventLoopWake(): Promise<void> {
+  if (!selected('event_loop_wake')) return
   const flag = new Int32Array(new SharedArrayBuffer(4))
   const w = new Worker(
     `const { parentPort, workerData: a } = require('node:worker_threads')
@@ -179,19 +198,24 @@ export async function measure(): Promise<Row[]> {
     const asyncPool = new AsyncMemoryPool()
     time('pool_async_alloc_free', 'pool alloc+free 1 MiB (AsyncMemoryPool)', 2000, () => asyncPool.malloc(1 << 20).free())
   })
+  // The floor: the same launches bare (cuLaunchKernel of the same empty kernel), then one synchronize.
   time('empty_kernel_launch', 'empty kernel ×5000 then synchronize (per launch)', 1, () => {
     for (let i = 0; i < 5000; i++) kernels.sleep(0, s)
     s.synchronize()
-  }, 7)
-  rows[rows.length - 1].value /= 5000
+  }, 7, () => (driverFloor(2, s, ev, 5000) * 5000) / 1e3)
+  const last = rows[rows.length - 1]
+  if (last?.key === 'empty_kernel_launch') {
+    last.value /= 5000
+    if (last.inProcess !== undefined) last.inProcess.floor /= 5000
+  }
   time('eager_100', '100 eager launches then synchronize', 1, () => {
     for (let i = 0; i < 100; i++) kernels.sleep(0, s)
     s.synchronize()
-  }, 31)
+  }, 31, () => (driverFloor(2, s, ev, 100) * 100) / 1e3)
   const graph = s.capture(() => {
     for (let i = 0; i < 100; i++) kernels.sleep(0)
   })
-  graph.upload(s)
+  if (selected('graph_100')) graph.upload(s)
   time('graph_100', 'graph of 100 empty kernels, launched then synchronize', 1, () => {
     graph.launch(s)
     s.synchronize()
@@ -202,7 +226,15 @@ export async function measure(): Promise<Row[]> {
   })
   await timeAsync('host_callback', 'host callback round trip into JS', 200, () => new Promise<void>((resolve) => s.launchHostFunc(() => resolve())))
   await eventLoopWake()
+  // Released here, not by the GC during a later round's hot calls.
+  for (const x of [graph, ev, e1, e2]) x.destroy()
 
+  const copies = ['h2d_pinned', 'd2h_pinned', 'h2d_pageable', 'd2h_pageable', 'h2d_registered', 'd2h_registered']
+  if (!copies.some(selected)) {
+    pool.freeAllBlocks()
+    s.destroy()
+    return rows
+  }
   const n = 256 << 20
   const d = alloc(n)
   const pinned = allocPinned(n)
@@ -235,7 +267,7 @@ export async function measure(): Promise<Row[]> {
 /** A kernel's first use in a process: compiled by NVRTC, then (second process) from the disk cache. GPU only. */
 export function firstUse(): Row[] {
   const out: Row[] = []
-  if (backend().name === 'cuda') {
+  if (backend().name === 'cuda' && selected('first_use')) {
     // A kernel's first use in a process: compiled by NVRTC, then (second process) from the disk cache.
     const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-bench-cache-'))
     const code = 'extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }'

@@ -3,7 +3,7 @@
 // graph and launched. Rows: throughput (input GB/s) and overlap (the sum of the stage times over
 // the wall time: 1 is strictly serial, more means copy engines and compute ran at once).
 // bench/peers/pipeline.py does the same in CuPy and PyTorch, with the same rows.
-import { allocPinned, alloc, Event, getElapsedTime, RawKernel, Stream, u64, type MemoryPointer, type PinnedMemory } from '..'
+import { allocPinned, alloc, Event, getElapsedTime, RawKernel, Stream, u64, type Graph, type MemoryPointer, type PinnedMemory } from '..'
 import { median, type Row } from './lib'
 
 export const PIPELINE = { total: 256 << 20, chunk: 16 << 20, reps: 7 }
@@ -34,7 +34,13 @@ function pass(rig: Rig, streams: Stream[], buffers: MemoryPointer[], timed: bool
     e[3]?.record(s)
     if (timed) marks.push(e)
   })
-  return () => marks.reduce((sum, e) => sum + getElapsedTime(e[0], e[1]) + getElapsedTime(e[1], e[2]) + getElapsedTime(e[2], e[3]), 0)
+  // The events are released once read: nothing of a round is left for the GC to release during
+  // the next round's hot calls.
+  return () => {
+    const sum = marks.reduce((sum, e) => sum + getElapsedTime(e[0], e[1]) + getElapsedTime(e[1], e[2]) + getElapsedTime(e[2], e[3]), 0)
+    for (const e of marks.flat()) e.destroy()
+    return sum
+  }
 }
 
 /** Runs the eager pipelines and the captured one; GPU only (the kernel is compiled). */
@@ -49,6 +55,7 @@ export function pipeline(): Row[] {
   const rows: Row[] = []
   const streams = Array.from({ length: 4 }, () => new Stream({ nonBlocking: true }))
   const buffers = streams.map(() => alloc(PIPELINE.chunk))
+  let graph: Graph | undefined
   try {
     for (const width of [1, 2, 4]) {
       const use = streams.slice(0, width)
@@ -70,12 +77,19 @@ export function pipeline(): Row[] {
     }
     // The 4-stream pipeline captured: the first stream forks to the others and joins them.
     const [origin, ...side] = streams
-    const graph = origin.capture(() => {
+    const marks: Event[] = []
+    graph = origin.capture(() => {
       const fork = new Event({ disableTiming: true }).record(origin)
+      marks.push(fork)
       side.forEach((s) => s.waitEvent(fork))
       pass(rig, streams, buffers, false)
-      for (const s of side) origin.waitEvent(new Event({ disableTiming: true }).record(s))
+      for (const s of side) {
+        const join = new Event({ disableTiming: true }).record(s)
+        marks.push(join)
+        origin.waitEvent(join)
+      }
     })
+    for (const e of marks) e.destroy()
     graph.upload(origin)
     graph.launch(origin)
     origin.synchronize()
@@ -91,6 +105,8 @@ export function pipeline(): Row[] {
     if (out[0] !== 3 || out[out.length - 1] !== 3) throw new Error(`the pipeline computed ${out[0]}, not 3`)
   } finally {
     streams.forEach((s) => s.synchronize())
+    graph?.destroy()
+    streams.forEach((s) => s.destroy())
     buffers.forEach((b) => b.free())
     rig.inputs.forEach((p) => p.free())
     rig.outputs.forEach((p) => p.free())

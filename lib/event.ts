@@ -1,6 +1,6 @@
 import { native } from './native'
 import { Device, deviceOrdinal } from './device'
-import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
+import { INTERNAL, NativeObject, handleOf, own, ownDevice, releaseIfUnmade } from './object'
 import { currentStreamHandle, streamHandle, type StreamLike } from './stream/handle'
 
 /** Options for {@link Event}. */
@@ -15,6 +15,9 @@ export interface EventOptions {
   device?: number | Device
 }
 
+/** The options of `new Event()`: one object, not one per event. */
+const NO_OPTIONS: EventOptions = Object.freeze({})
+
 /**
  * A CUDA event (CuPy's `cupy.cuda.Event`): a marker in a stream, to wait on, query, or time.
  */
@@ -26,18 +29,20 @@ export class Event extends NativeObject {
   constructor(options?: EventOptions)
   /** @internal */
   constructor(token: typeof INTERNAL, make: (owner: object) => number, device: number)
-  constructor(options: EventOptions | typeof INTERNAL = {}, make?: (owner: object) => number, device?: number) {
+  constructor(options: EventOptions | typeof INTERNAL = NO_OPTIONS, make?: (owner: object) => number, device?: number) {
     if (options === INTERNAL) {
       super(INTERNAL, 'Event', make!, device!)
       return
     }
     if (typeof options !== 'object' || options === null) throw new TypeError('Event options must be an object')
-    const { block = false, disableTiming = false, interprocess = false } = options
-    for (const [k, v] of Object.entries({ block, disableTiming, interprocess })) {
-      if (typeof v !== 'boolean') throw new TypeError(`${k} must be a boolean`)
-    }
+    const block = flag('block', options.block)
+    const disableTiming = flag('disableTiming', options.disableTiming)
+    const interprocess = flag('interprocess', options.interprocess)
     const dev = deviceOrdinal(options.device)
-    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev)
+    // The native event is made at the first use (a record, mostly), as PyTorch makes its CUDA
+    // event: an event never used costs no driver call and no finalizer. An interprocess event is
+    // made now: it exists to be shared, and its options are checked at once.
+    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev, !interprocess)
   }
 
   /**
@@ -90,13 +95,20 @@ export class Event extends NativeObject {
 
   /** Releases the event (again: nothing). Later calls throw `CUDA_ERROR_INVALID_HANDLE`. */
   destroy(): void {
-    native.eventDestroy(own(this))
+    if (!releaseIfUnmade(this)) native.eventDestroy(own(this))
   }
 
   /** Destroys the event, for `using`, as `destroy()` does. */
   [Symbol.dispose](): void {
     this.destroy()
   }
+}
+
+/** An event option: a boolean, false when absent. */
+function flag(name: string, v: unknown): boolean {
+  if (v === undefined) return false
+  if (typeof v !== 'boolean') throw new TypeError(`${name} must be a boolean`)
+  return v
 }
 
 /**

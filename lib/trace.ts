@@ -45,6 +45,11 @@ class Tracer {
 
 let active: Tracer | undefined
 
+/** Whether a trace is under way: a hot path checks this first and calls `traced` only then. */
+export function tracing(): boolean {
+  return active !== undefined
+}
+
 /** Runs `op` (which enqueues on the stream with handle `stream`), timing it when a trace is under way. */
 export function traced<T>(stream: number, name: string | (() => string), cat: string, op: () => T): T {
   const tr = active

@@ -4,9 +4,9 @@ import { native } from '../native'
 import { own } from '../object'
 import { MemoryPointer } from '../memory/pointer'
 import type { Stream } from '../stream/stream'
-import { streamOption } from '../stream/handle'
+import { currentStreamHandle, streamHandle, streamOption } from '../stream/handle'
 import { scope } from '../context'
-import { traced } from '../trace'
+import { traced, tracing } from '../trace'
 import { describe } from '../validate'
 import { DTYPES, isDType, type DType } from './dtype'
 
@@ -31,8 +31,11 @@ export const kernels = {
    */
   sleep(ns: number, stream?: Stream): void {
     if (typeof ns !== 'number') throw new TypeError(`ns must be a number, got ${describe(ns)}`)
-    const s = streamOption(stream, scope().device)
-    traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => native.streamSleep(s, ns))
+    // The current device is looked up only where no stream is given, and the trace's closures
+    // are made only while tracing: the empty launch is a hot call.
+    const s = stream === undefined ? currentStreamHandle(scope().device) : streamHandle(stream)
+    if (!tracing()) native.streamSleep(s, ns)
+    else traced(s, () => `kernels.sleep ${ns / 1e6} ms`, 'kernel', () => native.streamSleep(s, ns))
   },
 
   /**

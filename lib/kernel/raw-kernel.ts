@@ -8,7 +8,7 @@ import type { NativeObject } from '../object'
 import { Stream } from '../stream/stream'
 import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handle'
 import { getCurrentStream } from '../stream/current'
-import { traced } from '../trace'
+import { traced, tracing } from '../trace'
 import { describe, func } from '../validate'
 import { imageOf, ModuleImage, type ModuleLike } from './image'
 import { dim3, pack, packed, shapeOf, type Dim3, type KernelArg, type LaunchAttributes } from './launch'
@@ -328,8 +328,16 @@ export class RawKernel {
       }
     }
     if (!Array.isArray(args)) throw new TypeError(`args must be an array, got ${describe(args)}`)
-    const s = stream === undefined ? currentStreamHandle(scope().device) : streamHandle(stream)
-    const device = stream === undefined ? scope().device : streamDevice(stream as unknown as NativeObject)
+    // One async-context lookup where no stream is given, none where one is.
+    let s: number, device: number
+    if (stream === undefined) {
+      const sc = scope()
+      device = sc.device
+      s = currentStreamHandle(device, sc)
+    } else {
+      s = streamHandle(stream)
+      device = streamDevice(stream as unknown as NativeObject)
+    }
     const params = this.#signature()
     if (params && params.length !== args.length) {
       throw new TypeError(`${this.name} takes ${params.length} arguments (${params.map((p) => p.text).join(', ')}), ${args.length} given`)
@@ -338,7 +346,8 @@ export class RawKernel {
     const [shape, bytes] = packed()
     if (!compiledKernels()) return this.#simulated(stream ?? getCurrentStream(), s, device, shape, args, g, b, config)
     const f = this.#function(device)
-    traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(f, s, shape, bytes))
+    if (!tracing()) native.kernelLaunch(f, s, shape, bytes)
+    else traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(f, s, shape, bytes))
   }
 
   // The simulator has no compiler: the kernel's host implementation runs in its place, in stream

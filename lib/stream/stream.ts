@@ -7,7 +7,7 @@ import { forget, persist, register } from '../callbacks'
 import { Graph } from '../graph'
 import { INTERNAL, NativeObject, handleOf, own } from '../object'
 import { integer, func } from '../validate'
-import { NULL, PTDS, streamDevice, streamHandle, type StreamLike } from './handle'
+import { NULL, PTDS, ownStreamHandle, streamDevice, type StreamLike } from './handle'
 
 /** Options for {@link Stream}. */
 export interface StreamOptions {
@@ -74,7 +74,7 @@ export class Stream extends NativeObject implements StreamLike {
   }
 
   #facts(): { handle: bigint; priority: number; nonBlocking: boolean } {
-    const h = streamHandle(this)
+    const h = ownStreamHandle(this)
     // A default stream's facts are its current device's: not kept.
     if (own(this) < 0) return native.streamInfo(h)
     return (this.#info ??= native.streamInfo(h))
@@ -102,29 +102,29 @@ export class Stream extends NativeObject implements StreamLike {
 
   /** True when all work on the stream is complete (`cudaStreamQuery`). */
   get done(): boolean {
-    return native.streamQuery(streamHandle(this))
+    return native.streamQuery(ownStreamHandle(this))
   }
 
   /** Blocks until all work on the stream is complete, as CuPy's does. */
   synchronize(): void {
-    native.streamSynchronize(streamHandle(this))
+    native.streamSynchronize(ownStreamHandle(this))
   }
 
   /** Resolves once all work on the stream is complete, without blocking the event loop. */
   synchronizeAsync(): Promise<void> {
-    return native.streamSynchronizeAsync(streamHandle(this))
+    return native.streamSynchronizeAsync(ownStreamHandle(this))
   }
 
   /** Records `event` (a new one by default) on this stream and returns it. */
   record(event?: Event): Event {
     const e = event ?? new Event({ device: this.deviceId })
-    native.streamRecord(streamHandle(this), handleOf(e, 'Event', 'event'))
+    native.streamRecord(ownStreamHandle(this), handleOf(e, 'Event', 'event'))
     return e
   }
 
   /** Makes all later work on this stream wait for the work `event` captured. */
   waitEvent(event: Event): void {
-    native.streamWaitEvent(streamHandle(this), handleOf(event, 'Event', 'event'))
+    native.streamWaitEvent(ownStreamHandle(this), handleOf(event, 'Event', 'event'))
   }
 
   /**
@@ -134,7 +134,7 @@ export class Stream extends NativeObject implements StreamLike {
    */
   launchHostFunc<T>(cb: (arg: T) => void, arg?: T): void {
     func('callback', cb)
-    const s = streamHandle(this)
+    const s = ownStreamHandle(this)
     const id = register(cb as (a: unknown) => void, arg)
     let captured: boolean
     try {
@@ -154,7 +154,7 @@ export class Stream extends NativeObject implements StreamLike {
    */
   beginCapture(mode: CaptureMode = 'relaxed'): void {
     if (typeof mode !== 'string') throw new TypeError(`capture mode must be a string, got ${typeof mode}`)
-    native.streamBeginCapture(streamHandle(this), mode)
+    native.streamBeginCapture(ownStreamHandle(this), mode)
   }
 
   /**
@@ -163,13 +163,13 @@ export class Stream extends NativeObject implements StreamLike {
    *   capture (the stream is usable again), `CUDA_ERROR_ILLEGAL_STATE` if not capturing.
    */
   endCapture(): Graph {
-    const s = streamHandle(this)
+    const s = ownStreamHandle(this)
     return new Graph(INTERNAL, (owner) => native.streamEndCapture(owner, s), this.deviceId)
   }
 
   /** True while the stream is capturing (an invalidated capture included, until it is ended). */
   isCapturing(): boolean {
-    return native.streamCaptureStatus(streamHandle(this)) !== 'none'
+    return native.streamCaptureStatus(ownStreamHandle(this)) !== 'none'
   }
 
   /**
@@ -215,7 +215,7 @@ export class Stream extends NativeObject implements StreamLike {
    */
   addCallback<T>(cb: (stream: Stream, error: CudaError | null, arg: T) => void, arg?: T): void {
     func('callback', cb)
-    const s = streamHandle(this)
+    const s = ownStreamHandle(this)
     const id = register(() => cb(this, null, arg as T), undefined)
     try {
       native.streamAddCallback(s, id)
@@ -266,7 +266,7 @@ export class Stream extends NativeObject implements StreamLike {
    * @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` for the default streams, which cannot be destroyed.
    */
   destroy(): void {
-    native.streamDestroy(streamHandle(this))
+    native.streamDestroy(ownStreamHandle(this))
   }
 
   /** Destroys the stream, for `using`; does nothing for a default stream. */

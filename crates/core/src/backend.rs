@@ -26,7 +26,10 @@ pub trait Backend: Send + Sync + 'static {
     fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>>;
     /// Wraps a foreign stream handle; also says whether it is non-blocking.
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)>;
-    fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>>;
+    /// A new event. `reuse`: a released one may be handed back instead (the cuda backend asks
+    /// each kept event's state first, a call barred while a capture is under way, so the model
+    /// passes false then).
+    fn event_create(&self, ordinal: usize, flags: EventFlags, reuse: bool) -> Result<Box<dyn EventOps>>;
     /// Opens an interprocess event of another process (`cuIpcOpenEventHandle`).
     fn event_from_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>>;
     /// Pinned host memory of `size` > 0 bytes (`cuMemHostAlloc`, portable), freed when dropped.

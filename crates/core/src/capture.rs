@@ -15,6 +15,8 @@ pub use crate::ops::{CaptureMode, CaptureStatus};
 const FAST: usize = 64;
 static ACTIVE: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
 static BLOCKING: [AtomicUsize; FAST] = [const { AtomicUsize::new(0) }; FAST];
+/// Captures under way on any device.
+static ANY: AtomicUsize = AtomicUsize::new(0);
 
 /// What a capture under way keeps for its graph (host functions, pinned memory), shared with
 /// the streams that join it.
@@ -41,6 +43,7 @@ pub(crate) fn began(device: usize, blocking: bool, keep: &Keep) {
     d.keeps.push(keep.clone());
     d.active += 1;
     d.blocking += blocking as usize;
+    ANY.fetch_add(1, Ordering::AcqRel);
     if device < FAST {
         ACTIVE[device].fetch_add(1, Ordering::AcqRel);
         BLOCKING[device].fetch_add(blocking as usize, Ordering::AcqRel);
@@ -53,6 +56,9 @@ pub(crate) fn ended(device: usize, blocking: bool, keep: &Keep) {
         let mut r = registry();
         let d = r.entry(device).or_default();
         d.keeps.retain(|k| !std::sync::Arc::ptr_eq(k, keep));
+        if d.active > 0 {
+            ANY.fetch_sub(1, Ordering::AcqRel);
+        }
         d.active = d.active.saturating_sub(1);
         d.blocking = d.blocking.saturating_sub(blocking as usize);
         if device < FAST {
@@ -74,6 +80,12 @@ pub fn active(device: usize) -> bool {
         return ACTIVE[device].load(Ordering::Acquire) > 0;
     }
     registry().get(&device).is_some_and(|d| d.active > 0)
+}
+
+/// True while any stream of any device is capturing (through this library): a thread may then be
+/// barred from calls such as `cuEventQuery` (the global capture mode bars them on every thread).
+pub fn any_active() -> bool {
+    ANY.load(Ordering::Acquire) > 0
 }
 
 /// True while a blocking stream of `device` is capturing.

@@ -25,7 +25,9 @@ impl Event {
                 "an interprocess event cannot record timing: create it with { interprocess: true, disableTiming: true }",
             ));
         }
-        let ops = runtime()?.backend.event_create(device, flags)?;
+        // A kept event is checked with a query, which a capture under way may bar (an event is
+        // often made at its first record, which may be inside a capture).
+        let ops = runtime()?.backend.event_create(device, flags, !crate::capture::any_active())?;
         Ok(Event { ops, device, flags, recorded: AtomicBool::new(false), captured: AtomicBool::new(false) })
     }
 

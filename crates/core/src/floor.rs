@@ -18,6 +18,9 @@ pub enum FloorOp {
     EventRecordQuery,
     /// `cuStreamSynchronize` on an idle stream.
     StreamSynchronize,
+    /// `cuLaunchKernel` of the built-in sleep kernel for 0 ns (the bench's empty kernel), `n`
+    /// times, then one `cuStreamSynchronize`: per launch, as the bench's launch rows count.
+    Launch,
 }
 
 /// Nanoseconds per operation over `n` runs of `op` on `stream` (a created one) and `event`.
@@ -29,9 +32,27 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
         return Err(Error::range("the floor needs at least one run"));
     }
     stream.not_capturing("the in-process floor")?;
+    if op == FloorOp::Launch {
+        // Loads the built-in kernels (first use) outside the timing.
+        stream.sleep(0)?;
+        stream.synchronize()?;
+    }
     let t = Instant::now();
     if runtime()?.info.kind == BackendKind::Cuda {
         let (s, e) = (stream.handle() as sys::CUstream, event.handle() as sys::CUevent);
+        if op == FloorOp::Launch {
+            let f = crate::cuda::sleep_function(stream.ops())?;
+            let mut ns = 0u64;
+            let mut args = [&mut ns as *mut u64 as *mut std::ffi::c_void];
+            for _ in 0..n {
+                // SAFETY: the sleep kernel takes one u64, as `args` holds; it belongs to the
+                // stream's device's context, which `stream.sleep` made current on this thread.
+                unsafe { raw::launch_kernel(f, [1, 1, 1], [1, 1, 1], 0, s, args.as_mut_ptr()) }.check("cuLaunchKernel")?;
+            }
+            // SAFETY: the stream is live.
+            unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?;
+            return Ok(t.elapsed().as_nanos() as f64 / n as f64);
+        }
         for _ in 0..n {
             // SAFETY (all three): both handles are live for the call (the caller holds them); a
             // created stream and an event carry their context.
@@ -44,6 +65,7 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                 }
                 // SAFETY: as above.
                 FloorOp::StreamSynchronize => unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?,
+                FloorOp::Launch => unreachable!("timed above"),
             }
         }
         if op == FloorOp::EventRecordQuery {
@@ -58,7 +80,11 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                     black_box(event.query()?);
                 }
                 FloorOp::StreamSynchronize => stream.synchronize()?,
+                FloorOp::Launch => stream.sleep(0)?,
             }
+        }
+        if op == FloorOp::Launch {
+            stream.synchronize()?;
         }
     }
     Ok(t.elapsed().as_nanos() as f64 / n as f64)
@@ -73,7 +99,7 @@ mod tests {
     fn the_floor_times_a_created_stream_and_refuses_a_default_one() {
         let s = Stream::create(0, true, None).unwrap();
         let e = Event::create(0, EventFlags { blocking: false, disable_timing: true, interprocess: false }).unwrap();
-        for op in [FloorOp::EventRecordQuery, FloorOp::StreamSynchronize] {
+        for op in [FloorOp::EventRecordQuery, FloorOp::StreamSynchronize, FloorOp::Launch] {
             let ns = floor(op, &s, &e, 100).unwrap();
             assert!(ns > 0.0 && ns.is_finite(), "{op:?}: {ns}");
         }

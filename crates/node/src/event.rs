@@ -60,6 +60,11 @@ crate::exports! {
         with(start, |a| with(end, |b| Ok(elapsed_time(a, b)? as f64)))
     }
 
+    /// Live events on this thread (for leak checks).
+    c"eventLive" => fn event_live(_cx) -> f64 {
+        Ok(live() as f64)
+    }
+
     /// Releases the event (again: nothing); later calls with its handle throw.
     c"eventDestroy" => fn event_destroy(_cx, event: f64) -> () {
         drop(take(event).ok());

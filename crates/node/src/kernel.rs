@@ -13,13 +13,14 @@ const HEAD: usize = 12;
 
 /// The launch `shape` describes (the head above, then each argument's size), the arguments'
 /// bytes in `args` in turn.
-fn unpack<'a>(shape: &[u32], args: &'a [u8], parts: &'a mut Vec<&'a [u8]>) -> cuda_node_core::Result<Launch<'a>> {
+fn unpack<'a>(shape: &[u32], args: &'a [u8], parts: &'a mut [&'a [u8]]) -> cuda_node_core::Result<Launch<'a>> {
     let (head, sizes) = shape.split_at_checked(HEAD).ok_or_else(|| Error::range("the launch shape needs 12 numbers and the sizes"))?;
     let sizes = sizes.get(..head[7] as usize).ok_or_else(|| Error::range("the launch shape lists fewer sizes than arguments"))?;
+    let parts = &mut parts[..sizes.len()];
     let mut at = 0usize;
-    for &n in sizes {
+    for (&n, part) in sizes.iter().zip(parts.iter_mut()) {
         let end = at.checked_add(n as usize).ok_or_else(|| Error::range("argument sizes exceed the argument bytes"))?;
-        parts.push(args.get(at..end).ok_or_else(|| Error::range("argument sizes exceed the argument bytes"))?);
+        *part = args.get(at..end).ok_or_else(|| Error::range("argument sizes exceed the argument bytes"))?;
         at = end;
     }
     Ok(with_head(head, parts))
@@ -160,8 +161,17 @@ crate::exports! {
     /// Launches `kernel` on `stream`. `shape`: the 12-number head (see `HEAD`), then each
     /// argument's size; `args`: the arguments' bytes in turn (the driver copies them at the launch).
     c"kernelLaunch" => fn kernel_launch(_cx, kernel: f64, stream: f64, shape: Words, args: Bytes) -> () {
-        let mut parts: Vec<&[u8]> = Vec::new();
-        let launch = unpack(shape.0, args.0, &mut parts)?;
+        // The arguments' slices: on the stack for the usual launch (a launch allocates nothing).
+        let count = shape.0.get(7).map_or(0, |&n| n as usize);
+        let mut stack: [&[u8]; 16] = [&[]; 16];
+        let mut heap: Vec<&[u8]> = Vec::new();
+        let parts: &mut [&[u8]] = if count <= stack.len() {
+            &mut stack
+        } else {
+            heap.resize(count.min(shape.0.len()), &[]);
+            &mut heap
+        };
+        let launch = unpack(shape.0, args.0, parts)?;
         with(kernel, |f: &Arc<Function>| stream::with(stream, |s| f.launch(s, &launch)))
     }
 

@@ -9,6 +9,7 @@ use crate::error::{Check, Result};
 use crate::ops::HostBytes;
 use cudarc::driver::sys;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 const FLAGS: u32 = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
@@ -23,7 +24,13 @@ struct Hold {
 unsafe impl Send for Hold {}
 
 /// One stream's holds, oldest first, and its device (where finished events go for reuse).
-type Shared = (Mutex<VecDeque<Hold>>, Arc<CudaDevice>);
+struct Shared {
+    queue: Mutex<VecDeque<Hold>>,
+    dev: Arc<CudaDevice>,
+    /// How many holds the queue has: a stream with none (the usual case) is reaped without
+    /// taking the lock, on every synchronize and query. Written under the lock.
+    held: AtomicUsize,
+}
 
 pub(super) struct Holds(Arc<Shared>);
 
@@ -48,7 +55,7 @@ pub(super) fn reap_all() {
 
 impl Holds {
     pub(super) fn new(dev: &Arc<CudaDevice>) -> Holds {
-        let inner = Arc::new((Mutex::new(VecDeque::new()), dev.clone()));
+        let inner = Arc::new(Shared { queue: Mutex::new(VecDeque::new()), dev: dev.clone(), held: AtomicUsize::new(0) });
         let mut a = all();
         if a.len() > 64 {
             a.retain(|w| w.strong_count() > 0);
@@ -58,11 +65,11 @@ impl Holds {
     }
 
     fn lock(&self) -> MutexGuard<'_, VecDeque<Hold>> {
-        self.0 .0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn reap_here(&self) {
-        let dev = self.0 .1.clone();
+        let dev = self.0.dev.clone();
         self.reap(&dev);
     }
 
@@ -83,13 +90,19 @@ impl Holds {
             }
             return Err(e);
         }
-        self.lock().push_back(Hold { event, _host: host });
+        let mut q = self.lock();
+        q.push_back(Hold { event, _host: host });
+        self.0.held.store(q.len(), Ordering::Release);
         Ok(())
     }
 
     /// Lets go of the holds whose copies have run, each asked of its event: even right after a
     /// synchronize, since another thread may have queued a copy meanwhile.
     pub(super) fn reap(&self, dev: &CudaDevice) {
+        // A hold added on another thread meanwhile is let go at a later reap.
+        if self.0.held.load(Ordering::Acquire) == 0 {
+            return;
+        }
         let mut done = Vec::new();
         {
             let mut q = self.lock();
@@ -97,6 +110,7 @@ impl Holds {
             while q.front().is_some_and(|h| matches!(unsafe { raw::event_query(h.event) }, Ok(true))) {
                 done.extend(q.pop_front());
             }
+            self.0.held.store(q.len(), Ordering::Release);
         }
         for h in done {
             release(dev, h.event);
@@ -106,7 +120,11 @@ impl Holds {
     /// The holds still pending when the stream goes: they move to the reaper thread, which waits
     /// for each copy before letting its bytes go.
     pub(super) fn orphan(&self, dev: &Arc<CudaDevice>) {
-        let pending: Vec<Hold> = self.lock().drain(..).collect();
+        let pending: Vec<Hold> = {
+            let mut q = self.lock();
+            self.0.held.store(0, Ordering::Release);
+            q.drain(..).collect()
+        };
         if pending.is_empty() {
             return;
         }

@@ -23,6 +23,7 @@ use event::CudaEvent;
 use memory::CudaAlloc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
+pub(crate) use stream::sleep_function;
 use stream::CudaStream;
 
 static LOADED: AtomicBool = AtomicBool::new(false);
@@ -240,7 +241,7 @@ impl Backend for CudaBackend {
         ))
     }
 
-    fn event_create(&self, ordinal: usize, flags: EventFlags) -> Result<Box<dyn EventOps>> {
+    fn event_create(&self, ordinal: usize, flags: EventFlags, reuse: bool) -> Result<Box<dyn EventOps>> {
         self.bind(ordinal)?;
         let mut bits = 0u32;
         if flags.blocking {
@@ -255,7 +256,7 @@ impl Backend for CudaBackend {
         let dev = &self.devices[ordinal];
         // An interprocess event may be open in another process: never handed to a second owner.
         let keep = (!flags.interprocess).then_some(bits);
-        let raw = match keep.and_then(|bits| dev.recycled.take_event(bits)) {
+        let raw = match keep.filter(|_| reuse).and_then(|bits| dev.recycled.take_event(bits)) {
             Some(raw) => raw,
             None => raw::event_create(bits).check("cuEventCreate")?,
         };

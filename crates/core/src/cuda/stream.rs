@@ -60,6 +60,13 @@ impl CudaStream {
     }
 }
 
+/// The built-in sleep kernel of `stream`'s device, for the bench's floor (`floor.rs`), which
+/// launches it bare. The kernels are loaded once the stream has launched one.
+pub(crate) fn sleep_function(stream: &dyn StreamOps) -> Result<sys::CUfunction> {
+    let s = stream.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams");
+    Ok(s.kernels()?.sleep)
+}
+
 /// Runs a boxed `HostFn` on the driver's callback thread. It must make no CUDA call (ours only
 /// hand work to the JS thread), and a panic must not unwind into the driver.
 unsafe extern "C" fn host_fn_trampoline(user: *mut c_void) {
@@ -299,18 +306,28 @@ impl StreamOps for CudaStream {
     fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
         self.dev.bind()?;
         let f = f.as_any().downcast_ref::<super::module::CudaFunction>().expect("the cuda backend is given its own kernels");
-        // Each argument's bytes, 8-byte aligned; the driver copies them at the call (kernelParams).
-        let mut store: Vec<Vec<u64>> = launch
-            .args
-            .iter()
-            .map(|a| {
-                let mut words = vec![0u64; a.len().div_ceil(8).max(1)];
-                // SAFETY: `words` holds at least `a.len()` bytes; the regions do not overlap.
-                unsafe { std::ptr::copy_nonoverlapping(a.as_ptr(), words.as_mut_ptr() as *mut u8, a.len()) };
-                words
-            })
-            .collect();
-        let mut params: Vec<*mut c_void> = store.iter_mut().map(|w| w.as_mut_ptr() as *mut c_void).collect();
+        // Each argument's bytes, 8-byte aligned, in one buffer; the driver copies them at the
+        // call (kernelParams). On the stack for the usual launch, so a launch allocates nothing.
+        const WORDS: usize = 64;
+        const ARGS: usize = 16;
+        let words: usize = launch.args.iter().map(|a| a.len().div_ceil(8).max(1)).sum();
+        let (mut stack_words, mut stack_params) = ([0u64; WORDS], [std::ptr::null_mut::<c_void>(); ARGS]);
+        let (mut heap_words, mut heap_params) = (Vec::new(), Vec::new());
+        let (store, params): (&mut [u64], &mut [*mut c_void]) = if words <= WORDS && launch.args.len() <= ARGS {
+            (&mut stack_words[..words], &mut stack_params[..launch.args.len()])
+        } else {
+            heap_words.resize(words, 0u64);
+            heap_params.resize(launch.args.len(), std::ptr::null_mut());
+            (&mut heap_words[..], &mut heap_params[..])
+        };
+        let mut at = 0;
+        for (a, p) in launch.args.iter().zip(params.iter_mut()) {
+            let slot = &mut store[at..at + a.len().div_ceil(8).max(1)];
+            // SAFETY: `slot` holds at least `a.len()` bytes; the regions do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(a.as_ptr(), slot.as_mut_ptr() as *mut u8, a.len()) };
+            *p = slot.as_mut_ptr() as *mut c_void;
+            at += slot.len();
+        }
         if launch.has_attributes() {
             let c = super::module::Config::new(launch, self.raw);
             let raw = f.raw;

@@ -231,7 +231,7 @@ impl Backend for SimBackend {
         Ok((Box::new(stream::SimStream { dev: dev.clone(), queue, handle, priority: 0 }), nonblocking))
     }
 
-    fn event_create(&self, ordinal: usize, _flags: EventFlags) -> Result<Box<dyn EventOps>> {
+    fn event_create(&self, ordinal: usize, _flags: EventFlags, _reuse: bool) -> Result<Box<dyn EventOps>> {
         let handle = self.devices[ordinal].next_handle.fetch_add(0x10, Ordering::Relaxed);
         Ok(Box::new(event::SimEvent { handle, state: Mutex::new(event::Recorded::Empty) }))
     }
