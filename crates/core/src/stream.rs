@@ -11,7 +11,7 @@ use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
 use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamKind {
@@ -30,7 +30,9 @@ pub struct Stream {
     device: usize,
     kind: StreamKind,
     nonblocking: bool,
-    priority: i32,
+    /// Read from the driver on first ask where the stream was made without one (a driver call
+    /// that creating a stream need not pay).
+    priority: OnceLock<i32>,
     /// Set while a capture begun on this stream runs.
     /// The keep list of the capture begun on this stream, while it is under way.
     capture: Mutex<Option<capture::Keep>>,
@@ -41,8 +43,8 @@ impl Stream {
     /// ([`priority_range`]); lower numbers are higher priorities.
     pub fn create(device: usize, nonblocking: bool, priority: Option<i32>) -> Result<Stream> {
         let backend = &runtime()?.backend;
-        let priority = match priority {
-            None => 0,
+        let asked = match priority {
+            None => None,
             Some(p) => {
                 let (least, greatest) = backend.priority_range(device)?;
                 if p < greatest || p > least {
@@ -50,22 +52,22 @@ impl Stream {
                         "priority {p} is outside the device's range: {greatest} (highest) to {least} (lowest)"
                     )));
                 }
-                p
+                Some(p)
             }
         };
-        let ops = backend.stream_create(device, nonblocking, priority)?;
-        let priority = ops.priority()?;
+        let ops = backend.stream_create(device, nonblocking, asked.unwrap_or(0))?;
+        let priority = asked.map_or_else(OnceLock::new, OnceLock::from);
         Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority, capture: Mutex::new(None) })
     }
 
     pub fn legacy(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.stream_legacy(device)?;
-        Ok(Stream { ops, device, kind: StreamKind::Legacy, nonblocking: false, priority: 0, capture: Mutex::new(None) })
+        Ok(Stream { ops, device, kind: StreamKind::Legacy, nonblocking: false, priority: OnceLock::from(0), capture: Mutex::new(None) })
     }
 
     pub fn per_thread(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.stream_per_thread(device)?;
-        Ok(Stream { ops, device, kind: StreamKind::PerThread, nonblocking: false, priority: 0, capture: Mutex::new(None) })
+        Ok(Stream { ops, device, kind: StreamKind::PerThread, nonblocking: false, priority: OnceLock::from(0), capture: Mutex::new(None) })
     }
 
     /// Wraps a stream created by other code (`ExternalStream`). It is never destroyed here.
@@ -83,7 +85,8 @@ impl Stream {
             )));
         }
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
-        let priority = ops.priority()?;
+        // Read now: it also checks the handle with the driver.
+        let priority = OnceLock::from(ops.priority()?);
         Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None) })
     }
 
@@ -99,8 +102,12 @@ impl Stream {
     pub fn is_nonblocking(&self) -> bool {
         self.nonblocking
     }
-    pub fn priority(&self) -> i32 {
-        self.priority
+    pub fn priority(&self) -> Result<i32> {
+        if let Some(&p) = self.priority.get() {
+            return Ok(p);
+        }
+        let p = self.ops.priority()?;
+        Ok(*self.priority.get_or_init(|| p))
     }
 
     pub(crate) fn ops(&self) -> &dyn StreamOps {
