@@ -5,10 +5,12 @@
 //   npm run fuzz                                   # FUZZ_SECONDS (default 300) of all modes
 //   FUZZ_SEED=7 FUZZ_MODES=api,raw npm run fuzz    # another seed, some modes
 //   FUZZ_REPLAY=api:1234:17:3 npm run fuzz         # one case again: mode:seed:path
-import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+//   FUZZ_PRINT=api:1234:17 npm run fuzz            # print that case's repro, without running it
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import path from 'node:path'
+import { reproScript } from './script'
 
 export type Mode = 'api' | 'raw' | 'model'
 export const MODES: Mode[] = ['api', 'raw', 'model']
@@ -152,10 +154,63 @@ export async function fuzz(o: Options): Promise<Report> {
   return report
 }
 
+/**
+ * The repro of one case (`mode:seed:path`, as `replay` names it), generated and not run: the
+ * generator is seeded and depends on neither the backend nor the devices, so a case a GPU run
+ * reported prints the same here. Its statements follow the repro, one a line.
+ */
+export function printCase(spec: string): string {
+  return printCases(spec)
+    .map((c) => (c.lines ? `${c.print}\n\n${c.lines.join('\n')}` : c.print))
+    .join('\n\n')
+}
+
+/**
+ * The cases `mode:seed:path` names, generated and not run; `mode:seed:..N` names every case of
+ * the batch up to the N-th, in order: what the child had run when it reached that one (a crash or
+ * hang reported at case N may need the state the earlier cases left).
+ */
+export function printCases(spec: string): { print: string; lines?: string[] }[] {
+  const [mode, seed, ...p] = spec.split(':')
+  const upTo = /^\.\.(\d+)$/.exec(p.join(':'))
+  const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-fuzz-'))
+  try {
+    const batch = upTo ? { FUZZ_RUNS: String(Number(upTo[1]) + 1), FUZZ_PATH: '' } : { FUZZ_RUNS: '1000000', FUZZ_PATH: p.join(':') }
+    const env = { ...process.env, CUDA_NODE_SIM_DEVICES: process.env.CUDA_NODE_SIM_DEVICES ?? '2', FUZZ_MODE: mode, FUZZ_SEED: seed, ...batch, FUZZ_PRINT: '1', FUZZ_CWD: dir }
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(__dirname, 'child.ts')], { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 28 })
+    const out = r.stdout.split('\n').filter((l) => l.startsWith('{"print"')).map((l) => JSON.parse(l) as { print: string; lines?: string[] })
+    if (out.length === 0) throw new Error(`no case printed for ${spec}: ${r.stderr.trim() || r.stdout.trim()}`)
+    return out
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const env = process.env
   const log = (l: string): void => console.log(l)
   let o: Options
+  if (env.FUZZ_PRINT && env.FUZZ_SCRIPT) {
+    const spec = env.FUZZ_PRINT
+    const [mode, seed, ...p] = spec.split(':')
+    const at = p.join(':')
+    const first = /^\.\.\d+$/.test(at) ? 0 : Number(at)
+    const cases = printCases(spec).map((c, i) => ({ n: first + i, lines: c.lines ?? [] }))
+    if (cases.some((c) => c.lines.length === 0)) throw new Error(`${mode} cases are sequences of operations, not statements: replay them with FUZZ_REPLAY`)
+    const skip = env.FUZZ_RAW_SKIP ? `FUZZ_RAW_SKIP=${env.FUZZ_RAW_SKIP} ` : ''
+    const title = [
+      `Fuzz ${mode} batch seed ${seed}, case${cases.length > 1 ? `s ${cases[0].n} to ${cases[cases.length - 1].n}` : ` ${cases[0].n}`}: written by`,
+      `${skip}FUZZ_SCRIPT=${env.FUZZ_SCRIPT} FUZZ_PRINT=${spec} npm run fuzz`,
+      `Run from the repository root: node --expose-gc ${env.FUZZ_SCRIPT}`,
+    ].join('\n')
+    writeFileSync(env.FUZZ_SCRIPT, reproScript(env.FUZZ_SCRIPT, title, cases))
+    console.log(`wrote ${env.FUZZ_SCRIPT}: ${cases.length} case${cases.length > 1 ? 's' : ''}`)
+    return
+  }
+  if (env.FUZZ_PRINT) {
+    console.log(printCase(env.FUZZ_PRINT))
+    return
+  }
   if (env.FUZZ_REPLAY) {
     const [mode, seed, ...p] = env.FUZZ_REPLAY.split(':')
     o = { seed: Number(seed), runs: 1_000_000, batches: 1, modes: [mode as Mode], batchTimeoutMs: 120_000, caseTimeoutMs: 30_000, totalMs: 0, parallel: 1, path: p.join(':'), log }
