@@ -16,6 +16,7 @@ const h = require('./helpers.js') as {
   raw: { bindingDeclarations(): Buffer }
   take(): string[]
   settle(): Promise<void>
+  stats: { workers: number }
 }
 
 const mode = process.env.FUZZ_MODE ?? 'api'
@@ -30,7 +31,7 @@ const printOnly = process.env.FUZZ_PRINT === '1'
 /** The one-line repro of a case: run it from the repository root. */
 export function snippet(lines: Code[]): string {
   const body = lines.map((l) => l.replace(/\s*\n\s*/g, ' ')).join('; ')
-  return `node --expose-gc -e "const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached, done } = require('./fuzz/helpers.js'); (async () => { ${body.replace(/"/g, '\\"')}; await done() })()"`
+  return `node --expose-gc -e "const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached, terminated, stale, done } = require('./fuzz/helpers.js'); (async () => { ${body.replace(/"/g, '\\"')}; await done() })()"`
 }
 
 /** FUZZ_PRINT: the case's statements (one a line) and its one-line repro, as a JSON line. */
@@ -47,7 +48,7 @@ function started(what: string): void {
 }
 
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>
-const prelude = 'const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h;\n'
+const prelude = 'const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached, terminated, stale } = h;\n'
 
 /** Runs a case's statements on a fresh macrotask (so a `use()` in one case does not leak into the next). */
 async function runCode(lines: Code[]): Promise<string[]> {
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
     const error = String((out.errorInstance as Error | undefined)?.message ?? (out as { error?: unknown }).error).split('\n').slice(0, 6).join(' | ')
     console.log(JSON.stringify({ failed: true, mode, seed, path: out.counterexamplePath, error, repro, runs: out.numRuns }))
     process.exitCode = 1
-  } else console.log(JSON.stringify({ failed: false, mode, seed, runs: out.numRuns }))
+  } else console.log(JSON.stringify({ failed: false, mode, seed, runs: out.numRuns, workers: h.stats.workers }))
 }
 
 main().catch((e) => {

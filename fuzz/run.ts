@@ -46,6 +46,8 @@ export interface Options {
 export interface Report {
   batches: number
   cases: number
+  /** Worker threads terminated by the api mode's worker move (helpers.js `terminated`). */
+  workers: number
   failures: Failure[]
   ms: number
 }
@@ -54,6 +56,7 @@ const root = path.join(__dirname, '..')
 
 interface BatchResult {
   cases: number
+  workers?: number
   failure?: Failure
 }
 
@@ -102,8 +105,8 @@ function batch(mode: Mode, seed: number, o: Options): Promise<BatchResult> {
       rmSync(dir, { recursive: true, force: true })
       const last = lines.length > 0 ? (JSON.parse(lines[lines.length - 1]) as { run: number; what: string }) : undefined
       const result = out.trim().split('\n').filter((l) => l.startsWith('{')).pop()
-      const parsed = result ? (JSON.parse(result) as { failed: boolean; runs?: number; path?: string; error?: string; repro?: string }) : undefined
-      if (!hung && signal === null && code === 0 && parsed && !parsed.failed) return resolve({ cases: parsed.runs ?? lines.length })
+      const parsed = result ? (JSON.parse(result) as { failed: boolean; runs?: number; workers?: number; path?: string; error?: string; repro?: string }) : undefined
+      if (!hung && signal === null && code === 0 && parsed && !parsed.failed) return resolve({ cases: parsed.runs ?? lines.length, workers: parsed.workers })
       if (!hung && parsed?.failed) {
         const kind = parsed.error?.startsWith('harness:') ? 'harness' : 'violation'
         return resolve({ cases: lines.length, failure: { kind, mode, seed, path: parsed.path, error: parsed.error ?? '', repro: parsed.repro ?? '' } })
@@ -127,7 +130,7 @@ export async function fuzz(o: Options): Promise<Report> {
   const started = Date.now()
   const queue: [Mode, number][] = []
   for (let b = 0; b < o.batches; b++) for (const [k, m] of o.modes.entries()) queue.push([m, o.seed + b * MODES.length + k])
-  const report: Report = { batches: 0, cases: 0, failures: [], ms: 0 }
+  const report: Report = { batches: 0, cases: 0, workers: 0, failures: [], ms: 0 }
   const seen = new Set<string>()
   async function worker(): Promise<void> {
     for (;;) {
@@ -137,6 +140,7 @@ export async function fuzz(o: Options): Promise<Report> {
       const r = await batch(next[0], next[1], o)
       report.batches++
       report.cases += r.cases
+      report.workers += r.workers ?? 0
       if (r.failure) {
         // One report per distinct failure (the same message from another seed is the same bug).
         const key = `${r.failure.kind}:${r.failure.mode}:${r.failure.error.replace(/\d+/g, 'N').slice(0, 120)}`
@@ -234,7 +238,7 @@ async function main(): Promise<void> {
   }
   console.log(`fuzzing ${o.modes.join(', ')} for ${seconds} s from seed ${o.seed}, ${o.runs} cases a batch, ${o.parallel} at a time`)
   const r = await fuzz(o)
-  console.log(`\n${r.cases} cases in ${r.batches} batches, ${(r.ms / 1000).toFixed(0)} s: ${r.failures.filter((f) => f.kind === 'crash').length} crashes, ${r.failures.filter((f) => f.kind === 'hang').length} hangs, ${r.failures.filter((f) => f.kind === 'violation').length} rule violations`)
+  console.log(`\n${r.cases} cases (${r.workers} workers terminated) in ${r.batches} batches, ${(r.ms / 1000).toFixed(0)} s: ${r.failures.filter((f) => f.kind === 'crash').length} crashes, ${r.failures.filter((f) => f.kind === 'hang').length} hangs, ${r.failures.filter((f) => f.kind === 'violation').length} rule violations`)
   for (const f of r.failures) console.log(describeFailure(f))
   process.exitCode = r.failures.length > 0 ? 1 : 0
 }

@@ -11,8 +11,9 @@ export function reproScript(file: string, title: string, cases: { n: number; lin
   const body = cases.map(({ n, lines }) => {
     const stmts = lines.map((l, i) => `    at(${i}); ${l.replace(/\s*\n\s*/g, ' ')}`).join('\n')
     const texts = lines.map((l) => `    ${JSON.stringify(l.replace(/\s*\n\s*/g, ' '))},`).join('\n')
-    return `  [${n}, [\n${texts}\n  ], async (h, at) => {\n    const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h\n${stmts}\n  }],`
+    return `  [${n}, [\n${texts}\n  ], async (h, at) => {\n    const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached, terminated, stale } = h\n${stmts}\n  }],`
   })
   const comment = title.split('\n').map((l) => `// ${l}`.trimEnd()).join('\n')
-  return `${comment}\n'use strict'\nconst { repro } = require(${JSON.stringify(harness)})\n\nrepro(__filename, ${JSON.stringify(title)}, [\n${body.join('\n')}\n])\n`
+  // Generated hostile code (thenables, unused names): the linter's rules are not for it.
+  return `${comment}\n/* eslint-disable */\n'use strict'\nconst { repro } = require(${JSON.stringify(harness)})\n\nrepro(__filename, ${JSON.stringify(title)}, [\n${body.join('\n')}\n])\n`
 }

@@ -18,6 +18,7 @@
 // Fuzz api batch seed 44, cases 0 to 2: written by
 // FUZZ_SCRIPT=fuzz/repro/api-44-2.js FUZZ_PRINT=api:44:..2 npm run fuzz
 // Run from the repository root: node --expose-gc fuzz/repro/api-44-2.js
+/* eslint-disable */
 'use strict'
 const { repro } = require("./harness.js")
 

@@ -17,6 +17,7 @@
 // Fuzz raw batch seed 87, cases 0 to 141: written by
 // FUZZ_RAW_SKIP=streamLaunchSimulated FUZZ_SCRIPT=fuzz/repro/raw-87-141.js FUZZ_PRINT=raw:87:..141 npm run fuzz
 // Run from the repository root: node --expose-gc fuzz/repro/raw-87-141.js
+/* eslint-disable */
 'use strict'
 const { repro } = require("./harness.js")
 
