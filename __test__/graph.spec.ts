@@ -350,3 +350,26 @@ test('a capture forked to other streams keeps what they captured: pinned copies 
   t.true(out.every((v) => v === 5))
   graph.destroy()
 })
+
+test('a stream destroyed inside its async capture ends the capture: the legacy stream, synchronize and frees work again (#20)', (t) => {
+  // In a child: the bug left the device "capturing" for the rest of the process.
+  const r = runNode(`
+    (async () => {
+      const s = new cuda.Stream();
+      const captured = s.capture(async () => { await new Promise((r) => setTimeout(r, 10)) });
+      s.destroy();
+      const why = await captured.then(() => 'resolved', (e) => e.code);
+      const out = { why };
+      try { cuda.Stream.null.synchronize(); cuda.Device.current().synchronize(); out.legacy = 'ok' } catch (e) { out.legacy = e.code }
+      const before = cuda.Device.current().memInfo().free;
+      for (let i = 0; i < 4; i++) cuda.mallocPlain(1 << 20).free();
+      out.kept = before - cuda.Device.current().memInfo().free;
+      console.log(JSON.stringify(out));
+    })()`)
+  t.is(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout.trim())
+  t.is(out.why, 'CUDA_ERROR_INVALID_HANDLE', 'the capture of a destroyed stream rejects')
+  t.is(out.legacy, 'ok')
+  // Frees happen at once again (on the GPU the driver may keep a page or two of its own).
+  t.true(out.kept < 4 << 20, `${out.kept} bytes were kept back`)
+})

@@ -2,6 +2,7 @@ import everywhere from 'ava'
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { alloc, Device, kernels, nccl, NcclCommunicator, Stream, type MemoryPointer } from '..'
+import { native } from '../lib/native'
 import { nativeTest, onGpu, runJson, wasmTest } from './helpers'
 
 /** The WebAssembly build has no threads or sockets for the ranks to meet over: NCCL is refused there. */
@@ -270,6 +271,11 @@ everywhere('initAll refuses a count past the devices here before building anythi
   for (const list of [sparse, [], Array.from({ length: Device.count() + 1 }, () => 0)]) {
     t.throws(() => NcclCommunicator.initAll(list), { instanceOf: RangeError, message: /initAll takes 1 to/ })
   }
+})
+
+test('joining no communicators at all is refused in the core, before NCCL is asked (the GPU fuzz: initAll(-1) once reached ncclCommInitAll with 0 devices, then the process crashed)', (t) => {
+  // The TS layer refuses an empty list (above); the raw call is the path that still reached NCCL.
+  t.throws(() => native.ncclCommJoinAll(new Float64Array(0)), { code: 'NCCL_ERROR_INVALID_ARGUMENT', message: /at least one communicator/ })
 })
 
 wasmTest('NCCL is CUDA_ERROR_NOT_SUPPORTED on WebAssembly, each call a typed error', async (t) => {

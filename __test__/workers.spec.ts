@@ -58,3 +58,93 @@ test('terminating a worker with work in flight does not crash the process', (t) 
   t.is(r.status, 0, r.stderr)
   t.is(r.stdout.trim(), 'survived 1')
 })
+
+/**
+ * Runs `steps` (a worker's body, with `cuda`, `s` and `post` in scope) in `rounds` workers in a
+ * child, each terminated at a different moment while its work is queued; then the main thread uses
+ * the device. The child prints `survived <value read back>`.
+ */
+function terminateWhileQueued(steps: string, rounds = 12) {
+  const root = JSON.stringify(require('node:path').join(__dirname, '..'))
+  return runNode(`
+    const { Worker } = require('node:worker_threads');
+    const src = \`
+      const { parentPort, workerData } = require('node:worker_threads');
+      const cuda = require(workerData.root);
+      const s = new cuda.Stream();
+      const post = (m) => parentPort.postMessage(m);
+      cuda.kernels.sleep(workerData.sleep, s);
+      ${steps.replace(/`/g, '\\`')}
+      post('queued');
+      setInterval(() => {}, 1000);
+    \`;
+    (async () => {
+      for (let i = 0; i < ${rounds}; i++) {
+        const w = new Worker(src, { eval: true, workerData: { root: ${root}, sleep: 2e6 * (i % 4) } });
+        // Terminated as soon as it is made, once it queued, or a while after.
+        if (i % 3 > 0) await new Promise((r) => w.once('message', r));
+        if (i % 3 === 2) await new Promise((r) => setTimeout(r, i));
+        await w.terminate();
+      }
+      const p = cuda.alloc(64); p.memset(7, 64);
+      const out = new Uint8Array(64); p.copyToHost(out);
+      cuda.Stream.null.synchronize();
+      await cuda.Device.current().synchronizeAsync();
+      console.log('survived', out[63]);
+    })();
+  `)
+}
+
+test('terminating a worker whose graph, holding a captured host function, is queued behind a sleep: no crash (#20)', (t) => {
+  const r = terminateWhileQueued(`
+    const g = s.capture(() => { cuda.kernels.sleep(1000); s.launchHostFunc(() => post('ran')) });
+    g.launch(s); g.launch(s);
+    const h = s.capture(() => s.launchHostFunc(() => {}));
+    h.launch(s); h.destroy();
+    s.launchHostFunc(() => {});
+    s.addCallback(() => {});`)
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  t.is(r.stdout.trim(), 'survived 7')
+})
+
+test('terminating a worker with copies queued into its registered buffer: they run before its JS heap goes (#20: the heap was corrupted)', (t) => {
+  // The fuzzer's worker move (fuzz/worker.js), as it found it: a copy into bytes registerHost
+  // page-locked in a worker, terminated at each moment, on each device (two simulated ones here).
+  const r = runNode(
+    `const h = require(${JSON.stringify(require('node:path').join(__dirname, '..', 'fuzz', 'helpers.js'))});
+    (async () => {
+      for (let round = 0; round < 4; round++)
+        for (const steps of [['registered'], ['sleep', 'registered', 'pinnedFreed', 'registered']])
+          for (let at = 0; at <= steps.length + 2; at++)
+            for (const device of [0, 1]) await h.terminated({ steps, at, wait: round % 2, device, sleepNs: 1e6 });
+      await h.settle();
+      const bad = h.take();
+      console.log(bad.length === 0 ? 'survived' : bad.join('\\n'));
+    })();`,
+    { CUDA_NODE_SIM_DEVICES: '2' },
+    ['--expose-gc'],
+  )
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  t.is(r.stdout.trim(), 'survived')
+})
+
+test('terminating a worker inside its async capture leaves no capture counted: the legacy stream works after (#20)', (t) => {
+  const r = terminateWhileQueued(`
+    s.capture(async () => { cuda.kernels.sleep(1000, s); await new Promise((r) => setTimeout(r, 1000)) });`)
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  t.is(r.stdout.trim(), 'survived 7')
+})
+
+test('terminating a worker with a simulated kernel queued behind a sleep: its stream goes on (#20)', (t) => {
+  const r = terminateWhileQueued(`
+    const d = cuda.alloc(128);
+    const k = new cuda.RawKernel('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }', 'k', { simulate: () => {} });
+    k.launch([1], [32], [d], { stream: s });
+    d.memsetAsync(1, 128, s);`)
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  t.is(r.stdout.trim(), 'survived 7')
+})

@@ -1,7 +1,8 @@
 // The public API, enumerated from the package itself: every exported class (constructor, methods,
 // getters, statics), free function and namespace object, called with hostile values on valid,
 // freed, destroyed and other-device objects, during captures, from host callbacks, with the GC
-// and the event loop turning between calls.
+// and the event loop turning between calls, worker threads terminated with work queued, and
+// stale handles (an object used after its slot was reused).
 import fc from 'fast-check'
 import { callback, numbers, value, type Code } from './values'
 
@@ -98,6 +99,32 @@ const SLEEP_NS: Code[] = numbers.filter((n) => {
   return !(Number.isFinite(v) && v > 5e7)
 })
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { STEP_NAMES } = require('./worker.js') as { STEP_NAMES: string[] }
+
+/**
+ * The worker move (helpers.js `terminated`): a worker thread queues work that needs things kept
+ * alive — most often behind a sleep — on device 0 or 1, and is terminated before, while or after
+ * it queues (`at`: the step it announced; 0 before it loaded the package), `wait` ms later.
+ */
+export const workerMove: fc.Arbitrary<Code> = fc
+  .record({
+    steps: fc.tuple(fc.boolean(), fc.array(fc.constantFrom(...STEP_NAMES), { minLength: 1, maxLength: 6 })),
+    at: fc.nat(8),
+    wait: fc.constantFrom(0, 0, 1, 3, 10),
+    device: fc.nat(1),
+    sleepNs: fc.constantFrom(1e6, 5e6, 2e7),
+  })
+  .map(({ steps: [sleepFirst, rest], at, ...r }) => {
+    const steps = sleepFirst ? ['sleep', ...rest] : rest
+    return `await terminated(${JSON.stringify({ steps, at: Math.min(at, steps.length + 2), ...r })})`
+  })
+
+/** The stale-handle move (helpers.js `stale`): an object let go, its slot reused, then it is used. */
+export const staleMove: fc.Arbitrary<Code> = fc
+  .tuple(fc.constantFrom('memory', 'plain', 'stream', 'event', 'pinned', 'graph'), fc.integer({ min: 1, max: 300 }))
+  .map(([kind, cycles]) => `stale('${kind}', ${cycles})`)
+
 /** One statement of a case. */
 export function step(s: Surface): fc.Arbitrary<Code> {
   // Calls made from inside callbacks and capture bodies: one level deep.
@@ -108,6 +135,8 @@ export function step(s: Surface): fc.Arbitrary<Code> {
     { weight: 2, arbitrary: fc.constant('collect()') },
     { weight: 3, arbitrary: fc.constant('await tick()') },
     { weight: 1, arbitrary: fc.constantFrom(...refs).map((r) => `t(() => ${r}[Symbol.dispose]?.())`) },
+    { weight: 1, arbitrary: workerMove },
+    { weight: 1, arbitrary: staleMove },
   )
 }
 

@@ -16,6 +16,7 @@ const h = require('./helpers.js') as {
   raw: { bindingDeclarations(): Buffer }
   take(): string[]
   settle(): Promise<void>
+  stats: { workers: number }
 }
 
 const mode = process.env.FUZZ_MODE ?? 'api'
@@ -23,12 +24,21 @@ const seed = Number(process.env.FUZZ_SEED ?? 1)
 const numRuns = Number(process.env.FUZZ_RUNS ?? 100)
 const replayPath = process.env.FUZZ_PATH || undefined
 const progress = process.env.FUZZ_PROGRESS
+/** Print each case's repro without running it (`FUZZ_PRINT` of fuzz/run.ts). */
+const printOnly = process.env.FUZZ_PRINT === '1'
 
 
 /** The one-line repro of a case: run it from the repository root. */
 export function snippet(lines: Code[]): string {
   const body = lines.map((l) => l.replace(/\s*\n\s*/g, ' ')).join('; ')
-  return `node --expose-gc -e "const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached, done } = require('./fuzz/helpers.js'); (async () => { ${body.replace(/"/g, '\\"')}; await done() })()"`
+  return `node --expose-gc -e "const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached, terminated, stale, done } = require('./fuzz/helpers.js'); (async () => { ${body.replace(/"/g, '\\"')}; await done() })()"`
+}
+
+/** FUZZ_PRINT: the case's statements (one a line) and its one-line repro, as a JSON line. */
+function printed(lines: Code[]): void {
+  console.log(JSON.stringify({ print: snippet(lines), lines }))
+  // fast-check goes on past a path's case when it passes: the one asked for was the first.
+  if (replayPath !== undefined) process.exit(0)
 }
 
 let runIndex = 0
@@ -38,7 +48,7 @@ function started(what: string): void {
 }
 
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>
-const prelude = 'const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h;\n'
+const prelude = 'const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached, terminated, stale } = h;\n'
 
 /** Runs a case's statements on a fresh macrotask (so a `use()` in one case does not leak into the next). */
 async function runCode(lines: Code[]): Promise<string[]> {
@@ -59,6 +69,7 @@ async function main(): Promise<void> {
     const s = api.surface(h.cuda as unknown as Record<string, unknown>)
     prop = fc.asyncProperty(api.cases(s), async (lines) => {
       started(snippet(lines))
+      if (printOnly) return printed(lines)
       const bad = await runCode(lines)
       if (bad.length > 0) throw new Error(bad.join('\n'))
     }) as never
@@ -66,12 +77,18 @@ async function main(): Promise<void> {
     const exps = rawFuzz.rawExports(h.raw.bindingDeclarations().toString())
     prop = fc.asyncProperty(rawFuzz.cases(exps), async (lines) => {
       started(snippet(lines))
+      if (printOnly) return printed(lines)
       const bad = await runCode(lines)
       if (bad.length > 0) throw new Error(bad.join('\n'))
     }) as never
   } else if (mode === 'model') {
     prop = fc.asyncProperty(model.commands(), async (cmds) => {
       started(`model sequence: ${[...cmds].map(String).join('; ')}`)
+      if (printOnly) {
+        console.log(JSON.stringify({ print: `model sequence: ${[...cmds].map(String).join('; ')}` }))
+        if (replayPath !== undefined) process.exit(0)
+        return
+      }
       const bad = await model.runSequence(h.cuda, cmds).catch((e) => [`an operation of a valid sequence threw: ${e?.stack ?? e}`])
       const late = h.take()
       if (bad.length + late.length > 0) throw new Error([...bad, ...late].join('\n'))
@@ -85,7 +102,7 @@ async function main(): Promise<void> {
     const error = String((out.errorInstance as Error | undefined)?.message ?? (out as { error?: unknown }).error).split('\n').slice(0, 6).join(' | ')
     console.log(JSON.stringify({ failed: true, mode, seed, path: out.counterexamplePath, error, repro, runs: out.numRuns }))
     process.exitCode = 1
-  } else console.log(JSON.stringify({ failed: false, mode, seed, runs: out.numRuns }))
+  } else console.log(JSON.stringify({ failed: false, mode, seed, runs: out.numRuns, workers: h.stats.workers }))
 }
 
 main().catch((e) => {

@@ -129,6 +129,129 @@ async function settle() {
   }
 }
 
+/** What the harness counts across cases (reported by the child, checked by fuzz.spec). */
+const stats = { workers: 0 }
+
+/**
+ * The worker move: a worker thread loads the package and queues `plan.steps` (fuzz/worker.js) on
+ * device `plan.device`, and is terminated once it has announced step `plan.at` (0: as soon as it
+ * is made, before it loaded anything; `steps.length + 1`: all queued; `+ 2`: its own waits
+ * settled), `plan.wait` ms later. Then the main thread goes on: the termination must settle, and
+ * the device must still work for it (the legacy stream included) and drain what the worker left.
+ */
+async function terminated(spec) {
+  stats.workers++
+  // Device 1 where there is one (the fuzz runs with two; a GPU machine may have one).
+  const plan = { ...spec, device: spec.device < cuda.Device.count() ? spec.device : 0 }
+  // The legacy stream is refused while a blocking stream captures (C6c): the case itself may have
+  // left one capturing, so what counts is that it worked before the worker and not after.
+  const legacy = () => {
+    try {
+      new cuda.Device(plan.device).run(() => cuda.Stream.null.synchronize())
+      return true
+    } catch {
+      return false
+    }
+  }
+  const legacyBefore = legacy()
+  const { Worker } = require('node:worker_threads')
+  // Plain CommonJS, without the parent's loaders (the fuzz child runs under tsx, from a scratch
+  // directory where tsx cannot be found); --expose-gc is V8's, for the whole process.
+  const w = new Worker(path.join(__dirname, 'worker.js'), { execArgv: [], workerData: { ...plan, root, fuzzWorker: true } })
+  const what = `a worker terminated at step ${plan.at} of ${JSON.stringify(plan.steps)}`
+  let exited = false
+  const reached = new Promise((resolve) => {
+    if (plan.at === 0) resolve()
+    w.on('message', (m) => {
+      if (m.bad) bad.push(`${m.bad}  [from ${what}]`)
+      if (m.step >= plan.at || (m.settled && plan.at > plan.steps.length + 1)) resolve()
+    })
+    w.once('exit', () => {
+      exited = true
+      resolve()
+    })
+  })
+  w.on('error', (e) => note(`${what} (its uncaught error)`, e))
+  await within(reached, 20_000, `${what}: the step it was to be terminated at`)
+  if (plan.wait > 0) await new Promise((r) => setTimeout(r, plan.wait))
+  if (exited) bad.push(`the fuzz worker exited before it was terminated (it stays alive until then)  [from ${what}]`)
+  await within(w.terminate(), 20_000, `${what}: worker.terminate()`)
+  // The process goes on, on the device the worker used.
+  const after = (f, label) => {
+    try {
+      return f()
+    } catch (e) {
+      bad.push(`after ${what}, ${label} threw: ${e?.constructor?.name} ${e?.code ?? ''} ${e?.message}`)
+    }
+  }
+  await new cuda.Device(plan.device).run(async () => {
+    const m = after(() => cuda.alloc(64), 'alloc')
+    const s = after(() => new cuda.Stream(), 'new Stream()')
+    if (m === undefined || s === undefined) return
+    const out = new Uint8Array(64)
+    after(() => {
+      m.memsetAsync(plan.device + 5, 64, s)
+      m.copyToHostAsync(out, 64, s)
+    }, 'a memset and copy')
+    await within(s.synchronizeAsync().catch((e) => bad.push(`after ${what}, synchronizeAsync rejected: ${e?.message}`)), 20_000, `after ${what}, a stream's synchronizeAsync`)
+    if (out[63] !== plan.device + 5) bad.push(`after ${what}, the device gave back ${out[63]} for ${plan.device + 5}`)
+    // A capture the worker left open must not keep the legacy stream refused, nor frees deferred.
+    if (legacyBefore && !legacy()) {
+      bad.push(`after ${what}, the legacy stream is refused: ${after(() => cuda.Stream.null.synchronize(), 'Stream.null.synchronize()') ?? ''}`)
+    }
+    await within(new cuda.Device(plan.device).synchronizeAsync().catch((e) => bad.push(`after ${what}, the device's synchronizeAsync rejected: ${e?.message}`)), 20_000, `after ${what}, the device's synchronizeAsync`)
+    after(() => m.free(), 'free')
+    after(() => s.destroy(), 'destroy')
+  })
+}
+
+/** For each kind of object: make one, let it go, use it, and check a live one works. */
+const KINDS = {
+  memory: { make: () => cuda.alloc(64), kill: (m) => m.free(), use: (m) => m.memset(1, 64), works: (m) => { m.memset(2, 64); const b = new Uint8Array(64); m.copyToHost(b); return b[63] === 2 } },
+  plain: { make: () => cuda.mallocPlain(64), kill: (m) => m.free(), use: (m) => m.memset(1, 64), works: (m) => { m.memset(3, 64); const b = new Uint8Array(64); m.copyToHost(b); return b[63] === 3 } },
+  stream: { make: () => new cuda.Stream(), kill: (s) => s.destroy(), use: (s) => s.synchronize(), works: (s) => { s.synchronize(); return s.done } },
+  event: { make: () => new cuda.Event(), kill: (e) => e.destroy(), use: (e) => e.synchronize(), works: (e) => { e.record(); e.synchronize(); return e.done } },
+  pinned: { make: () => cuda.allocPinned(64), kill: (p) => p.free(), use: (p) => p.set(new Uint8Array(8)), works: (p) => { p.set(new Uint8Array(64).fill(4)); const b = new Uint8Array(64); p.get(b); return b[63] === 4 } },
+  graph: { make: () => cuda.Stream.ptds.capture(() => {}), kill: (g) => g.destroy(), use: (g) => g.launch(), works: (g) => { g.launch(); return true } },
+}
+
+/**
+ * The stale-handle move: an object of `kind` is let go (freed or destroyed), then `cycles` more
+ * are made and let go, reusing its slot under new generations, the last one kept live; then the
+ * old one is used and let go again (a typed error, or nothing), and collected. Its handle must
+ * name nothing any more: the live object must be untouched and keep working.
+ */
+function stale(kind, cycles) {
+  const k = KINDS[kind]
+  const what = `a stale ${kind} after ${cycles} cycles`
+  const live = (() => {
+    try {
+      const old = k.make()
+      k.kill(old)
+      let last
+      for (let i = 0; i < cycles; i++) {
+        last = k.make()
+        if (i < cycles - 1) k.kill(last)
+      }
+      t(() => k.use(old), `using ${what}`)
+      t(() => k.kill(old), `letting go of ${what} again`)
+      return last
+    } catch (e) {
+      bad.push(`${what}: making or letting go of a fresh one threw: ${e?.constructor?.name} ${e?.code ?? ''} ${e?.message}`)
+      return undefined
+    }
+  })()
+  // The old object is unreachable now: its finalizer must find nothing to release.
+  collect()
+  if (live === undefined) return
+  try {
+    if (!k.works(live)) bad.push(`${what}: the live ${kind} in its slot no longer works`)
+    k.kill(live)
+  } catch (e) {
+    bad.push(`${what}: the live ${kind} in its slot threw: ${e?.constructor?.name} ${e?.code ?? ''} ${e?.message}`)
+  }
+}
+
 /** For a snippet run alone: settles, prints what broke the rules, and sets the exit status. */
 async function done() {
   await settle()
@@ -148,4 +271,4 @@ function take() {
 process.on('uncaughtException', (e) => note(`uncaughtException (while ${current || 'idle'})`, e))
 process.on('unhandledRejection', (e) => note(`unhandledRejection (while ${current || 'idle'})`, e))
 
-module.exports = { cuda, native, raw, FuzzMark, mark, t, tick, collect, hostile, unconvertible, detached, settle, done, take, classify, within }
+module.exports = { cuda, native, raw, FuzzMark, mark, t, tick, collect, hostile, unconvertible, detached, terminated, stale, stats, settle, done, take, classify, within }

@@ -98,11 +98,20 @@ function plausible(p: Param, e: RawExport, call: fc.Arbitrary<Code>): fc.Arbitra
   return fc.constant('undefined')
 }
 
+/**
+ * A sleep's nanoseconds: a valid huge value is a long wait, not a hang (as api.ts's SLEEP_NS), so
+ * its hostile values are of other types. A handle passed as nanoseconds is a number too: on the
+ * GPU run, `streamSleep(hSL, hPPool)` slept 69 s (a handle is generation · 2³² + slot) and the next
+ * free of pinned memory waited for it (fuzz/repro/raw-87-141.js).
+ */
+const isSleep = (e: RawExport, p: Param): boolean => e.name === 'streamSleep' && p.name === 'ns'
+const notLong = fc.constantFrom(...bigints, ...strings.slice(0, 4), 'undefined', 'null', '{}', '[]', 'hostile()', 'unconvertible()', "Symbol('fuzz')")
+
 /** One raw call. */
 function rawCall(exps: RawExport[], call: fc.Arbitrary<Code>, depth: number): fc.Arbitrary<Code> {
   const hostile = value(handleNames, call, depth)
   return fc.constantFrom(...exps).chain((e) => {
-    const argArbs = e.params.map((p) => fc.oneof({ weight: 3, arbitrary: plausible(p, e, call) }, { weight: 1, arbitrary: hostile }))
+    const argArbs = e.params.map((p) => fc.oneof({ weight: 3, arbitrary: plausible(p, e, call) }, { weight: 1, arbitrary: isSleep(e, p) ? notLong : hostile }))
     // Sometimes fewer arguments than declared, sometimes one more.
     const n = fc.integer({ min: Math.max(0, e.params.length - 1), max: e.params.length + 1 })
     return fc.tuple(fc.tuple(...argArbs), n, hostile).map(([xs, k, extra]) => {
@@ -112,8 +121,18 @@ function rawCall(exps: RawExport[], call: fc.Arbitrary<Code>, depth: number): fc
   })
 }
 
+/**
+ * Exports to leave out besides SKIPPED (`FUZZ_RAW_SKIP`, comma-separated): a case is picked from
+ * the addon's list as it is, so printing or replaying a case that a build lacking some exports
+ * generated (an older commit, run on another machine) takes that build's list.
+ */
+function absent(): string[] {
+  return (process.env.FUZZ_RAW_SKIP ?? '').split(',').filter(Boolean)
+}
+
 export function cases(all: RawExport[]): fc.Arbitrary<Code[]> {
-  const exps = all.filter((e) => !(e.name in SKIPPED))
+  const gone = absent()
+  const exps = all.filter((e) => !(e.name in SKIPPED) && !gone.includes(e.name))
   const nested = rawCall(exps, fc.constant('native.deviceCount()'), 0)
   const stmt = fc.oneof(
     { weight: 20, arbitrary: rawCall(exps, nested, 1).map((c) => `t(() => ${c})`) },

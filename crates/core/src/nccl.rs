@@ -111,6 +111,11 @@ impl Communicator {
 
     /// Joins communicators made for `initAll`: rank `i` of `comms.len()` on its own device.
     pub fn join_all(comms: &[Arc<Communicator>]) -> Result<()> {
+        // None: ncclCommInitAll(comms, 0, devlist) would still make a rendezvous id (a bootstrap
+        // thread waiting for ranks that never come), over empty arrays (#20, GPU fuzz api:44:2).
+        if comms.is_empty() {
+            return Err(invalid_argument("initAll needs at least one communicator (one device), got none"));
+        }
         for (i, c) in comms.iter().enumerate() {
             if c.id.is_some() || c.rank != i || c.nranks != comms.len() || !matches!(*c.state(), State::Pending) {
                 return Err(invalid_usage("initAll joins fresh communicators of its own, rank i on devices[i]"));

@@ -20,6 +20,9 @@ pub struct PinnedBlock {
     home: Weak<PinnedPool>,
     /// Registered memory's owner (the JS buffer), let go after the memory is unregistered.
     keep: Option<crate::memory::Keep>,
+    /// References held by views of the bytes that the embedder handed out (an ArrayBuffer over
+    /// them): owned by JS, not by queued work (`wait_unused`).
+    views: std::sync::atomic::AtomicUsize,
 }
 
 impl PinnedBlock {
@@ -31,7 +34,52 @@ impl PinnedBlock {
             return Err(Error::range("registerHost needs at least one byte"));
         }
         let ops = runtime()?.backend.host_register(ptr, len)?;
-        Ok(Arc::new(PinnedBlock { ops: Some(ops), size: len, capacity: len, home: Weak::new(), keep: Some(keep) }))
+        Ok(Arc::new(PinnedBlock {
+            ops: Some(ops),
+            size: len,
+            capacity: len,
+            home: Weak::new(),
+            keep: Some(keep),
+            views: Default::default(),
+        }))
+    }
+
+    /// Waits until no queued work holds `block` — a copy from or into it, a graph launch that
+    /// uses it — only the caller's reference left. For registered memory whose owner is about to
+    /// go with its JS thread (a worker terminated): the bytes belong to that thread's JS heap and
+    /// are freed with it, whatever we hold, so work still queued on them must run first (#20: a
+    /// queued copy into a terminated worker's registered buffer corrupted the heap). Graphs that
+    /// captured it keep it for good: the caller lets them go first.
+    pub fn wait_unused(block: &Arc<PinnedBlock>) {
+        let held_by_work = || Arc::strong_count(block) > 1 + block.views.load(std::sync::atomic::Ordering::Acquire);
+        while held_by_work() {
+            // Finished copies' holds go at the next use of their stream; the reaper drops the holds
+            // of destroyed streams and of graph launches, each once its work has run.
+            if let Ok(rt) = runtime() {
+                rt.backend.release_finished_holds();
+            }
+            crate::reaper::flush();
+            if held_by_work() {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    }
+
+    /// A reference `block` gives a view of its bytes (call with that reference; `unview` when the
+    /// view lets it go): not counted as queued work by `wait_unused`.
+    pub fn view(block: Arc<PinnedBlock>) -> *const PinnedBlock {
+        block.views.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Arc::into_raw(block)
+    }
+
+    /// Lets go of a view's reference.
+    ///
+    /// # Safety
+    /// `raw` comes from `view`, and is let go once.
+    pub unsafe fn unview(raw: *const PinnedBlock) {
+        // SAFETY: `view` made it from an Arc; this is its one release.
+        let block = unsafe { Arc::from_raw(raw) };
+        block.views.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// True for memory registered with `register` rather than allocated pinned.
@@ -115,7 +163,7 @@ impl PinnedPool {
         if size == 0 {
             // As CuPy's PinnedMemoryPool: nothing is pinned for 0 bytes, so freeing it gives the
             // pool no block.
-            return Ok(Arc::new(PinnedBlock { ops: None, size: 0, capacity: 0, home: Weak::new(), keep: None }));
+            return Ok(Arc::new(PinnedBlock { ops: None, size: 0, capacity: 0, home: Weak::new(), keep: None, views: Default::default() }));
         }
         let capacity = round_size(size);
         let cached = self.free.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&capacity).and_then(Vec::pop);
@@ -130,7 +178,7 @@ impl PinnedPool {
                 Err(e) => return Err(e),
             },
         };
-        Ok(Arc::new(PinnedBlock { ops: Some(ops), size, capacity, home: self.me.clone(), keep: None }))
+        Ok(Arc::new(PinnedBlock { ops: Some(ops), size, capacity, home: self.me.clone(), keep: None, views: Default::default() }))
     }
 
     pub fn n_free_blocks(&self) -> usize {

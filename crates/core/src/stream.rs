@@ -38,6 +38,22 @@ pub struct Stream {
     capture: Mutex<Option<capture::Keep>>,
 }
 
+impl Drop for Stream {
+    /// A capture begun here and never ended — the stream destroyed or collected while an async
+    /// capture body awaited, or its worker thread terminated meanwhile — is ended now and its
+    /// graph let go. Left counted, it kept the device "capturing" for every thread of the
+    /// process: the legacy stream refused (C6c), synchronize refused, and every free deferred
+    /// until a capture end that would never come (#20, the fuzzer's worker termination).
+    fn drop(&mut self) {
+        let keep = self.capture.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(keep) = keep {
+            // The partial graph (or the error of an invalidated capture) is dropped: never launched.
+            drop(self.ops.end_capture());
+            capture::ended(self.device, !self.nonblocking, &keep);
+        }
+    }
+}
+
 impl Stream {
     /// A new stream on `device`. `priority` must lie in the device's range
     /// ([`priority_range`]); lower numbers are higher priorities.

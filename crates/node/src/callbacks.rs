@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// What the dispatcher is told to do with an id.
@@ -47,6 +47,9 @@ struct Channel {
     /// Simulated kernels whose stream reached them: each runs on the JS thread, then opens its
     /// gate (`launch_simulated`).
     jobs: Mutex<VecDeque<Job>>,
+    /// Set when the thread's environment is torn down (`env_gone`): nothing is sent or run here
+    /// any more, and a stream reaching a simulated kernel goes on without it.
+    gone: AtomicBool,
 }
 
 /// A simulated kernel's host implementation, due on the JS thread: the stream that reached it
@@ -92,7 +95,7 @@ impl Channel {
     /// Tells the JS thread; false where it is gone (nothing will run).
     fn send(&self, id: u32, kind: Kind) -> bool {
         let tsfn = self.tsfn.lock().unwrap_or_else(|p| p.into_inner());
-        if tsfn.is_null() {
+        if tsfn.is_null() || self.gone.load(Ordering::Acquire) {
             return false;
         }
         let word = ((id as usize) << 2) | kind as usize;
@@ -119,6 +122,9 @@ impl Channel {
     fn run_jobs(&self) {
         let env = self.env;
         loop {
+            if self.gone.load(Ordering::Acquire) {
+                return;
+            }
             let Some(job) = self.jobs.lock().unwrap_or_else(|p| p.into_inner()).pop_front() else { return };
             let mut scope = ptr::null_mut();
             // SAFETY: on the JS thread of `env`; the reference was made there and is deleted once,
@@ -146,6 +152,21 @@ impl Channel {
             job.gate.open();
             self.paid(env);
         }
+    }
+}
+
+/// This thread's environment is being torn down (`teardown.rs`): no callback is sent or run here
+/// any more, and the simulated kernels queued for this thread are let go unrun, each gate opened,
+/// so that their streams go on (a stream waiting for a terminated worker's JS thread hung).
+pub fn env_gone() {
+    let Ok(channel) = channel() else { return };
+    channel.gone.store(true, Ordering::Release);
+    let jobs: Vec<Job> = channel.jobs.lock().unwrap_or_else(|p| p.into_inner()).drain(..).collect();
+    for job in jobs {
+        // SAFETY: on the JS thread, whose environment is still alive during its cleanup hooks;
+        // the reference was made here and is deleted once.
+        unsafe { sys::napi_delete_reference(channel.env, job.func) };
+        job.gate.open();
     }
 }
 
@@ -324,6 +345,7 @@ crate::exports! {
             persistent: AtomicUsize::new(0),
             env: cx.env,
             jobs: Mutex::new(VecDeque::new()),
+            gone: AtomicBool::new(false),
         });
         let context = Arc::into_raw(channel.clone()) as *mut c_void;
         let (mut name, mut tsfn) = (ptr::null_mut(), ptr::null_mut());

@@ -95,6 +95,31 @@ pub fn remove<T>(table: &'static Local<T>, handle: f64) -> Option<T> {
         .flatten()
 }
 
+/// Takes every live value out of `table` on this thread (their handles go stale), for the caller
+/// to drop: what the finalizers would do, in an order the caller chooses (`teardown.rs`).
+pub fn drain<T>(table: &'static Local<T>) -> Vec<T> {
+    table
+        .try_with(|t| {
+            let mut t = t.borrow_mut();
+            let mut out = Vec::new();
+            let mut freed = Vec::new();
+            for (index, slot) in t.slots.iter_mut().enumerate() {
+                if let Some(v) = slot.value.take() {
+                    out.push(v);
+                    if slot.generation == LAST_GENERATION {
+                        slot.generation = u32::MAX;
+                    } else {
+                        slot.generation += 1;
+                        freed.push(index as u32);
+                    }
+                }
+            }
+            t.vacant.extend(freed);
+            out
+        })
+        .unwrap_or_default()
+}
+
 /// Live entries of `table` on this thread.
 pub fn live<T>(table: &'static Local<T>) -> usize {
     table.try_with(|t| t.borrow().slots.iter().filter(|s| s.value.is_some()).count()).unwrap_or(0)
@@ -182,9 +207,25 @@ impl JsRef {
     }
 }
 
+thread_local! {
+    /// Set once this thread's environment is being torn down (`teardown.rs`): a reference dropped
+    /// on this thread after that is left to the dying environment, which frees its own. Deleting
+    /// it once the environment is gone (thread-local destructors run last) would touch freed memory.
+    static ENV_GONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// This thread's environment is going away: JS references are no longer deleted from here.
+pub fn env_gone() {
+    release_pending();
+    let _ = ENV_GONE.try_with(|g| g.set(true));
+}
+
 impl Drop for JsRef {
     fn drop(&mut self) {
         if std::thread::current().id() == self.thread {
+            if ENV_GONE.try_with(|g| g.get()).unwrap_or(true) {
+                return;
+            }
             // SAFETY: made by napi_create_reference on this thread's env, deleted once.
             unsafe { sys::napi_delete_reference(self.env, self.raw) };
         } else {
@@ -253,6 +294,12 @@ macro_rules! table {
         #[allow(dead_code)]
         pub(crate) fn take(handle: f64) -> cuda_node_core::Result<$ty> {
             $crate::handles::remove(&$name, handle).ok_or_else(stale)
+        }
+
+        /// Takes every live value out of this thread's table (`handles::drain`).
+        #[allow(dead_code)]
+        pub(crate) fn drain() -> Vec<$ty> {
+            $crate::handles::drain(&$name)
         }
 
         /// Live entries on this thread (for leak checks).

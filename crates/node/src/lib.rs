@@ -30,6 +30,7 @@ mod profiler;
 mod raw;
 mod stream;
 mod task;
+mod teardown;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -86,6 +87,7 @@ crate::exports! {
 /// Adds every export to the module's exports.
 #[napi_derive::napi(module_exports)]
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
+    teardown::install(env.raw())?;
     for table in tables() {
         for e in table {
             let mut f = ptr::null_mut();

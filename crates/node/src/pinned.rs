@@ -75,8 +75,8 @@ pub fn refused(what: &str, instead: &str) -> Error {
 }
 
 unsafe extern "C" fn release_block(_env: sys::napi_env, _data: *mut c_void, hint: *mut c_void) {
-    // SAFETY: `hint` is the `Arc<PinnedBlock>` leaked by `pinnedBuffer`; V8 releases the buffer once.
-    drop(unsafe { Arc::from_raw(hint as *const PinnedBlock) });
+    // SAFETY: `hint` is the view `pinnedBuffer` made; V8 releases the buffer once.
+    unsafe { PinnedBlock::unview(hint as *const PinnedBlock) };
 }
 
 crate::exports! {
@@ -110,13 +110,13 @@ crate::exports! {
         if !external_buffers(cx.env) {
             return Err(refused("PinnedMemory.buffer", "copy through the PinnedMemory itself (its set() and get() methods) instead"));
         }
-        let hint = Arc::into_raw(block) as *mut c_void;
+        let hint = PinnedBlock::view(block) as *mut c_void;
         // SAFETY: `data` is valid for `len` bytes as long as the block lives, and the finalizer
         // owns a reference to it (`hint`) until V8 releases the buffer.
         let status = unsafe { sys::napi_create_external_arraybuffer(cx.env, data.cast(), len, Some(release_block), hint, &mut out) };
         if status != sys::Status::napi_ok {
-            // SAFETY: not created, so the finalizer never runs: release the reference here.
-            drop(unsafe { Arc::from_raw(hint as *const PinnedBlock) });
+            // SAFETY: not created, so the finalizer never runs: release the view here.
+            unsafe { PinnedBlock::unview(hint as *const PinnedBlock) };
             refused_now(cx.env);
             return Err(refused(
                 "this block's PinnedMemory.buffer",

@@ -1,0 +1,42 @@
+//! A JS thread's environment going away: a worker terminated (or ending), or the main thread at
+//! exit. Node then runs the environment's cleanup hooks, then the finalizers of every object, then
+//! frees the thread's JS heap — ArrayBuffers included, whatever references we hold — and last the
+//! thread's Rust thread-locals are dropped. Work this thread queued may still be in flight on the
+//! device, so the hook installed here, which runs first (hooks run last-added first, and Node adds
+//! its own when it loads the module), lets this thread's objects go in an order that keeps that
+//! work's needs alive:
+//!
+//! 1. host callbacks: nothing is sent to or run on this thread any more, and simulated kernels
+//!    queued for it are let go, their streams going on (`callbacks::env_gone`);
+//! 2. graphs: launches already queued keep what they use (`Graph::launch`);
+//! 3. registered host memory: its bytes are this thread's JS heap, so the hook waits until no
+//!    queued copy or launch uses them, then unregisters them (`PinnedBlock::wait_unused`);
+//! 4. JS references dropped later on this thread are left to the dying environment
+//!    (`handles::env_gone`).
+//!
+//! Everything else (streams, events, memory, pools) the finalizers let go as usual: each keeps
+//! what its queued work needs by itself.
+
+use napi::sys;
+use std::ffi::c_void;
+
+unsafe extern "C" fn hook(_arg: *mut c_void) {
+    // A panic must not unwind into Node.
+    let _ = std::panic::catch_unwind(|| {
+        crate::callbacks::env_gone();
+        drop(crate::graph::drain());
+        for block in crate::pinned::drain() {
+            if block.is_registered() {
+                cuda_node_core::pinned::PinnedBlock::wait_unused(&block);
+            }
+            drop(block);
+        }
+        crate::handles::env_gone();
+    });
+}
+
+/// Installs the hook for `env`, the environment loading the module.
+pub fn install(env: sys::napi_env) -> napi::Result<()> {
+    // SAFETY: `hook` takes no data; Node runs it once, on this thread, when `env` is torn down.
+    napi::check_status!(unsafe { sys::napi_add_env_cleanup_hook(env, Some(hook), std::ptr::null_mut()) })
+}
