@@ -130,9 +130,43 @@ test('terminating a worker with copies queued into its registered buffer: they r
   t.is(r.stdout.trim(), 'survived')
 })
 
+test('terminating a worker whose registered buffer the GC already took, with a copy into it still queued: the copy runs before the heap goes (#20: the heap was corrupted at exit)', (t) => {
+  const r = runNode(
+    `const h = require(${JSON.stringify(require('node:path').join(__dirname, '..', 'fuzz', 'helpers.js'))});
+    (async () => {
+      for (let round = 0; round < 12; round++)
+        await h.terminated({ steps: ['sleep', 'registered', 'gc'], at: 5, wait: round % 2, device: round % 2, sleepNs: 20e6 });
+      await h.settle();
+      const bad = h.take();
+      console.log(bad.length === 0 ? 'survived' : bad.join('\\n'));
+    })();`,
+    { CUDA_NODE_SIM_DEVICES: '2' },
+    ['--expose-gc'],
+  )
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  t.is(r.stdout.trim(), 'survived')
+})
+
 test('terminating a worker inside its async capture leaves no capture counted: the legacy stream works after (#20)', (t) => {
   const r = terminateWhileQueued(`
     s.capture(async () => { cuda.kernels.sleep(1000, s); await new Promise((r) => setTimeout(r, 1000)) });`)
+  t.is(r.signal, null, r.stderr)
+  t.is(r.status, 0, r.stderr)
+  t.is(r.stdout.trim(), 'survived 7')
+})
+
+test('terminating a worker inside its async capture, which copied into its registered buffer and recorded an event: the worker ends (#20: it waited forever for the captured copy)', (t) => {
+  // The captured copy never runs; what the capture kept (and the event recorded in it, which
+  // holds the simulator's capture) must go before the worker waits for its registered bytes.
+  const r = terminateWhileQueued(
+    `
+    const bytes = new Uint8Array(4096);
+    const reg = cuda.registerHost(bytes);
+    const d = cuda.alloc(4096);
+    s.capture(async () => { d.copyToHostAsync(bytes, 4096, s); s.record(); await new Promise((r) => setTimeout(r, 1000)) });`,
+    6,
+  )
   t.is(r.signal, null, r.stderr)
   t.is(r.status, 0, r.stderr)
   t.is(r.stdout.trim(), 'survived 7')

@@ -45,12 +45,7 @@ impl Drop for Stream {
     /// process: the legacy stream refused (C6c), synchronize refused, and every free deferred
     /// until a capture end that would never come (#20, the fuzzer's worker termination).
     fn drop(&mut self) {
-        let keep = self.capture.get_mut().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(keep) = keep {
-            // The partial graph (or the error of an invalidated capture) is dropped: never launched.
-            drop(self.ops.end_capture());
-            capture::ended(self.device, !self.nonblocking, &keep);
-        }
+        self.abandon_capture();
     }
 }
 
@@ -104,6 +99,17 @@ impl Stream {
         // Read now: it also checks the handle with the driver.
         let priority = OnceLock::from(ops.priority()?);
         Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None) })
+    }
+
+    /// Ends a capture begun on this stream that nobody will end — the stream is going, or the
+    /// thread that began it is — dropping the partial graph (never launched) and what it kept.
+    pub fn abandon_capture(&self) {
+        let keep = self.capture.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(keep) = keep {
+            // The partial graph (or the error of an invalidated capture) is dropped.
+            drop(self.ops.end_capture());
+            capture::ended(self.device, !self.nonblocking, &keep);
+        }
     }
 
     pub fn handle(&self) -> u64 {

@@ -9,9 +9,12 @@
 //! 1. host callbacks: nothing is sent to or run on this thread any more, and simulated kernels
 //!    queued for it are let go, their streams going on (`callbacks::env_gone`);
 //! 2. graphs: launches already queued keep what they use (`Graph::launch`);
-//! 3. registered host memory: its bytes are this thread's JS heap, so the hook waits until no
-//!    queued copy or launch uses them, then unregisters them (`PinnedBlock::wait_unused`);
-//! 4. JS references dropped later on this thread are left to the dying environment
+//! 3. streams and events: a capture left open is ended, its partial graph and what it kept let
+//!    go (`Stream::abandon_capture`), and the events recorded in it with it; queued work goes on;
+//! 4. registered host memory, its PinnedMemory still referenced or already collected: its bytes
+//!    are this thread's JS heap, so the hook waits until no queued copy or launch uses them, then
+//!    unregisters them (`PinnedBlock::wait_unused`);
+//! 5. JS references dropped later on this thread are left to the dying environment
 //!    (`handles::env_gone`).
 //!
 //! Everything else (streams, events, memory, pools) the finalizers let go as usual: each keeps
@@ -25,11 +28,18 @@ unsafe extern "C" fn hook(_arg: *mut c_void) {
     let _ = std::panic::catch_unwind(|| {
         crate::callbacks::env_gone();
         drop(crate::graph::drain());
-        for block in crate::pinned::drain() {
-            if block.is_registered() {
-                cuda_node_core::pinned::PinnedBlock::wait_unused(&block);
-            }
-            drop(block);
+        // Captures this thread left open end here: work captured in them (a copy into
+        // registered memory, say) never runs, yet their keep lists hold what it named.
+        for s in crate::stream::drain() {
+            s.abandon_capture();
+        }
+        // An event recorded in such a capture holds it (the simulator's capture, with its nodes).
+        drop(crate::event::drain());
+        // The table's entries go; every registered block that queued work still holds (those
+        // the GC took from the table too) is waited for until that work has run.
+        drop(crate::pinned::drain());
+        for block in crate::pinned::registered_here() {
+            cuda_node_core::pinned::PinnedBlock::wait_unused(&block);
         }
         crate::handles::env_gone();
     });
