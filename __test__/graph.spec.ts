@@ -1,6 +1,6 @@
 import test from 'ava'
 import { alloc, allocPinned, AsyncMemoryPool, CudaError, Device, Event, graphCallbacks, Graph, kernels, mallocPlain, MemoryPointer, Stream } from '..'
-import { runNode, root } from './helpers'
+import { onGpu, runNode, root } from './helpers'
 
 const N = 4096
 
@@ -370,6 +370,8 @@ test('a stream destroyed inside its async capture ends the capture: the legacy s
   const out = JSON.parse(r.stdout.trim())
   t.is(out.why, 'CUDA_ERROR_INVALID_HANDLE', 'the capture of a destroyed stream rejects')
   t.is(out.legacy, 'ok')
-  // Frees happen at once again (on the GPU the driver may keep a page or two of its own).
-  t.true(out.kept < 4 << 20, `${out.kept} bytes were kept back`)
+  // Frees happen at once again. Only the simulator's memInfo is this process's own: on the GPU
+  // other test processes move the device's free memory meanwhile (there the synchronize above,
+  // refused while a capture is counted, says the same).
+  if (!onGpu) t.true(out.kept < 4 << 20, `${out.kept} bytes were kept back`)
 })

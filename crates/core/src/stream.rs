@@ -235,6 +235,11 @@ impl Stream {
     /// Makes all later work on this stream wait for the work `event` captured (any device).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.legacy_ok("waitEvent()")?;
+        // A never-recorded event waits for nothing (E3). Its driver event may be a recycled one
+        // recorded in an earlier life, which a capture would take as a dependency on outside work.
+        if !event.was_recorded() && !event.flags().interprocess {
+            return Ok(());
+        }
         self.ops.wait_event(event.ops())
     }
 

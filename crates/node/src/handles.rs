@@ -214,6 +214,11 @@ thread_local! {
     static ENV_GONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// A new environment on this thread: JS references made from now on are deleted as usual.
+pub fn env_started() {
+    let _ = ENV_GONE.try_with(|g| g.set(false));
+}
+
 /// This thread's environment is going away: JS references are no longer deleted from here.
 pub fn env_gone() {
     release_pending();

@@ -250,9 +250,11 @@ crate::exports! {
         // reference to it (`hint`) until V8 releases the buffer.
         let status = unsafe { sys::napi_create_external_arraybuffer(cx.env, data.cast(), len, Some(release_block), hint, &mut out) };
         if status != sys::Status::napi_ok {
-            // SAFETY: not created, so the finalizer never runs: release the reference here.
-            drop(unsafe { Arc::from_raw(hint as *const Block) });
-            pinned::refused_now(cx.env);
+            if !pinned::finalizer_owns(status) {
+                // SAFETY: not created, and the finalizer was not called: release the reference here.
+                drop(unsafe { Arc::from_raw(hint as *const Block) });
+            }
+            pinned::note_refusal(cx.env, status);
             return Err(pinned::refused("the host view of managed memory", "copy with copyToHost / copyFromHost instead"));
         }
         Ok(ArrayBufferOut(out))

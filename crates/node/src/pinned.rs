@@ -70,8 +70,8 @@ fn runtime_allows_external(env: sys::napi_env) -> bool {
     let mut out = ptr::null_mut();
     // SAFETY: `data` is valid for one byte until the finalizer frees it.
     let status = unsafe { sys::napi_create_external_arraybuffer(env, data.cast(), 1, Some(free_probe), ptr::null_mut(), &mut out) };
-    if status != sys::Status::napi_ok {
-        // SAFETY: not created, so the finalizer never runs: free it here.
+    if status != sys::Status::napi_ok && !finalizer_owns(status) {
+        // SAFETY: not created, and the finalizer was not called: free it here.
         drop(unsafe { Box::from_raw(data) });
     }
     status == sys::Status::napi_ok
@@ -87,6 +87,21 @@ pub fn external_buffers(env: sys::napi_env) -> bool {
 /// V8 buffer (`allocPinned` asks `externalBuffers()` first).
 pub fn refused_now(env: sys::napi_env) {
     external_flag(env).store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// After `napi_create_external_arraybuffer` failed with `status`: whether the finalizer has been
+/// (or will be) called anyway. Node builds the buffer with `node::Buffer::New`, which calls it when
+/// it refuses the length (`napi_generic_failure`); on any other failure the caller still owns
+/// what it handed over and must release it.
+pub fn finalizer_owns(status: sys::napi_status) -> bool {
+    status == sys::Status::napi_generic_failure
+}
+
+/// After a failure with `status`, records a runtime that refuses external buffers (Electron).
+pub fn note_refusal(env: sys::napi_env, status: sys::napi_status) {
+    if status == sys::Status::napi_no_external_buffers_allowed {
+        refused_now(env);
+    }
 }
 
 /// The error for an external buffer the runtime refuses.
@@ -138,8 +153,15 @@ crate::exports! {
         // owns a reference to it (`hint`) until V8 releases the buffer.
         let status = unsafe { sys::napi_create_external_arraybuffer(cx.env, data.cast(), len, Some(release_block), hint, &mut out) };
         if status != sys::Status::napi_ok {
-            // SAFETY: not created, so the finalizer never runs: release the view here.
-            unsafe { PinnedBlock::unview(hint as *const PinnedBlock) };
+            if !finalizer_owns(status) {
+                // SAFETY: not created, and the finalizer was not called: release the view here.
+                unsafe { PinnedBlock::unview(hint as *const PinnedBlock) };
+            }
+            if status != sys::Status::napi_no_external_buffers_allowed {
+                return Err(Error::range(format!(
+                    "PinnedMemory.buffer of {len} bytes: this runtime cannot make an ArrayBuffer that long; copy through the PinnedMemory itself (its set() and get() methods)"
+                )));
+            }
             refused_now(cx.env);
             return Err(refused(
                 "this block's PinnedMemory.buffer",

@@ -45,8 +45,13 @@ unsafe extern "C" fn hook(_arg: *mut c_void) {
     });
 }
 
-/// Installs the hook for `env`, the environment loading the module.
+/// Installs the hook for `env`, the napi environment of this load of the module. Node aborts on
+/// a second `(hook, arg)` pair in one environment, and loading the module twice there adds a
+/// second: each load passes its own `env` as the argument. A new environment on this thread (an
+/// Electron renderer reloaded) starts with JS references live again.
 pub fn install(env: sys::napi_env) -> napi::Result<()> {
-    // SAFETY: `hook` takes no data; Node runs it once, on this thread, when `env` is torn down.
-    napi::check_status!(unsafe { sys::napi_add_env_cleanup_hook(env, Some(hook), std::ptr::null_mut()) })
+    crate::handles::env_started();
+    // SAFETY: `hook` ignores its argument; Node runs it once per install, on this thread, when
+    // the environment is torn down (twice for a module loaded twice: the drains find nothing).
+    napi::check_status!(unsafe { sys::napi_add_env_cleanup_hook(env, Some(hook), env.cast()) })
 }

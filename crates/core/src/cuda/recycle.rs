@@ -47,6 +47,21 @@ impl Recycled {
     pub(super) fn take_event(&self, flags: u32) -> Option<sys::CUevent> {
         let mut all = self.events.lock().unwrap_or_else(|p| p.into_inner());
         let kept = all.get_mut(&flags)?;
+        while let Some(&last) = kept.last() {
+            // SAFETY: every kept handle is a live event we created and never destroyed.
+            match unsafe { raw::event_query(last as sys::CUevent) } {
+                Ok(true) => return kept.pop().map(|e| e as sys::CUevent),
+                // Still running: the one before it may be done.
+                Ok(false) => break,
+                // Last recorded in a capture (C9) or otherwise unusable: it would never be
+                // taken, so it goes now instead of filling the bin.
+                Err(_) => {
+                    kept.pop();
+                    // SAFETY: created by us, out of the bin, destroyed once.
+                    let _ = unsafe { raw::event_destroy(last as sys::CUevent) };
+                }
+            }
+        }
         // SAFETY: every kept handle is a live event we created and never destroyed.
         let at = kept.iter().rposition(|&kept| matches!(unsafe { raw::event_query(kept as sys::CUevent) }, Ok(true)))?;
         Some(kept.swap_remove(at) as sys::CUevent)
