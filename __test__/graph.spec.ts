@@ -351,6 +351,26 @@ test('a capture forked to other streams keeps what they captured: pinned copies 
   graph.destroy()
 })
 
+test('a stream that a pool keeps alive (its blocks were used on it), destroyed or collected inside its capture, still ends the capture (#20: the GPU fuzzer found the device left capturing)', (t) => {
+  const r = runNode(`
+    (async () => {
+    const out = [];
+    for (const letGo of ['destroy', 'gc']) {
+      let s = new cuda.Stream();
+      s.run(() => cuda.alloc(1024)).free(); // the default pool's arena for s now holds the stream
+      s.beginCapture();
+      if (letGo === 'destroy') s.destroy();
+      s = null;
+      // Node runs finalizers after the collection, from the event loop.
+      if (letGo === 'gc') for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setImmediate(r)) }
+      try { cuda.Stream.null.synchronize(); cuda.Device.current().synchronize(); out.push('ended') } catch (e) { out.push(e.code) }
+    }
+    console.log(JSON.stringify(out));
+    })()`, {}, ['--expose-gc'])
+  t.is(r.status, 0, r.stderr)
+  t.deepEqual(JSON.parse(r.stdout.trim()), ['ended', 'ended'])
+})
+
 test('a stream destroyed inside its async capture ends the capture: the legacy stream, synchronize and frees work again (#20)', (t) => {
   // In a child: the bug left the device "capturing" for the rest of the process.
   const r = runNode(`

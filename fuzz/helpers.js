@@ -123,6 +123,16 @@ async function settle() {
   pending = []
   await within(Promise.all(all), 20_000, 'a promise the case made')
   for (let i = 0; i < 200 && cuda.pendingCallbacks() > 0; i++) await new Promise((r) => setTimeout(r, 5))
+  // A capture the case began on a stream that lives as long as the thread (the per-thread
+  // default stream) and left open is the case's own state, as it would be a user's: it keeps the
+  // device capturing for every later case. End it here, as that user would.
+  for (let d = 0; d < cuda.Device.count(); d++) {
+    try {
+      new cuda.Device(d).run(() => cuda.Stream.ptds.isCapturing() && cuda.Stream.ptds.endCapture().destroy())
+    } catch {
+      // Not capturing, or a capture already invalidated: nothing to end.
+    }
+  }
   if (registered.size > 0) {
     raw.registerErrorClass(cuda.CudaError)
     registered.clear()

@@ -1,10 +1,12 @@
 import { compiledKernels } from '../backend'
 import { scope } from '../context'
+import { deviceOrdinal } from '../device'
 import { CudaError } from '../errors'
 import { Memory } from '../memory/memory'
 import { MemoryPointer } from '../memory/pointer'
 import { native } from '../native'
 import { INTERNAL } from '../object'
+import { describe } from '../validate'
 import { bind, ModuleImage, type ModuleLike, type ModuleSource } from './image'
 import { lookUp, RawKernel } from './raw-kernel'
 
@@ -44,9 +46,13 @@ export class RawModule implements ModuleLike {
     return new MemoryPointer(new Memory(INTERNAL, handle, device))
   }
 
-  /** The mangled name NVRTC gave a name expression (CuPy's `get_lowered_name`). */
+  /**
+   * The mangled name NVRTC gave a name expression (CuPy's `get_lowered_name`).
+   * @throws {TypeError} for a name expression that is not a string.
+   */
   getLoweredName(nameExpression: string, device = scope().device): string {
-    return this.#image.lowered(nameExpression, device)
+    if (typeof nameExpression !== 'string') throw new TypeError(`getLoweredName takes a name expression (a string), got ${describe(nameExpression)}`)
+    return this.#image.lowered(nameExpression, deviceOrdinal(device))
   }
 
   /**

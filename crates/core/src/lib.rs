@@ -45,4 +45,4 @@ pub use memory::DeviceMemory;
 pub use ops::{HostFn, Pattern, StatusFn};
 pub use pool::MemoryPool;
 pub use runtime::{runtime, BackendInfo, BackendKind, Runtime};
-pub use stream::{priority_range, Stream, StreamKind};
+pub use stream::{priority_range, Stream, StreamKind, UserStream};

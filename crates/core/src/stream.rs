@@ -49,6 +49,30 @@ impl Drop for Stream {
     }
 }
 
+/// A stream as its user holds it (the JS object): letting it go — `destroy()`, or the GC — ends a
+/// capture left open on it, as destroying a capturing stream does, even where other holders (a
+/// pool's arena, which keeps the streams its blocks were used on) keep the stream itself.
+pub struct UserStream(Arc<Stream>);
+
+impl UserStream {
+    pub fn new(stream: Stream) -> Arc<UserStream> {
+        Arc::new(UserStream(Arc::new(stream)))
+    }
+}
+
+impl std::ops::Deref for UserStream {
+    type Target = Arc<Stream>;
+    fn deref(&self) -> &Arc<Stream> {
+        &self.0
+    }
+}
+
+impl Drop for UserStream {
+    fn drop(&mut self) {
+        self.0.abandon_capture();
+    }
+}
+
 impl Stream {
     /// A new stream on `device`. `priority` must lie in the device's range
     /// ([`priority_range`]); lower numbers are higher priorities.

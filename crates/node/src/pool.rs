@@ -85,7 +85,7 @@ crate::exports! {
     c"poolFreeAllBlocks" => fn pool_free_all_blocks(_cx, pool: f64, stream: Option<f64>) -> f64 {
         let s = stream.map(stream::get).transpose()?;
         let p = get(pool)?;
-        Ok(p.free_all_blocks(s.as_deref()) as f64)
+        Ok(p.free_all_blocks(s.as_ref().map(|s| -> &cuda_node_core::Stream { s })) as f64)
     }
 
     c"poolNFreeBlocks" => fn pool_n_free_blocks(_cx, pool: f64) -> f64 {

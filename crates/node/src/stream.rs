@@ -5,10 +5,10 @@ use crate::callbacks::{self, JsCallback};
 use crate::event;
 use crate::raw::{BigU64, Count, Func, Owner};
 use crate::task::Blocking;
-use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Stream, StreamKind};
+use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Stream, StreamKind, UserStream};
 use std::sync::Arc;
 
-crate::table!(STREAMS: Arc<Stream>, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one");
+crate::table!(STREAMS: Arc<UserStream>, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one");
 
 fn ordinal(device: f64) -> cuda_node_core::Result<usize> {
     runtime()?.ordinal(device)
@@ -28,22 +28,22 @@ crate::exports! {
     /// A new stream on `device` (`cuStreamCreateWithPriority`).
     c"streamCreate" => fn stream_create(cx, owner: Owner, device: f64, non_blocking: bool, priority: Option<i32>) -> f64 {
         let s = Stream::create(ordinal(device)?, non_blocking, priority)?;
-        insert(cx, &owner, Arc::new(s))
+        insert(cx, &owner, UserStream::new(s))
     }
 
     /// The legacy default stream of `device` (handle 0).
     c"streamLegacy" => fn stream_legacy(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, Arc::new(Stream::legacy(ordinal(device)?)?))
+        insert(cx, &owner, UserStream::new(Stream::legacy(ordinal(device)?)?))
     }
 
     /// The per-thread default stream of `device` (`CU_STREAM_PER_THREAD`).
     c"streamPerThread" => fn stream_per_thread(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, Arc::new(Stream::per_thread(ordinal(device)?)?))
+        insert(cx, &owner, UserStream::new(Stream::per_thread(ordinal(device)?)?))
     }
 
     /// Wraps a stream created by other code, without owning it.
     c"streamExternal" => fn stream_external(cx, owner: Owner, device: f64, handle: BigU64) -> f64 {
-        insert(cx, &owner, Arc::new(Stream::external(ordinal(device)?, handle.0)?))
+        insert(cx, &owner, UserStream::new(Stream::external(ordinal(device)?, handle.0)?))
     }
 
     /// The stream's raw handle, device, priority and flags.
