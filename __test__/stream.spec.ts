@@ -170,6 +170,25 @@ test('ExternalStream wraps a stream without owning it', (t) => {
   t.true(ext instanceof Stream)
 })
 
+test('an ExternalStream over one of our streams keeps that stream: destroyed first, the wrapper still runs work and captures on it (#20: ending a capture on a freed driver stream crashed)', (t) => {
+  const owner = new Stream()
+  const ext = new ExternalStream(owner.handle)
+  owner.destroy()
+  const p = alloc(64)
+  p.memsetAsync(3, 64, ext)
+  const g = ext.capture(() => p.memsetAsync(5, 64, ext))
+  g.launch(ext)
+  ext.synchronize()
+  const out = new Uint8Array(64)
+  p.copyToHost(out)
+  t.deepEqual([...new Set(out)], [5])
+  g.destroy()
+  ext.beginCapture()
+  ext.destroy() // ends the capture it began, on a stream that is still alive
+  Stream.null.synchronize()
+  t.pass('the legacy stream works: no capture is left counted')
+})
+
 test('ExternalStream refuses a handle no stream object can have, before the driver sees it (#20)', (t) => {
   // 2^63 reached the driver and crashed it on the H100.
   for (const h of [2n ** 63n, 2n ** 64n - 1n, 2n ** 57n, 3n, 0x1001n, 0x5100_0004n]) {

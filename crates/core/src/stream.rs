@@ -10,8 +10,9 @@ use crate::ops::{HostFn, Pattern, StatusFn, StreamOps};
 use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
+use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock, Weak};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamKind {
@@ -33,9 +34,18 @@ pub struct Stream {
     /// Read from the driver on first ask where the stream was made without one (a driver call
     /// that creating a stream need not pay).
     priority: OnceLock<i32>,
-    /// Set while a capture begun on this stream runs.
     /// The keep list of the capture begun on this stream, while it is under way.
     capture: Mutex<Option<capture::Keep>>,
+    /// For an external stream over a stream made here: that stream, kept while this one lives,
+    /// so the handle names a live stream for as long as the wrapper can use it.
+    _owner: Option<Arc<Stream>>,
+}
+
+/// The streams made here that a user holds, by handle: where an external stream wraps one of
+/// them, it keeps it (`Stream::external`). Weak: the entry never keeps a stream.
+fn owned() -> MutexGuard<'static, HashMap<u64, Weak<Stream>>> {
+    static OWNED: OnceLock<Mutex<HashMap<u64, Weak<Stream>>>> = OnceLock::new();
+    OWNED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Drop for Stream {
@@ -46,6 +56,13 @@ impl Drop for Stream {
     /// until a capture end that would never come (#20, the fuzzer's worker termination).
     fn drop(&mut self) {
         self.abandon_capture();
+        if self.kind == StreamKind::Created {
+            // Unless a newer stream has the (recycled) handle now.
+            let mut owned = owned();
+            if owned.get(&self.handle()).is_some_and(|w| std::ptr::eq(w.as_ptr(), self)) {
+                owned.remove(&self.handle());
+            }
+        }
     }
 }
 
@@ -56,7 +73,11 @@ pub struct UserStream(Arc<Stream>);
 
 impl UserStream {
     pub fn new(stream: Stream) -> Arc<UserStream> {
-        Arc::new(UserStream(Arc::new(stream)))
+        let stream = Arc::new(stream);
+        if stream.kind == StreamKind::Created {
+            owned().insert(stream.handle(), Arc::downgrade(&stream));
+        }
+        Arc::new(UserStream(stream))
     }
 }
 
@@ -92,17 +113,33 @@ impl Stream {
         };
         let ops = backend.stream_create(device, nonblocking, asked.unwrap_or(0))?;
         let priority = asked.map_or_else(OnceLock::new, OnceLock::from);
-        Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority, capture: Mutex::new(None) })
+        Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority, capture: Mutex::new(None), _owner: None })
     }
 
     pub fn legacy(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.stream_legacy(device)?;
-        Ok(Stream { ops, device, kind: StreamKind::Legacy, nonblocking: false, priority: OnceLock::from(0), capture: Mutex::new(None) })
+        Ok(Stream {
+            ops,
+            device,
+            kind: StreamKind::Legacy,
+            nonblocking: false,
+            priority: OnceLock::from(0),
+            capture: Mutex::new(None),
+            _owner: None,
+        })
     }
 
     pub fn per_thread(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.stream_per_thread(device)?;
-        Ok(Stream { ops, device, kind: StreamKind::PerThread, nonblocking: false, priority: OnceLock::from(0), capture: Mutex::new(None) })
+        Ok(Stream {
+            ops,
+            device,
+            kind: StreamKind::PerThread,
+            nonblocking: false,
+            priority: OnceLock::from(0),
+            capture: Mutex::new(None),
+            _owner: None,
+        })
     }
 
     /// Wraps a stream created by other code (`ExternalStream`). It is never destroyed here.
@@ -119,10 +156,13 @@ impl Stream {
                 "0x{handle:x} cannot be a stream handle: a CUstream is the address of a driver object (8-byte aligned, in user space); pass the handle another library gave you, as a bigint"
             )));
         }
+        // One of ours: kept while the wrapper lives, so destroying it cannot leave the wrapper
+        // naming a freed driver stream (capturing on it, then ending that capture, crashed).
+        let owner = owned().get(&handle).and_then(Weak::upgrade);
         let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
         // Read now: it also checks the handle with the driver.
         let priority = OnceLock::from(ops.priority()?);
-        Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None) })
+        Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None), _owner: owner })
     }
 
     /// Ends a capture begun on this stream that nobody will end — the stream is going, or the

@@ -60,6 +60,12 @@ crate::exports! {
         Ok(MemInfo { free: m.free as f64, total: m.total as f64 })
     }
 
+    /// Whether a stream of the device is capturing through this library (what makes
+    /// `Device.synchronize()` refuse), without waiting for anything.
+    c"deviceCapturing" => fn device_capturing(_cx, device: f64) -> bool {
+        Ok(cuda_node_core::capture::active(runtime()?.ordinal(device)?))
+    }
+
     /// Blocks until all work on the device is done.
     c"deviceSynchronize" => fn device_synchronize(_cx, device: f64) -> () {
         cuda_node_core::device::synchronize(runtime()?.ordinal(device)?)
