@@ -158,6 +158,7 @@ impl Channel {
 /// This thread's environment is being torn down (`teardown.rs`): no callback is sent or run here
 /// any more, and the simulated kernels queued for this thread are let go unrun, each gate opened,
 /// so that their streams go on (a stream waiting for a terminated worker's JS thread hung).
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub fn env_gone() {
     let Ok(channel) = channel() else { return };
     channel.gone.store(true, Ordering::Release);

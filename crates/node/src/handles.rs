@@ -220,6 +220,7 @@ pub fn env_started() {
 }
 
 /// This thread's environment is going away: JS references are no longer deleted from here.
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub fn env_gone() {
     release_pending();
     let _ = ENV_GONE.try_with(|g| g.set(true));

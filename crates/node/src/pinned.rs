@@ -19,6 +19,7 @@ thread_local! {
 }
 
 /// Every block registered on this thread that something (queued work, a table entry) still holds.
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub(crate) fn registered_here() -> Vec<Arc<PinnedBlock>> {
     REGISTERED.try_with(|r| r.borrow_mut().drain(..).filter_map(|w| w.upgrade()).collect()).unwrap_or_default()
 }

@@ -21,8 +21,10 @@
 //! what its queued work needs by itself.
 
 use napi::sys;
+#[cfg(not(target_family = "wasm"))]
 use std::ffi::c_void;
 
+#[cfg(not(target_family = "wasm"))]
 unsafe extern "C" fn hook(_arg: *mut c_void) {
     // A panic must not unwind into Node.
     let _ = std::panic::catch_unwind(|| {
@@ -51,6 +53,14 @@ unsafe extern "C" fn hook(_arg: *mut c_void) {
 /// Electron renderer reloaded) starts with JS references live again.
 pub fn install(env: sys::napi_env) -> napi::Result<()> {
     crate::handles::env_started();
+    // The WebAssembly build has one thread, no worker to terminate and no driver work in flight at
+    // its end (emnapi's cleanup hook does not even link: it is imported from another module).
+    #[cfg(target_family = "wasm")]
+    {
+        let _ = env;
+        Ok(())
+    }
+    #[cfg(not(target_family = "wasm"))]
     // SAFETY: `hook` ignores its argument; Node runs it once per install, on this thread, when
     // the environment is torn down (twice for a module loaded twice: the drains find nothing).
     napi::check_status!(unsafe { sys::napi_add_env_cleanup_hook(env, Some(hook), env.cast()) })
