@@ -95,6 +95,25 @@ function terminateWhileQueued(steps: string, rounds = 12) {
   `)
 }
 
+/**
+ * Runs `moves` (statements that await `h.terminated(plan)`, the fuzzer's worker move, with `h` its
+ * helpers) in a child on two simulated devices, then settles; the child prints `survived` or what
+ * broke the fuzzer's rules.
+ */
+function fuzzWorkerMoves(moves: string) {
+  return runNode(
+    `const h = require(${JSON.stringify(require('node:path').join(__dirname, '..', 'fuzz', 'helpers.js'))});
+    (async () => {
+      ${moves}
+      await h.settle();
+      const bad = h.take();
+      console.log(bad.length === 0 ? 'survived' : bad.join('\\n'));
+    })();`,
+    { CUDA_NODE_SIM_DEVICES: '2' },
+    ['--expose-gc'],
+  )
+}
+
 test('terminating a worker whose graph, holding a captured host function, is queued behind a sleep: no crash (#20)', (t) => {
   const r = terminateWhileQueued(`
     const g = s.capture(() => { cuda.kernels.sleep(1000); s.launchHostFunc(() => post('ran')) });
@@ -111,38 +130,20 @@ test('terminating a worker whose graph, holding a captured host function, is que
 test('terminating a worker with copies queued into its registered buffer: they run before its JS heap goes (#20: the heap was corrupted)', (t) => {
   // The fuzzer's worker move (fuzz/worker.js), as it found it: a copy into bytes registerHost
   // page-locked in a worker, terminated at each moment, on each device (two simulated ones here).
-  const r = runNode(
-    `const h = require(${JSON.stringify(require('node:path').join(__dirname, '..', 'fuzz', 'helpers.js'))});
-    (async () => {
-      for (let round = 0; round < 4; round++)
-        for (const steps of [['registered'], ['sleep', 'registered', 'pinnedFreed', 'registered']])
-          for (let at = 0; at <= steps.length + 2; at++)
-            for (const device of [0, 1]) await h.terminated({ steps, at, wait: round % 2, device, sleepNs: 1e6 });
-      await h.settle();
-      const bad = h.take();
-      console.log(bad.length === 0 ? 'survived' : bad.join('\\n'));
-    })();`,
-    { CUDA_NODE_SIM_DEVICES: '2' },
-    ['--expose-gc'],
-  )
+  const r = fuzzWorkerMoves(`
+    for (let round = 0; round < 4; round++)
+      for (const steps of [['registered'], ['sleep', 'registered', 'pinnedFreed', 'registered']])
+        for (let at = 0; at <= steps.length + 2; at++)
+          for (const device of [0, 1]) await h.terminated({ steps, at, wait: round % 2, device, sleepNs: 1e6 });`)
   t.is(r.signal, null, r.stderr)
   t.is(r.status, 0, r.stderr)
   t.is(r.stdout.trim(), 'survived')
 })
 
 test('terminating a worker whose registered buffer the GC already took, with a copy into it still queued: the copy runs before the heap goes (#20: the heap was corrupted at exit)', (t) => {
-  const r = runNode(
-    `const h = require(${JSON.stringify(require('node:path').join(__dirname, '..', 'fuzz', 'helpers.js'))});
-    (async () => {
-      for (let round = 0; round < 12; round++)
-        await h.terminated({ steps: ['sleep', 'registered', 'gc'], at: 5, wait: round % 2, device: round % 2, sleepNs: 20e6 });
-      await h.settle();
-      const bad = h.take();
-      console.log(bad.length === 0 ? 'survived' : bad.join('\\n'));
-    })();`,
-    { CUDA_NODE_SIM_DEVICES: '2' },
-    ['--expose-gc'],
-  )
+  const r = fuzzWorkerMoves(`
+    for (let round = 0; round < 12; round++)
+      await h.terminated({ steps: ['sleep', 'registered', 'gc'], at: 5, wait: round % 2, device: round % 2, sleepNs: 20e6 });`)
   t.is(r.signal, null, r.stderr)
   t.is(r.status, 0, r.stderr)
   t.is(r.stdout.trim(), 'survived')
