@@ -60,9 +60,19 @@ test('elapsed time of an event not complete yet is CUDA_ERROR_NOT_READY', (t) =>
   const b = new Event().record(s)
   const e = t.throws(() => getElapsedTime(a, b), { instanceOf: CudaError })
   t.is(e!.code, 'CUDA_ERROR_NOT_READY')
-  t.regex(e!.message, /synchronize it first/)
+  t.regex(e!.message, /the end event has not completed yet: synchronize it first/)
   b.synchronize()
   t.true(getElapsedTime(a, b) > 0)
+  // The start one pending (recorded after a sleep), the end one done: the message names the start.
+  const idle = new Stream()
+  const end = new Event().record(idle)
+  end.synchronize()
+  kernels.sleep(300 * MS, s)
+  const start = new Event().record(s)
+  const f = t.throws(() => getElapsedTime(start, end), { instanceOf: CudaError })
+  t.is(f!.code, 'CUDA_ERROR_NOT_READY')
+  t.regex(f!.message, /the start event has not completed yet/)
+  start.synchronize()
 })
 
 test('elapsed time from an event to itself is 0', (t) => {

@@ -246,6 +246,40 @@ test('synchronizeAsync on an idle stream or a completed event resolves at once, 
   t.true(s.done)
 })
 
+// A stream released unused goes back to the bin, and out again, with no driver call: so every
+// first use that leaves it busy or capturing must count as a use, or the next stream would be
+// handed its work. Each case's first call on the stream is the only one.
+test('a stream released after any first use is not handed out busy or capturing (#25.1)', (t) => {
+  const other = new Stream({ nonBlocking: true })
+  const graph = other.capture(() => kernels.sleep(50 * MS))
+  const firstUses: [string, (s: Stream) => void][] = [
+    ['a kernel', (s) => kernels.sleep(50 * MS, s)],
+    ['a wait on pending work', (s) => {
+      kernels.sleep(50 * MS, other)
+      s.waitEvent(new Event({ disableTiming: true }).record(other))
+    }],
+    ['a graph launch', (s) => graph.launch(s)],
+    ['a capture begun', (s) => s.beginCapture('relaxed')],
+    ['its handle, to other code', (s) => {
+      const ext = new ExternalStream(s.handle)
+      kernels.sleep(50 * MS, ext)
+      ext.destroy()
+    }],
+  ]
+  for (const [what, use] of firstUses) {
+    const s = new Stream({ nonBlocking: true })
+    use(s)
+    s.destroy()
+    const next = new Stream({ nonBlocking: true })
+    t.true(next.done, `after ${what}: the next stream starts idle`)
+    t.false(next.isCapturing(), `after ${what}: the next stream is not capturing`)
+    next.destroy()
+  }
+  new Device().synchronize()
+  graph.destroy()
+  other.destroy()
+})
+
 test('a new stream or event carries nothing from a released one, whose handle it may reuse (#25.1)', (t) => {
   const busy = new Stream({ nonBlocking: true })
   kernels.sleep(50e6, busy)

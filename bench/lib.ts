@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, mallocPlain, MemoryPool, memoryChannels, nvtx, registerHost, Stream } from '..'
+import { register } from '../lib/callbacks'
 import { native } from '../lib/native'
 import { own } from '../lib/object'
 
@@ -28,6 +29,13 @@ function driverFloor(op: 0 | 1 | 2, s: Stream, e: Event, n: number): number {
   const f = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
   if (f === undefined) throw new Error('the in-process floor needs the addon built with the floor feature (npm run bench builds it)')
   return f(op, own(s), own(e), n)
+}
+
+/** The floor addon's wake into JS from a thread of its own (`floorWake`), for the callback registered as `id`. */
+function floorWake(id: number): void {
+  const f = (native as unknown as { floorWake?: (id: number) => void }).floorWake
+  if (f === undefined) throw new Error('the wake probe needs the addon built with the floor feature (npm run bench builds it)')
+  f(id)
 }
 
 /** One raw Node-API call into the floor addon that does nothing. */
@@ -225,6 +233,12 @@ export async function measure(): Promise<Row[]> {
     nvtx.rangePop()
   })
   await timeAsync('host_callback', 'host callback round trip into JS', 200, () => new Promise<void>((resolve) => s.launchHostFunc(() => resolve())))
+  // Its two parts apart: the driver's (a host function setting a flag this thread spins on,
+  // no event loop), and ours (a thread of the addon waking this event loop through the same
+  // threadsafe function and dispatcher, no GPU). Beside Node's own wake (the next row).
+  time('host_fn_spin', 'for reference: host function round trip, bare driver, spinning (no JS)', 200, () => void driverFloor(3, s, ev, 1))
+  await timeAsync('host_wake', 'for reference, no GPU: a thread of the addon wakes this event loop (round trip)', 200, () =>
+    new Promise<void>((resolve) => floorWake(register(() => resolve(), undefined))))
   await eventLoopWake()
   // Released here, not by the GC during a later round's hot calls.
   for (const x of [graph, ev, e1, e2]) x.destroy()

@@ -8,14 +8,19 @@
 # results' .json/.md, node's *.cpuprofile (open in Chrome DevTools or VS Code), top.txt (the 25
 # functions with the most self time, from scripts/cpuprofile-top.js), and where `perf` is installed,
 # perf.data with perf-dso.txt (time by library: node, the addon, libcuda, the kernel),
-# perf-threads.txt (by thread) and perf-top.txt (by symbol). V8 sees no native frames, so in top.txt a native call's time is its
+# perf-threads.txt (by thread) and perf-top.txt (by symbol). The GPU machine has no perf: where
+# .gpu/perf.txz is (scripts/perf-bundle.sh packs this machine's), it is unpacked and used. V8 sees no native frames, so in top.txt a native call's time is its
 # JS caller's; perf splits it. The addon is bench/addon's (npm run bench builds it; where there
 # is no Rust, the one carried there), or CUDA_NODE_BENCH_ADDON. BENCH_ROUNDS: rounds (1).
 set -euo pipefail
 out=${1:?usage: bash bench/profile.sh OUT_DIR [row,row,...]}
-rows=${2:-event_create_destroy,event_record_query,idle_stream_sync,sync_async_idle,empty_kernel_launch,eager_100,host_callback,event_loop_wake}
+rows=${2:-stream_create_destroy,event_create_destroy,event_record_query,event_pair_sync_elapsed,idle_stream_sync,sync_async_idle,empty_kernel_launch,eager_100,nvtx_push_pop,host_callback,host_fn_spin,host_wake,event_loop_wake}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
+if ! command -v perf >/dev/null 2>&1 && [ -f "$root/.gpu/perf.txz" ]; then
+  mkdir -p /tmp/cuda-node-perf && tar xJf "$root/.gpu/perf.txz" -C /tmp/cuda-node-perf
+  export PATH=/tmp/cuda-node-perf/perfb/bin:$PATH
+fi
 out=$(cd "$out" && pwd)
 addon=${CUDA_NODE_BENCH_ADDON:-$(ls "$root"/bench/addon/*.node 2>/dev/null | head -n 1)}
 if [ -z "$addon" ]; then

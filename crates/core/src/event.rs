@@ -119,12 +119,18 @@ pub fn elapsed_time(start: &Event, end: &Event) -> Result<f32> {
         }
     }
     for (role, e) in [("start", start), ("end", end)] {
-        if !e.query()? {
-            return Err(Error::cuda(
+        e.not_captured(&format!("elapsed time (the {role} event)"))?;
+    }
+    // The driver answers NOT_READY itself where either has not completed: only then is each
+    // asked, to say which (two queries the usual call does not pay).
+    match end.ops.elapsed_since(&*start.ops) {
+        Err(Error::Cuda { code: Code::CUDA_ERROR_NOT_READY, .. }) => {
+            let role = if start.ops.query()? { "end" } else { "start" };
+            Err(Error::cuda(
                 Code::CUDA_ERROR_NOT_READY,
                 format!("the {role} event has not completed yet: synchronize it first (e.g. `await end.synchronizeAsync()`)"),
-            ));
+            ))
         }
+        r => r,
     }
-    end.ops.elapsed_since(&*start.ops)
 }

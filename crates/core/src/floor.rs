@@ -10,6 +10,8 @@ use crate::runtime::{runtime, BackendKind};
 use crate::{Event, Stream, StreamKind};
 use cudarc::driver::sys;
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +23,28 @@ pub enum FloorOp {
     /// `cuLaunchKernel` of the built-in sleep kernel for 0 ns (the bench's empty kernel), `n`
     /// times, then one `cuStreamSynchronize`: per launch, as the bench's launch rows count.
     Launch,
+    /// `cuLaunchHostFunc` of a function that sets a flag, this thread spinning until it is set:
+    /// the driver's own round trip to a host function, with no event loop in it.
+    HostFnSpin,
+}
+
+/// Sets the flag `user` points at (the driver's callback thread).
+unsafe extern "C" fn set_flag(user: *mut std::ffi::c_void) {
+    // SAFETY: `user` is the address of an AtomicBool the launching thread keeps until it is set.
+    unsafe { &*(user as *const AtomicBool) }.store(true, Ordering::Release);
+}
+
+/// Spins until `flag` is set, yielding now and then (a host function cannot run while this
+/// thread holds a core it needs).
+fn spin_until(flag: &AtomicBool) {
+    let mut spins = 0u32;
+    while !flag.load(Ordering::Acquire) {
+        spins = spins.wrapping_add(1);
+        if spins.is_multiple_of(4096) {
+            std::thread::yield_now();
+        }
+        std::hint::spin_loop();
+    }
 }
 
 /// Nanoseconds per operation over `n` runs of `op` on `stream` (a created one) and `event`.
@@ -39,7 +63,7 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
     }
     let t = Instant::now();
     if runtime()?.info.kind == BackendKind::Cuda {
-        let (s, e) = (stream.handle() as sys::CUstream, event.handle() as sys::CUevent);
+        let (s, e) = (stream.export_handle() as sys::CUstream, event.handle() as sys::CUevent);
         if op == FloorOp::Launch {
             let f = crate::cuda::sleep_function(stream.ops())?;
             let mut ns = 0u64;
@@ -51,6 +75,17 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
             }
             // SAFETY: the stream is live.
             unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?;
+            return Ok(t.elapsed().as_nanos() as f64 / n as f64);
+        }
+        if op == FloorOp::HostFnSpin {
+            let flag = AtomicBool::new(false);
+            for _ in 0..n {
+                flag.store(false, Ordering::Relaxed);
+                // SAFETY: `flag` outlives the call: this thread waits below until it is set.
+                unsafe { raw::launch_host_func(s, set_flag, &flag as *const AtomicBool as *mut std::ffi::c_void) }
+                    .check("cuLaunchHostFunc")?;
+                spin_until(&flag);
+            }
             return Ok(t.elapsed().as_nanos() as f64 / n as f64);
         }
         for _ in 0..n {
@@ -65,7 +100,7 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                 }
                 // SAFETY: as above.
                 FloorOp::StreamSynchronize => unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?,
-                FloorOp::Launch => unreachable!("timed above"),
+                FloorOp::Launch | FloorOp::HostFnSpin => unreachable!("timed above"),
             }
         }
         if op == FloorOp::EventRecordQuery {
@@ -81,6 +116,12 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                 }
                 FloorOp::StreamSynchronize => stream.synchronize()?,
                 FloorOp::Launch => stream.sleep(0)?,
+                FloorOp::HostFnSpin => {
+                    let flag = Arc::new(AtomicBool::new(false));
+                    let set = flag.clone();
+                    stream.launch_host_fn(Box::new(move || set.store(true, Ordering::Release)))?;
+                    spin_until(&flag);
+                }
             }
         }
         if op == FloorOp::Launch {
@@ -99,7 +140,7 @@ mod tests {
     fn the_floor_times_a_created_stream_and_refuses_a_default_one() {
         let s = Stream::create(0, true, None).unwrap();
         let e = Event::create(0, EventFlags { blocking: false, disable_timing: true, interprocess: false }).unwrap();
-        for op in [FloorOp::EventRecordQuery, FloorOp::StreamSynchronize, FloorOp::Launch] {
+        for op in [FloorOp::EventRecordQuery, FloorOp::StreamSynchronize, FloorOp::Launch, FloorOp::HostFnSpin] {
             let ns = floor(op, &s, &e, 100).unwrap();
             assert!(ns > 0.0 && ns.is_finite(), "{op:?}: {ns}");
         }

@@ -122,7 +122,12 @@ pub trait EventOps: Send + Sync + 'static {
 
 /// Offsets and sizes reaching a backend are already checked against the allocations.
 pub trait StreamOps: Send + Sync + 'static {
+    /// The handle, as this library's key for the stream (pool arenas, the owned-stream registry).
     fn handle(&self) -> u64;
+    /// The handle, for code outside the core, which may queue work on it.
+    fn export(&self) -> u64 {
+        self.handle()
+    }
     fn priority(&self) -> Result<i32>;
     fn query(&self) -> Result<bool>;
     fn synchronize(&self) -> Result<()>;

@@ -179,6 +179,11 @@ impl Stream {
     pub fn handle(&self) -> u64 {
         self.ops.handle()
     }
+    /// The handle, for code outside the core (the JS `handle`, another library): work it queues
+    /// there is unknown to the core, so the stream is no longer taken as unused.
+    pub fn export_handle(&self) -> u64 {
+        self.ops.export()
+    }
     pub fn device(&self) -> usize {
         self.device
     }

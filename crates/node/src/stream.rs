@@ -48,7 +48,7 @@ crate::exports! {
 
     /// The stream's raw handle, device, priority and flags.
     c"streamInfo" => fn stream_info(_cx, stream: f64) -> StreamInfo {
-        with(stream, |s| Ok(StreamInfo { handle: BigU64(s.handle()), device: s.device() as u32, priority: s.priority()?, non_blocking: s.is_nonblocking() }))
+        with(stream, |s| Ok(StreamInfo { handle: BigU64(s.export_handle()), device: s.device() as u32, priority: s.priority()?, non_blocking: s.is_nonblocking() }))
     }
 
     /// Blocks until all work on the stream is complete.

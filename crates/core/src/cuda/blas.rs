@@ -260,11 +260,11 @@ impl BlasOps for CudaBackend {
 
     fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
         let s = cuda_stream(stream);
-        gemm(&s.dev, s.raw, g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
+        gemm(&s.dev, s.queue(), g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
     }
 
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
         let s = cuda_stream(stream);
-        axpy(&s.dev, s.raw, op, x.ptr() + op.x_off, y.ptr() + op.y_off)
+        axpy(&s.dev, s.queue(), op, x.ptr() + op.x_off, y.ptr() + op.y_off)
     }
 }

@@ -187,26 +187,16 @@ impl Backend for CudaBackend {
             Some(raw) => raw,
             None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
         };
-        Ok(Box::new(CudaStream { dev: dev.clone(), raw, owned: Some((flags, priority)), holds: holds::Holds::new(dev) }))
+        Ok(Box::new(CudaStream::new(dev, raw, Some((flags, priority)))))
     }
 
     fn stream_legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
         // Handle 0 is the legacy stream of the current context (S3); every call binds first.
-        Ok(Box::new(CudaStream {
-            dev: self.devices[ordinal].clone(),
-            raw: std::ptr::null_mut(),
-            owned: None,
-            holds: holds::Holds::new(&self.devices[ordinal]),
-        }))
+        Ok(Box::new(CudaStream::new(&self.devices[ordinal], std::ptr::null_mut(), None)))
     }
 
     fn stream_per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
-        Ok(Box::new(CudaStream {
-            dev: self.devices[ordinal].clone(),
-            raw: stream::CU_STREAM_PER_THREAD,
-            owned: None,
-            holds: holds::Holds::new(&self.devices[ordinal]),
-        }))
+        Ok(Box::new(CudaStream::new(&self.devices[ordinal], stream::CU_STREAM_PER_THREAD, None)))
     }
 
     fn stream_external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
@@ -231,12 +221,7 @@ impl Backend for CudaBackend {
         let flags = unsafe { raw::stream_flags(stream) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
         let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
         Ok((
-            Box::new(CudaStream {
-                dev: self.devices[ordinal].clone(),
-                raw: stream,
-                owned: None,
-                holds: holds::Holds::new(&self.devices[ordinal]),
-            }),
+            Box::new(CudaStream::new(&self.devices[ordinal], stream, None)),
             nonblocking,
         ))
     }

@@ -164,7 +164,7 @@ impl CommOps for CudaComm {
         let a = api()?;
         let s = stream.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams");
         self.dev.bind()?;
-        let (sp, rp, n, dt, st, c) = (ptr(send), ptr(recv), call.count as usize, call.dtype as c_int, s.raw, self.raw);
+        let (sp, rp, n, dt, st, c) = (ptr(send), ptr(recv), call.count as usize, call.dtype as c_int, s.queue(), self.raw);
         // SAFETY: the buffers lie inside live allocations of the communicator's device, sized
         // for the call (checked by the caller); the stream is live and of that device.
         let (r, name) = unsafe {

@@ -13,16 +13,22 @@ use crate::ops::{
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub struct CudaStream {
     pub(super) dev: Arc<CudaDevice>,
-    pub(super) raw: sys::CUstream,
+    /// Read through [`CudaStream::queue`] for anything that may queue work, so `used` is true.
+    raw: sys::CUstream,
     /// Created here (with these flags and priority), so released here; None for the default
     /// streams and external ones.
-    pub(super) owned: Option<(u32, i32)>,
+    owned: Option<(u32, i32)>,
     /// Host memory its queued copies use, until they have run.
-    pub(super) holds: super::holds::Holds,
+    holds: super::holds::Holds,
+    /// Whether work may have been queued on it (or a capture begun) since it was made or taken
+    /// idle from the bin: its handle went to a call that queues, or left the core. A stream never
+    /// used goes back to the bin, and out again, with no driver call (`recycle.rs`).
+    used: AtomicBool,
 }
 
 // SAFETY: a CUstream may be used from any thread: a created one carries its context, and the
@@ -35,7 +41,7 @@ impl Drop for CudaStream {
     fn drop(&mut self) {
         self.holds.orphan(&self.dev);
         let Some((flags, priority)) = self.owned else { return };
-        if self.dev.recycled.keep_stream(self.raw, flags, priority) {
+        if self.dev.recycled.keep_stream(self.raw, flags, priority, self.used.load(Ordering::Relaxed)) {
             return;
         }
         if self.dev.bind().is_ok() {
@@ -47,6 +53,17 @@ impl Drop for CudaStream {
 }
 
 impl CudaStream {
+    pub(super) fn new(dev: &Arc<CudaDevice>, raw: sys::CUstream, owned: Option<(u32, i32)>) -> CudaStream {
+        CudaStream { dev: dev.clone(), raw, owned, holds: super::holds::Holds::new(dev), used: AtomicBool::new(false) }
+    }
+
+    /// The handle, for a call that queues work on the stream (or may: a capture, a library that
+    /// is given the stream, the handle leaving the core): the stream counts as used from now on.
+    pub(super) fn queue(&self) -> sys::CUstream {
+        self.used.store(true, Ordering::Relaxed);
+        self.raw
+    }
+
     /// Makes the device's context current where the handle needs one: the legacy stream (0) and
     /// the per-thread stream name the *current* context's stream. A created or external stream
     /// carries its context, so synchronize, query, record and wait need none (checked on the
@@ -64,6 +81,7 @@ impl CudaStream {
 /// launches it bare. The kernels are loaded once the stream has launched one.
 pub(crate) fn sleep_function(stream: &dyn StreamOps) -> Result<sys::CUfunction> {
     let s = stream.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams");
+    s.queue();
     Ok(s.kernels()?.sleep)
 }
 
@@ -94,7 +112,7 @@ impl CudaStream {
     /// Holds `host` until the stream reaches this point (an event, not a host function: see
     /// `holds.rs`). Never during a capture: the graph keeps what its copies use.
     fn keep_until_done(&self, host: Arc<dyn HostBytes>) -> Result<()> {
-        self.holds.add(&self.dev, self.raw, host)
+        self.holds.add(&self.dev, self.queue(), host)
     }
 
     fn kernels(&self) -> Result<&Kernels> {
@@ -105,6 +123,10 @@ impl CudaStream {
 impl StreamOps for CudaStream {
     fn handle(&self) -> u64 {
         self.raw as u64
+    }
+
+    fn export(&self) -> u64 {
+        self.queue() as u64
     }
 
     fn priority(&self) -> Result<i32> {
@@ -134,20 +156,20 @@ impl StreamOps for CudaStream {
     fn record(&self, event: &dyn EventOps) -> Result<()> {
         self.bind_implicit()?;
         // SAFETY: event and stream are live and of this device (checked by the caller).
-        unsafe { raw::event_record(raw_event(event), self.raw) }.check("cuEventRecord")
+        unsafe { raw::event_record(raw_event(event), self.queue()) }.check("cuEventRecord")
     }
 
     fn wait_event(&self, event: &dyn EventOps) -> Result<()> {
         self.bind_implicit()?;
         // SAFETY: event and stream are live; the event may belong to any device (S17).
-        unsafe { raw::stream_wait_event(self.raw, raw_event(event)) }.check("cuStreamWaitEvent")
+        unsafe { raw::stream_wait_event(self.queue(), raw_event(event)) }.check("cuStreamWaitEvent")
     }
 
     fn launch_host_fn(&self, f: HostFn) -> Result<()> {
         self.dev.bind()?;
         let user = Box::into_raw(Box::new(f)) as *mut c_void;
         // SAFETY: the trampoline takes ownership of `user` when it runs.
-        let r = unsafe { raw::launch_host_func(self.raw, host_fn_trampoline, user) };
+        let r = unsafe { raw::launch_host_func(self.queue(), host_fn_trampoline, user) };
         if r.is_err() {
             // SAFETY: the launch failed, so the driver will never call the trampoline: reclaim it.
             drop(unsafe { Box::from_raw(user as *mut HostFn) });
@@ -159,7 +181,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         let user = Box::into_raw(Box::new(f)) as *mut c_void;
         // SAFETY: the trampoline takes ownership of `user` when it runs; flags must be 0.
-        let r = unsafe { raw::stream_add_callback(self.raw, callback_trampoline, user) };
+        let r = unsafe { raw::stream_add_callback(self.queue(), callback_trampoline, user) };
         if r.is_err() {
             // SAFETY: the callback was not enqueued and will never run: reclaim it.
             drop(unsafe { Box::from_raw(user as *mut StatusFn) });
@@ -172,7 +194,7 @@ impl StreamOps for CudaStream {
         let k = self.kernels()?;
         let mut ns = ns;
         // SAFETY: the module belongs to the bound context; one u64 argument, as declared.
-        unsafe { kernels::launch(k.sleep, 1, 1, self.raw, &mut [&mut ns as *mut u64 as *mut c_void]) }
+        unsafe { kernels::launch(k.sleep, 1, 1, self.queue(), &mut [&mut ns as *mut u64 as *mut c_void]) }
     }
 
     fn fill(&self, dst: &dyn AllocOps, offset: u64, pattern: Pattern, count: u64) -> Result<()> {
@@ -184,34 +206,34 @@ impl StreamOps for CudaStream {
         let grid = count.div_ceil(block as u64).clamp(1, 65_535 * 4) as u32;
         let mut args = [&mut ptr as *mut u64 as *mut c_void, &mut bits as *mut u64 as *mut c_void, &mut n as *mut u64 as *mut c_void];
         // SAFETY: three u64 arguments, as the PTX declares; the range was checked by the caller.
-        unsafe { kernels::launch(f, grid, block, self.raw, &mut args) }
+        unsafe { kernels::launch(f, grid, block, self.queue(), &mut args) }
     }
 
     fn memset(&self, dst: &dyn AllocOps, offset: u64, value: u8, size: u64) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: the range lies inside a live allocation of this device (checked by the caller).
-        unsafe { raw::memset_d8_async(alloc_ptr(dst, offset), value, size as usize, self.raw) }.check("cuMemsetD8Async")
+        unsafe { raw::memset_d8_async(alloc_ptr(dst, offset), value, size as usize, self.queue()) }.check("cuMemsetD8Async")
     }
 
     fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()> {
         self.dev.bind()?;
         if src.len() >= super::staging::MIN {
-            return super::staging::htod(&self.dev, self.raw, alloc_ptr(dst, offset), src);
+            return super::staging::htod(&self.dev, self.queue(), alloc_ptr(dst, offset), src);
         }
         // SAFETY: `src` is valid for its length during the call; from pageable memory the driver
         // stages the bytes before returning (M5), so `src` may be reused once this returns.
-        unsafe { raw::memcpy_htod_async(alloc_ptr(dst, offset), src.as_ptr() as *const c_void, src.len(), self.raw) }
+        unsafe { raw::memcpy_htod_async(alloc_ptr(dst, offset), src.as_ptr() as *const c_void, src.len(), self.queue()) }
             .check("cuMemcpyHtoDAsync")
     }
 
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()> {
         self.dev.bind()?;
         if dst.len() >= super::staging::MIN {
-            return super::staging::dtoh(&self.dev, self.raw, dst, alloc_ptr(src, offset));
+            return super::staging::dtoh(&self.dev, self.queue(), dst, alloc_ptr(src, offset));
         }
         // SAFETY: `dst` is valid for writes of its length until the stream synchronize below
         // returns, after which the copy is complete.
-        unsafe { raw::memcpy_dtoh_async(dst.as_mut_ptr() as *mut c_void, alloc_ptr(src, offset), dst.len(), self.raw) }
+        unsafe { raw::memcpy_dtoh_async(dst.as_mut_ptr() as *mut c_void, alloc_ptr(src, offset), dst.len(), self.queue()) }
             .check("cuMemcpyDtoHAsync")?;
         // SAFETY: the stream is live.
         unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")
@@ -230,7 +252,7 @@ impl StreamOps for CudaStream {
         // SAFETY: `src` holds `src_offset + len` bytes (checked by the caller) and stays alive
         // until the stream has passed the copy: the hold below (an event, `holds.rs`) or the graph keeps it.
         unsafe {
-            raw::memcpy_htod_async(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.raw)
+            raw::memcpy_htod_async(alloc_ptr(dst, offset), src.ptr().add(src_offset as usize) as *const c_void, len as usize, self.queue())
         }
         .check("cuMemcpyHtoDAsync")?;
         if hold {
@@ -251,7 +273,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         // SAFETY: as above, for writes into `dst`.
         unsafe {
-            raw::memcpy_dtoh_async(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.raw)
+            raw::memcpy_dtoh_async(dst.ptr().add(dst_offset as usize) as *mut c_void, alloc_ptr(src, offset), len as usize, self.queue())
         }
         .check("cuMemcpyDtoHAsync")?;
         if hold {
@@ -264,7 +286,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         let user = &**slot as *const Arc<RepeatFn> as *mut c_void;
         // SAFETY: the slot's address is stable (boxed) and outlives every launch (the graph holds it).
-        unsafe { raw::launch_host_func(self.raw, repeat_trampoline, user) }.check("cuLaunchHostFunc")
+        unsafe { raw::launch_host_func(self.queue(), repeat_trampoline, user) }.check("cuLaunchHostFunc")
     }
 
     fn begin_capture(&self, mode: CaptureMode) -> Result<()> {
@@ -275,7 +297,7 @@ impl StreamOps for CudaStream {
             CaptureMode::Relaxed => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
         };
         // SAFETY: the stream is live.
-        unsafe { raw::stream_begin_capture(self.raw, mode) }.check("cuStreamBeginCapture")
+        unsafe { raw::stream_begin_capture(self.queue(), mode) }.check("cuStreamBeginCapture")
     }
 
     fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
@@ -300,7 +322,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
         // SAFETY: the exec and stream are live.
-        unsafe { raw::graph_launch(g.exec, self.raw) }.check("cuGraphLaunch")
+        unsafe { raw::graph_launch(g.exec, self.queue()) }.check("cuGraphLaunch")
     }
 
     fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
@@ -329,7 +351,7 @@ impl StreamOps for CudaStream {
             at += slot.len();
         }
         if launch.has_attributes() {
-            let c = super::module::Config::new(launch, self.raw);
+            let c = super::module::Config::new(launch, self.queue());
             let raw = f.raw;
             return super::module::newer("cuLaunchKernelEx", || {
                 // SAFETY: as below; `c.config` points at `c.attrs`, alive for the call.
@@ -339,7 +361,7 @@ impl StreamOps for CudaStream {
         // SAFETY: the function belongs to the bound context (checked by the caller); `params`
         // points at one value per parameter, sized as the driver reported (checked by the caller
         // where the driver can tell), alive for the duration of the call.
-        unsafe { raw::launch_kernel(f.raw, launch.grid, launch.block, launch.shared_mem, self.raw, params.as_mut_ptr()) }
+        unsafe { raw::launch_kernel(f.raw, launch.grid, launch.block, launch.shared_mem, self.queue(), params.as_mut_ptr()) }
             .check("cuLaunchKernel")
     }
 
@@ -347,21 +369,21 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
         // SAFETY: the exec and stream are live.
-        unsafe { raw::graph_upload(g.exec, self.raw) }.check("cuGraphUpload")
+        unsafe { raw::graph_upload(g.exec, self.queue()) }.check("cuGraphUpload")
     }
 
     fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
-        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.raw) }
+        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.queue()) }
             .check("cuMemPrefetchAsync")
     }
 
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
         self.dev.bind()?;
         // SAFETY: the stream is live; size > 0.
-        let ptr = unsafe { raw::mem_alloc_async(size as usize, self.raw) }.check("cuMemAllocAsync")?;
-        Ok(Box::new(CudaAsyncAlloc { dev: self.dev.clone(), ptr, stream: self.raw }))
+        let ptr = unsafe { raw::mem_alloc_async(size as usize, self.queue()) }.check("cuMemAllocAsync")?;
+        Ok(Box::new(CudaAsyncAlloc { dev: self.dev.clone(), ptr, stream: self.queue() }))
     }
 
     fn copy_2d(&self, dst: End<'_>, src: End<'_>, rows: Rows, hold: bool) -> Result<()> {
@@ -403,7 +425,7 @@ impl StreamOps for CudaStream {
         // SAFETY: each side's pitched range lies inside its live allocation or host bytes
         // (checked by the model); pageable bytes are valid during the call, and the driver stages
         // a pageable source before returning (M5); a pinned side is kept alive below.
-        unsafe { raw::memcpy_2d_async(&copy, self.raw) }.check("cuMemcpy2DAsync")?;
+        unsafe { raw::memcpy_2d_async(&copy, self.queue()) }.check("cuMemcpy2DAsync")?;
         if dst_pageable {
             // SAFETY: the stream is live. Into pageable memory the copy has completed when this returns.
             unsafe { raw::stream_synchronize(self.raw) }.check("cuStreamSynchronize")?;
@@ -425,7 +447,7 @@ impl StreamOps for CudaStream {
                 // SAFETY: both ranges lie inside live allocations (checked by the caller); the
                 // contexts are the two devices' retained primary contexts.
                 return unsafe {
-                    raw::memcpy_peer_async(alloc_ptr(dst, dst_offset), dctx, alloc_ptr(src, src_offset), sctx, size as usize, self.raw)
+                    raw::memcpy_peer_async(alloc_ptr(dst, dst_offset), dctx, alloc_ptr(src, src_offset), sctx, size as usize, self.queue())
                 }
                 .check("cuMemcpyPeerAsync");
             }
@@ -433,7 +455,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         // SAFETY: both ranges lie inside live allocations (checked by the caller); unified
         // addressing resolves memory the backend cannot place, on either device.
-        unsafe { raw::memcpy_dtod_async(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.raw) }
+        unsafe { raw::memcpy_dtod_async(alloc_ptr(dst, dst_offset), alloc_ptr(src, src_offset), size as usize, self.queue()) }
             .check("cuMemcpyDtoDAsync")
     }
 
