@@ -56,6 +56,7 @@ test('elapsed time of an event never recorded is a typed error', (t) => {
 test('elapsed time of an event not complete yet is CUDA_ERROR_NOT_READY', (t) => {
   const s = new Stream()
   const a = new Event().record(s)
+  a.synchronize() // complete (on the GPU a record just queued may not be, yet)
   kernels.sleep(300 * MS, s)
   const b = new Event().record(s)
   const e = t.throws(() => getElapsedTime(a, b), { instanceOf: CudaError })

@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { backend, Device } from '..'
+import { backend, Device } from './package'
 import { bench, benchRounds, firstUse, measure, median, medianRows, report, selected, type Row } from './lib'
 import { pipeline } from './pipeline'
 

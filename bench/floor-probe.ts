@@ -3,9 +3,7 @@
 // timed in a fresh process, then again after each kind of work the bench does before its later
 // rounds: whichever step makes them slower is what slows the driver in our process (#25; the C++
 // floor process does none of it before its own rows). Each figure: median ns over 15 batches.
-import { alloc, allocPinned, AsyncMemoryPool, backend, Device, Event, kernels, mallocPlain, RawKernel, registerHost, Stream, u64 } from '..'
-import { native } from '../lib/native'
-import { own } from '../lib/object'
+import { alloc, allocPinned, AsyncMemoryPool, backend, Device, Event, kernels, mallocPlain, RawKernel, native, own, registerHost, Stream, u64 } from './package'
 import { median } from './lib'
 
 const floor = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor

@@ -4,10 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, mallocPlain, MemoryPool, memoryChannels, nvtx, registerHost, Stream } from '..'
-import { register } from '../lib/callbacks'
-import { native } from '../lib/native'
-import { own } from '../lib/object'
+import { allocPinned, alloc, AsyncMemoryPool, backend, Device, Event, getElapsedTime, kernels, mallocPlain, MemoryPool, memoryChannels, native, nvtx, own, register, registerHost, Stream } from './package'
 
 /**
  * The rows to measure: `BENCH_ONLY`, a comma-separated list of row keys (`pipeline` for the
@@ -25,7 +22,7 @@ export function selected(key: string): boolean {
  * (bench/bench.ts). Op 0 record+query, 1 idle synchronize, 2 an empty kernel's launch (`n`
  * launches then one synchronize); ns per operation.
  */
-function driverFloor(op: 0 | 1 | 2, s: Stream, e: Event, n: number): number {
+function driverFloor(op: 0 | 1 | 2 | 3, s: Stream, e: Event, n: number): number {
   const f = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
   if (f === undefined) throw new Error('the in-process floor needs the addon built with the floor feature (npm run bench builds it)')
   return f(op, own(s), own(e), n)

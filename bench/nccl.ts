@@ -5,7 +5,7 @@
 // the same run. Needs two or more devices; NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
-import { alloc, backend, Device, kernels, nccl, NcclCommunicator, Stream, type MemoryPointer } from '..'
+import { alloc, backend, Device, kernels, nccl, NcclCommunicator, Stream, type MemoryPointer } from './package'
 
 process.env.NCCL_NVLS_ENABLE = '0'
 // The simulator's ranks reduce on the host: small sizes only there (its figures prove the bench runs, no more).

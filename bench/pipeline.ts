@@ -3,7 +3,7 @@
 // graph and launched. Rows: throughput (input GB/s) and overlap (the sum of the stage times over
 // the wall time: 1 is strictly serial, more means copy engines and compute ran at once).
 // bench/peers/pipeline.py does the same in CuPy and PyTorch, with the same rows.
-import { allocPinned, alloc, Event, getElapsedTime, RawKernel, Stream, u64, type Graph, type MemoryPointer, type PinnedMemory } from '..'
+import { allocPinned, alloc, Event, getElapsedTime, RawKernel, Stream, u64, type Graph, type MemoryPointer, type PinnedMemory } from './package'
 import { median, type Row } from './lib'
 
 export const PIPELINE = { total: 256 << 20, chunk: 16 << 20, reps: 7 }
