@@ -2,6 +2,7 @@ import test from 'ava'
 import { randomBytes } from 'node:crypto'
 import { alloc, CudaError, Device, Event, ExternalStream, getElapsedTime, kernels, Stream } from '..'
 import { gpuTest, onGpu } from './helpers'
+import { native } from '../lib/native'
 
 const MS = 1e6
 
@@ -244,6 +245,35 @@ test('synchronizeAsync on an idle stream or a completed event resolves at once, 
   t.false(busy, 'a busy stream still waits off the thread')
   await waited
   t.true(s.done)
+})
+
+test('a stream is made at its first use: one never used makes no native stream; one with a priority is made at once (#25.1)', (t) => {
+  const before = native.streamLive()
+  const unused = new Stream({ nonBlocking: true })
+  t.is(native.streamLive(), before, 'constructing makes nothing native')
+  t.is(unused.deviceId, new Device().id, 'its device is known without making it')
+  unused.destroy()
+  t.is(native.streamLive(), before)
+  t.throws(() => unused.synchronize(), { instanceOf: CudaError, message: /destroyed/ })
+  {
+    using scoped = new Stream()
+    void scoped
+  }
+  t.is(native.streamLive(), before, 'using an unused one releases nothing native')
+  const s = new Stream()
+  t.true(s.done, 'the first use makes it')
+  t.is(native.streamLive(), before + 1)
+  s.synchronize()
+  t.is(typeof s.handle, 'bigint')
+  t.is(native.streamLive(), before + 1, 'once')
+  s.destroy()
+  t.is(native.streamLive(), before)
+  const { least } = Stream.priorityRange()
+  const p = new Stream({ priority: least })
+  t.is(native.streamLive(), before + 1, 'a priority is checked by the device now')
+  p.destroy()
+  t.throws(() => new Stream({ priority: least + 1 }), { instanceOf: RangeError })
+  t.is(native.streamLive(), before)
 })
 
 // A stream released unused goes back to the bin, and out again, with no driver call: so every

@@ -29,6 +29,7 @@ interface Peer {
  */
 const GOALS: Record<string, { goal: number; ref: 'floor' | 'cupy' | 'torch'; was: number }> = {
   stream_create_destroy: { goal: 1.5, ref: 'torch', was: 1.5 },
+  stream_create_use_destroy: { goal: 1.5, ref: 'torch', was: 1.5 },
   event_pair_sync_elapsed: { goal: 8.3, ref: 'floor', was: 8.3 },
   nvtx_push_pop: { goal: 0.085, ref: 'cupy', was: 0.17 },
   d2h_pageable: { goal: 19.65, ref: 'torch', was: 13.1 },

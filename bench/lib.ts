@@ -171,7 +171,13 @@ export async function measure(): Promise<Row[]> {
 
   const cross = crossing()
   time('napi_crossing', 'for reference: one raw Node-API call that does nothing', 100_000, () => cross())
+  // A stream never used makes nothing native (as PyTorch's events): the row after it pays for one.
   time('stream_create_destroy', 'stream create+destroy', 500, () => new Stream().destroy())
+  time('stream_create_use_destroy', 'stream create+first use (a query)+destroy', 500, () => {
+    const t = new Stream()
+    void t.done
+    t.destroy()
+  })
   time('event_create_destroy', 'event create+destroy', 500, () => new Event().destroy())
   const ev = new Event({ disableTiming: true })
   time('event_record_query', 'event record+query', 5000, () => {

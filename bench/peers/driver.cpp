@@ -44,6 +44,7 @@ int main() {
   CUfunction empty; CK(cuModuleGetFunction(&empty, mod, "empty"));
 
   bench("stream_create_destroy", 500, [] { CUstream t; CK(cuStreamCreate(&t, 0)); CK(cuStreamDestroy(t)); });
+  bench("stream_create_use_destroy", 500, [] { CUstream t; CK(cuStreamCreate(&t, 0)); cuStreamQuery(t); CK(cuStreamDestroy(t)); });
   bench("event_create_destroy", 500, [] { CUevent t; CK(cuEventCreate(&t, 0)); CK(cuEventDestroy(t)); });
   CUevent ev; CK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
   bench("event_record_query", 5000, [&] { CK(cuEventRecord(ev, s)); cuEventQuery(ev); });

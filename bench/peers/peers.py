@@ -36,6 +36,7 @@ def cupy_bench():
     import cupy as cp
     s = cp.cuda.Stream(non_blocking=True)
     timed("cupy", "stream_create_destroy", 500, lambda: cp.cuda.Stream())  # destroyed as its last reference drops
+    timed("cupy", "stream_create_use_destroy", 500, lambda: cp.cuda.Stream().done)
     timed("cupy", "event_create_destroy", 500, lambda: cp.cuda.Event())
     ev = cp.cuda.Event(disable_timing=True)
     timed("cupy", "event_record_query", 5000, lambda: (ev.record(s), ev.done))
@@ -88,6 +89,7 @@ def torch_bench():
     dev = torch.device("cuda")
     s = torch.cuda.Stream()
     timed("torch", "stream_create_destroy", 500, lambda: torch.cuda.Stream())
+    timed("torch", "stream_create_use_destroy", 500, lambda: torch.cuda.Stream().query())
     timed("torch", "event_create_destroy", 500, lambda: torch.cuda.Event(enable_timing=True))
     ev = torch.cuda.Event()
     timed("torch", "event_record_query", 5000, lambda: (ev.record(s), ev.query()))

@@ -64,9 +64,10 @@ export function ownStreamHandle(s: NativeObject): number {
   return h >= 0 ? h : defaultHandle(h as typeof NULL, scope().device)
 }
 
-/** The device of `s`, a Stream: a default stream's is the current device. */
+/** The device of `s`, a Stream: a default stream's (made with device -1) is the current device. */
 export function streamDevice(s: NativeObject): number {
-  return own(s) >= 0 ? ownDevice(s) : scope().device
+  const d = ownDevice(s)
+  return d >= 0 ? d : scope().device
 }
 
 /** Read once: `process.env` costs a getenv per access, and this is on every default-stream call. */

@@ -27,7 +27,7 @@ crate::exports! {
     /// `size` bytes allocated in order on `stream` (`cuMemAllocAsync`); its memory handle.
     c"asyncPoolMalloc" => fn async_pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
         let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
-        Ok(memory::adopt(block))
+        memory::adopt(block)
     }
 
     c"asyncPoolUsedBytes" => fn async_pool_used_bytes(_cx, pool: f64) -> f64 {

@@ -44,10 +44,23 @@ fn split(handle: f64) -> Option<(u32, usize)> {
     Some(((h >> 32) as u32, (h & 0xffff_ffff) as usize))
 }
 
-/// Stores `value`; returns its handle.
-pub fn insert<T>(table: &'static Local<T>, value: T) -> f64 {
+/// The error where [`insert`] finds the table held.
+pub fn held() -> cuda_node_core::Error {
+    cuda_node_core::Error::cuda(
+        cuda_node_core::Code::CUDA_ERROR_NOT_PERMITTED,
+        "nothing of this kind can be made while a call on this thread holds its kind (a simulated kernel's host implementation, run inside a synchronize or a copy): make it before that call",
+    )
+}
+
+/// Stores `value`; returns its handle. `None` (the value dropped) where a call in progress on
+/// this thread holds the table: a simulated kernel's host implementation, which a synchronize on
+/// this thread runs while it holds the table, making an object of the kind being synchronized.
+pub fn insert<T>(table: &'static Local<T>, value: T) -> Option<f64> {
     table.with(|t| {
-        let mut t = t.borrow_mut();
+        let Ok(mut t) = t.try_borrow_mut() else {
+            drop(value);
+            return None;
+        };
         let index = match t.vacant.pop() {
             Some(i) => i,
             None => {
@@ -57,7 +70,7 @@ pub fn insert<T>(table: &'static Local<T>, value: T) -> f64 {
         };
         let slot = &mut t.slots[index as usize];
         slot.value = Some(value);
-        (((slot.generation as u64) << 32) | index as u64) as f64
+        Some((((slot.generation as u64) << 32) | index as u64) as f64)
     })
 }
 
@@ -288,7 +301,7 @@ macro_rules! table {
         /// Stores `value`, owned by `owner` (released when it is collected); returns the handle.
         #[allow(dead_code)]
         pub(crate) fn insert(cx: &$crate::raw::Cx, owner: &$crate::raw::Owner, value: $ty) -> cuda_node_core::Result<f64> {
-            let handle = $crate::handles::insert(&$name, value);
+            let handle = $crate::handles::insert(&$name, value).ok_or_else($crate::handles::held)?;
             if let Err(e) = $crate::handles::own(cx, owner, &$name, handle) {
                 drop($crate::handles::remove(&$name, handle));
                 return Err(e);
@@ -325,11 +338,25 @@ mod tests {
     }
 
     #[test]
+    fn an_insert_while_the_table_is_held_fails_cleanly_and_drops_its_value() {
+        thread_local! {
+            static H: RefCell<Table<std::sync::Arc<()>>> = RefCell::new(Table::default());
+        }
+        let value = std::sync::Arc::new(());
+        let a = insert(&H, value.clone()).unwrap();
+        let inner = with(&H, a, |_| insert(&H, value.clone()));
+        assert_eq!(inner, Some(None), "refused while `with` holds the table");
+        assert_eq!(std::sync::Arc::strong_count(&value), 2, "the refused value was dropped");
+        assert_eq!(live(&H), 1);
+        drop(remove(&H, a));
+    }
+
+    #[test]
     fn a_stale_handle_is_told_apart_from_the_live_one_in_its_slot() {
-        let a = insert(&T, 1);
+        let a = insert(&T, 1).unwrap();
         assert_eq!(with(&T, a, |v| *v), Some(1));
         assert_eq!(remove(&T, a), Some(1));
-        let b = insert(&T, 2); // same slot, next generation
+        let b = insert(&T, 2).unwrap(); // same slot, next generation
         assert_ne!(a, b);
         assert_eq!(with(&T, a, |v| *v), None);
         assert_eq!(remove(&T, a), None);
@@ -347,13 +374,13 @@ mod tests {
         thread_local! {
             static U: RefCell<Table<u32>> = RefCell::new(Table::default());
         }
-        let first = insert(&U, 0);
+        let first = insert(&U, 0).unwrap();
         let mut seen = std::collections::HashSet::new();
         seen.insert(first.to_bits());
         remove(&U, first);
         // Past 2^21 cycles the slot retires and a new one is used: no handle repeats.
         for i in 0..(LAST_GENERATION as u64 + 10) {
-            let h = insert(&U, i as u32);
+            let h = insert(&U, i as u32).unwrap();
             assert!(seen.insert(h.to_bits()), "handle {h} issued twice after {i} cycles");
             assert_eq!(remove(&U, h), Some(i as u32));
         }

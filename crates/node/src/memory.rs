@@ -16,8 +16,8 @@ crate::table!(BLOCKS: Arc<Block>, CUDA_ERROR_INVALID_VALUE, "this memory was fre
 /// Stores a block made by a pool or the driver; returns its handle. Its JS owner is attached
 /// later (`memOwn`), and only if it outlives the current macrotask: most pointers in a hot loop
 /// are freed sooner, and attaching costs more than a pool allocation.
-pub fn adopt(block: Block) -> f64 {
-    crate::handles::insert(&BLOCKS, Arc::new(block))
+pub fn adopt(block: Block) -> cuda_node_core::Result<f64> {
+    crate::handles::insert(&BLOCKS, Arc::new(block)).ok_or_else(crate::handles::held)
 }
 
 crate::js_object! {
@@ -62,7 +62,7 @@ unsafe extern "C" fn release_block(_env: sys::napi_env, _data: *mut c_void, hint
 crate::exports! {
     /// A plain device allocation (`cuMemAlloc`); its handle.
     c"memAlloc" => fn mem_alloc(_cx, device: f64, size: Count) -> f64 {
-        Ok(adopt(Block::whole(DeviceMemory::alloc(runtime()?.ordinal(device)?, size.0)?)))
+        adopt(Block::whole(DeviceMemory::alloc(runtime()?.ordinal(device)?, size.0)?))
     }
 
     /// Frees the block now: a pool block returns to its pool. Freeing twice is nothing.
@@ -200,7 +200,7 @@ crate::exports! {
             None => None,
         };
         let (mem, offset) = DeviceMemory::foreign(device, ptr.0, size.0, keep)?;
-        Ok(adopt(Block::view(mem, offset, size.0)?))
+        adopt(Block::view(mem, offset, size.0)?)
     }
 
     /// What the driver knows of `ptr`: device, kind (`device`, `host`, `managed`), and the
@@ -212,7 +212,7 @@ crate::exports! {
 
     /// Managed memory (`cuMemAllocManaged`): attached to every stream when `global`, else to the host.
     c"memAllocManaged" => fn mem_alloc_managed(_cx, device: f64, size: Count, global: bool) -> f64 {
-        Ok(adopt(Block::whole(DeviceMemory::alloc_managed(runtime()?.ordinal(device)?, size.0, global)?)))
+        adopt(Block::whole(DeviceMemory::alloc_managed(runtime()?.ordinal(device)?, size.0, global)?))
     }
 
     /// An ArrayBuffer over managed memory's bytes; refused (`CUDA_ERROR_NOT_SUPPORTED`) where
@@ -298,6 +298,6 @@ crate::exports! {
             Some(s) => s.0,
             None => mem.size().checked_sub(offset.0).ok_or_else(|| Error::range(format!("offset {} is past the end of the {}-byte allocation", offset.0, mem.size())))?,
         };
-        Ok(adopt(Block::view(mem, offset.0, size)?))
+        adopt(Block::view(mem, offset.0, size)?)
     }
 }

@@ -24,6 +24,6 @@ crate::exports! {
     /// module loaded; freeing the block leaves the variable alone.
     c"moduleGetGlobal" => fn module_get_global(_cx, module: f64, name: String) -> f64 {
         let mem = with(module, |m| m.global(&name))?;
-        Ok(crate::memory::adopt(Block::whole(mem)))
+        crate::memory::adopt(Block::whole(mem))
     }
 }

@@ -59,7 +59,7 @@ crate::exports! {
         };
         let p = get(pool)?;
         let block = stream::with(stream, |s| p.malloc_from(size.0, s, Some(&mut source)))?;
-        Ok(memory::adopt(block))
+        memory::adopt(block)
     }
 
     /// The byte counts, high-water marks, retries and bytes released.
@@ -78,7 +78,7 @@ crate::exports! {
     /// A block of at least `size` bytes for work on `stream`; its memory handle.
     c"poolMalloc" => fn pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
         let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
-        Ok(memory::adopt(block))
+        memory::adopt(block)
     }
 
     /// Releases free blocks to the driver: all, or those of `stream`; the bytes released.

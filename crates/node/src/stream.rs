@@ -46,6 +46,11 @@ crate::exports! {
         insert(cx, &owner, UserStream::new(Stream::external(ordinal(device)?, handle.0)?))
     }
 
+    /// Live streams on this thread, the default ones included (for leak checks).
+    c"streamLive" => fn stream_live(_cx) -> f64 {
+        Ok(live() as f64)
+    }
+
     /// The stream's raw handle, device, priority and flags.
     c"streamInfo" => fn stream_info(_cx, stream: f64) -> StreamInfo {
         with(stream, |s| Ok(StreamInfo { handle: BigU64(s.export_handle()), device: s.device() as u32, priority: s.priority()?, non_blocking: s.is_nonblocking() }))

@@ -183,7 +183,8 @@ impl Backend for CudaBackend {
         self.bind(ordinal)?;
         let flags = if nonblocking { sys::CUstream_flags::CU_STREAM_NON_BLOCKING } else { sys::CUstream_flags::CU_STREAM_DEFAULT } as u32;
         let dev = &self.devices[ordinal];
-        let raw = match dev.recycled.take_stream(flags, priority) {
+        // A kept stream that was used is checked with a query, which a capture under way may bar.
+        let raw = match dev.recycled.take_stream(flags, priority, !crate::capture::any_active()) {
             Some(raw) => raw,
             None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
         };
@@ -220,10 +221,7 @@ impl Backend for CudaBackend {
         // SAFETY: as above.
         let flags = unsafe { raw::stream_flags(stream) }.check("cuStreamGetFlags").map_err(|e| stream::external_error(handle, e))?;
         let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
-        Ok((
-            Box::new(CudaStream::new(&self.devices[ordinal], stream, None)),
-            nonblocking,
-        ))
+        Ok((Box::new(CudaStream::new(&self.devices[ordinal], stream, None)), nonblocking))
     }
 
     fn event_create(&self, ordinal: usize, flags: EventFlags, reuse: bool) -> Result<Box<dyn EventOps>> {

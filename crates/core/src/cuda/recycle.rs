@@ -25,13 +25,15 @@ pub(super) struct Recycled {
 
 impl Recycled {
     /// A kept stream of these flags and priority that is idle and not capturing, if any: one
-    /// known clean first (no driver call), else the newest that queries idle.
-    pub(super) fn take_stream(&self, flags: u32, priority: i32) -> Option<sys::CUstream> {
+    /// known clean first (no driver call), else, where `may_query` (no capture under way that a
+    /// query could break), the newest that queries idle.
+    pub(super) fn take_stream(&self, flags: u32, priority: i32, may_query: bool) -> Option<sys::CUstream> {
         let mut all = self.streams.lock().unwrap_or_else(|p| p.into_inner());
         let kept = all.get_mut(&(flags, priority))?;
         let at = match kept.iter().rposition(|&(_, clean)| clean) {
             Some(at) => at,
-            None => kept.iter().rposition(|&(kept, _)| stream_is_clean(kept as sys::CUstream))?,
+            None if may_query => kept.iter().rposition(|&(kept, _)| stream_is_clean(kept as sys::CUstream))?,
+            None => return None,
         };
         Some(kept.swap_remove(at).0 as sys::CUstream)
     }
