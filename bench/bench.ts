@@ -5,12 +5,11 @@
 // BENCH_ROUNDS sets the rounds, BENCH_ONLY the rows (bench/lib.ts); `bash bench/profile.sh OUT`
 // profiles the hot-call rows into OUT (a CPU profile, its top functions, and perf where present).
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { backend, Device } from './package'
-import { bench, benchRounds, firstUse, measure, median, medianRows, report, selected, type Row } from './lib'
-import { pipeline } from './pipeline'
+import { benchRounds, firstUse, median, medianRows, report, type Row } from './lib'
 
 interface Peer {
   peer?: string
@@ -39,10 +38,11 @@ function have(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0
 }
 
-/** Builds the floor (C++ on the driver API) in `dir`; undefined where there is no nvcc. */
-function buildFloor(dir: string): string | undefined {
+/** Builds the floor (C++ on the driver API) in `dir` once; undefined where there is no nvcc. */
+function buildFloorOnce(dir: string): string | undefined {
   if (!have('nvcc')) return undefined
   const exe = path.join(dir, 'driver_bench')
+  if (existsSync(exe)) return exe
   execFileSync('nvcc', ['-O2', '-std=c++17', '-I', path.join(__dirname, '..', 'crates', 'core'), '-o', exe, path.join(__dirname, 'peers', 'driver.cpp'), '-lcuda'], { stdio: 'inherit' })
   return exe
 }
@@ -77,28 +77,41 @@ function medianPeers(rounds: Peer[][]): Peer[] {
   return [...groups.values()].map((g) => ({ ...g[0], value: median(g.map((p) => p.value)) }))
 }
 
+/** One round of ours, in a fresh process (bench/round.ts says why). */
+function ourRound(tmp: string, r: number): { backend: string; rows: Row[] } {
+  const out = path.join(tmp, `round-${r}.json`)
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'round.ts'), out], { stdio: 'inherit', env: process.env })
+  if (run.status !== 0) throw new Error(`round ${r + 1} of ours failed (exit ${run.status ?? run.signal})`)
+  return JSON.parse(readFileSync(out, 'utf8'))
+}
+
 async function main(): Promise<void> {
   const rounds = benchRounds()
-  if (backend().name !== 'cuda') {
-    await bench(undefined, rounds)
-    return
-  }
-  const dir = path.join(__dirname, 'results')
-  // Rounds alternate ours, the floor and the peers, and every figure is a median over rounds:
-  // the machine drifts by 2× within minutes, and alternating lets a slow minute touch all alike.
+  // Rounds alternate ours, the floor and the peers, each in a process of its own, and every
+  // figure is a median over rounds: the machine drifts by 2× within minutes, and alternating lets
+  // a slow minute touch all alike. This process opens no context on the GPU until they are done.
   const tmp = mkdtempSync(path.join(tmpdir(), 'cuda-node-floor-'))
   const ourRounds: Row[][] = []
   const otherRounds: Peer[][] = []
+  let onGpu = false
   try {
-    const exe = buildFloor(tmp)
     for (let r = 0; r < rounds; r++) {
+      const ours = ourRound(tmp, r)
+      ourRounds.push(ours.rows)
+      onGpu = ours.backend === 'cuda'
+      if (!onGpu) continue
+      const exe = buildFloorOnce(tmp)
       console.log(`round ${r + 1} of ${rounds}: cuda-node, the floor, the peers`)
-      ourRounds.push([...(await measure()), ...(selected('pipeline') ? pipeline() : [])])
       otherRounds.push([...floor(exe), ...peers()])
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
+  if (!onGpu) {
+    report([...medianRows(ourRounds), ...firstUse()], mkdtempSync(path.join(tmpdir(), 'cuda-node-bench-')), rounds)
+    return
+  }
+  const dir = path.join(__dirname, 'results')
   const ours = [...medianRows(ourRounds), ...firstUse()]
   report(ours, dir, rounds)
   const others = medianPeers(otherRounds)

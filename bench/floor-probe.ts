@@ -4,6 +4,8 @@
 // rounds: whichever step makes them slower is what slows the driver in our process (#25; the C++
 // floor process does none of it before its own rows). Each figure: median ns over 15 batches.
 import { alloc, allocPinned, AsyncMemoryPool, backend, Device, Event, kernels, mallocPlain, RawKernel, native, own, registerHost, Stream, u64 } from './package'
+import { spawn, spawnSync } from 'node:child_process'
+import path from 'node:path'
 import { median } from './lib'
 
 const floor = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
@@ -84,6 +86,17 @@ async function main(): Promise<void> {
   pinned.free()
   ;(globalThis as { gc?: () => void }).gc?.()
   measure('everything released, a full GC (with --expose-gc)')
+  // Another process on the same GPU: the bench's floor and peers run in processes of their own
+  // between our rounds, while ours stays alive.
+  const other2 = `const c = require(${JSON.stringify(path.join(__dirname, '..', 'index.js'))}); const s = new c.Stream(); c.kernels.sleep(1e6, s); s.synchronize()`
+  spawnSync(process.execPath, ['-e', other2], { stdio: 'inherit' })
+  measure('another process used the GPU and exited')
+  measure('again')
+  const alive = spawn(process.execPath, ['-e', `${other2}; setTimeout(() => {}, 3000)`], { stdio: 'inherit' })
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  measure('another process holds a context on the GPU (idle)')
+  await new Promise((resolve) => alive.on('exit', resolve))
+  measure('it exited')
 }
 
 main().catch((e) => {

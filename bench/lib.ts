@@ -22,7 +22,7 @@ export function selected(key: string): boolean {
  * (bench/bench.ts). Op 0 record+query, 1 idle synchronize, 2 an empty kernel's launch (`n`
  * launches then one synchronize); ns per operation.
  */
-function driverFloor(op: 0 | 1 | 2 | 3, s: Stream, e: Event, n: number): number {
+function driverFloor(op: 0 | 1 | 2 | 3 | 4 | 5, s: Stream, e: Event, n: number): number {
   const f = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
   if (f === undefined) throw new Error('the in-process floor needs the addon built with the floor feature (npm run bench builds it)')
   return f(op, own(s), own(e), n)
@@ -169,6 +169,7 @@ export async function measure(): Promise<Row[]> {
   const pool = new MemoryPool()
   const s = new Stream({ nonBlocking: true })
 
+  const ev = new Event({ disableTiming: true })
   const cross = crossing()
   time('napi_crossing', 'for reference: one raw Node-API call that does nothing', 100_000, () => cross())
   // A stream never used makes nothing native (as PyTorch's events): the row after it pays for one.
@@ -177,9 +178,8 @@ export async function measure(): Promise<Row[]> {
     const t = new Stream()
     void t.done
     t.destroy()
-  })
+  }, 15, (n) => driverFloor(5, s, ev, n) / 1e3)
   time('event_create_destroy', 'event create+destroy', 500, () => new Event().destroy())
-  const ev = new Event({ disableTiming: true })
   time('event_record_query', 'event record+query', 5000, () => {
     ev.record(s)
     void ev.done
@@ -190,7 +190,7 @@ export async function measure(): Promise<Row[]> {
     e2.record(s)
     e2.synchronize()
     getElapsedTime(e1, e2)
-  })
+  }, 15, (n) => driverFloor(4, s, e2, n) / 1e3)
   time('idle_stream_sync', 'idle stream synchronize', 5000, () => s.synchronize(), 15, (n) => driverFloor(1, s, ev, n) / 1e3)
   await timeAsync('sync_async_idle', 'synchronizeAsync on an idle stream', 500, () => s.synchronizeAsync())
   time('malloc_free', 'cudaMalloc+cudaFree 1 MiB, no pool', 500, () => mallocPlain(1 << 20).free())

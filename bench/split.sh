@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/split.sh OUT_DIR [SECONDS]: where a hot call's time goes, ours beside the bare driver's.
-# Each of record+query, idle synchronize and an empty launch runs alone for SECONDS (2) under
+# Each of record+query, idle synchronize, an empty launch and a stream made, used once and
+# destroyed runs alone for SECONDS (2) under
 # `perf record`, once from JS through the addon and once as the in-process floor (a Rust loop of
 # bare driver calls); the time per call is split by library (node: V8 and JS; the addon; libcuda;
 # the kernel) in proportion to perf's samples. A library's ns/call that is larger in ours than in
@@ -22,7 +23,7 @@ export NAPI_RS_NATIVE_LIBRARY_PATH=$addon
 cd "$root"
 # Loads tsx and compiles once outside the measurement.
 node --import tsx bench/split.ts idle_sync ours 0.2 >/dev/null
-for op in record_query idle_sync launch; do
+for op in record_query idle_sync launch stream_use; do
   for mode in floor ours; do
     data="$out/$op-$mode.data"
     ns=$(perf record -q -F 4999 -o "$data" node --perf-basic-prof --import tsx bench/split.ts "$op" "$mode" "$secs" 2>"$out/$op-$mode.err" | sed -n 's/^ns\/call //p')

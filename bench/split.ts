@@ -1,6 +1,6 @@
 // Run by bench/split.sh: one hot call for a while, either ours (from JS, through the addon) or
 // the bare driver's (the in-process floor, a loop in Rust), so a profiler sees it alone.
-//   node --import tsx bench/split.ts OP MODE SECONDS   (OP: record_query | idle_sync | launch; MODE: ours | floor)
+//   node --import tsx bench/split.ts OP MODE SECONDS   (OP: record_query | idle_sync | launch | stream_use; MODE: ours | floor)
 // Prints `ns/call N`: the time per call over the run.
 import { Event, kernels, native, own, Stream } from './package'
 
@@ -16,6 +16,7 @@ const LAUNCHES = 5000
 const ops: Record<string, { n: number; floorOp: number; ours: () => void }> = {
   record_query: { n: 5000, floorOp: 0, ours: () => { for (let i = 0; i < 5000; i++) { ev.record(s); void ev.done } } },
   idle_sync: { n: 5000, floorOp: 1, ours: () => { for (let i = 0; i < 5000; i++) s.synchronize() } },
+  stream_use: { n: 500, floorOp: 5, ours: () => { for (let i = 0; i < 500; i++) { const t = new Stream(); void t.done; t.destroy() } } },
   launch: { n: LAUNCHES, floorOp: 2, ours: () => { for (let i = 0; i < LAUNCHES; i++) kernels.sleep(0, s); s.synchronize() } },
 }
 const o = ops[op]

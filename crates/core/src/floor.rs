@@ -26,6 +26,11 @@ pub enum FloorOp {
     /// `cuLaunchHostFunc` of a function that sets a flag, this thread spinning until it is set:
     /// the driver's own round trip to a host function, with no event loop in it.
     HostFnSpin,
+    /// A start event (made here) and `event` (which must time) recorded, `event` synchronized,
+    /// the elapsed time between them read: the bench's event pair row, bare.
+    EventPair,
+    /// `cuStreamCreate`, `cuStreamQuery`, `cuStreamDestroy` (no stream or event used).
+    StreamCreateQueryDestroy,
 }
 
 /// Sets the flag `user` points at (the driver's callback thread).
@@ -77,6 +82,39 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
             unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?;
             return Ok(t.elapsed().as_nanos() as f64 / n as f64);
         }
+        if op == FloorOp::StreamCreateQueryDestroy {
+            for _ in 0..n {
+                let t = raw::stream_create(0, 0).check("cuStreamCreate")?;
+                // SAFETY: made just above, destroyed once below.
+                unsafe {
+                    black_box(raw::stream_query(t).check("cuStreamQuery")?);
+                    raw::stream_destroy(t).check("cuStreamDestroy")?;
+                }
+            }
+            return Ok(t.elapsed().as_nanos() as f64 / n as f64);
+        }
+        if op == FloorOp::EventPair {
+            let start = raw::event_create(0).check("cuEventCreate")?;
+            let mut run = || -> Result<()> {
+                for _ in 0..n {
+                    // SAFETY: both events and the stream are live for the loop; both events time.
+                    unsafe {
+                        raw::event_record(start, s).check("cuEventRecord")?;
+                        raw::event_record(e, s).check("cuEventRecord")?;
+                        raw::event_synchronize(e).check("cuEventSynchronize")?;
+                        black_box(raw::event_elapsed_time(start, e).check("cuEventElapsedTime")?);
+                    }
+                }
+                Ok(())
+            };
+            let t = Instant::now();
+            let r = run();
+            let ns = t.elapsed().as_nanos() as f64 / n as f64;
+            // SAFETY: made above, destroyed once.
+            let _ = unsafe { raw::event_destroy(start) };
+            event.mark_recorded(false);
+            return r.map(|()| ns);
+        }
         if op == FloorOp::HostFnSpin {
             let flag = AtomicBool::new(false);
             for _ in 0..n {
@@ -100,7 +138,9 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                 }
                 // SAFETY: as above.
                 FloorOp::StreamSynchronize => unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?,
-                FloorOp::Launch | FloorOp::HostFnSpin => unreachable!("timed above"),
+                FloorOp::Launch | FloorOp::HostFnSpin | FloorOp::EventPair | FloorOp::StreamCreateQueryDestroy => {
+                    unreachable!("timed above")
+                }
             }
         }
         if op == FloorOp::EventRecordQuery {
@@ -116,6 +156,18 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                 }
                 FloorOp::StreamSynchronize => stream.synchronize()?,
                 FloorOp::Launch => stream.sleep(0)?,
+                FloorOp::StreamCreateQueryDestroy => {
+                    let t = Stream::create(stream.device(), false, None)?;
+                    black_box(t.query()?);
+                }
+                FloorOp::EventPair => {
+                    let start =
+                        Event::create(stream.device(), crate::EventFlags { blocking: false, disable_timing: false, interprocess: false })?;
+                    stream.record(&start)?;
+                    stream.record(event)?;
+                    event.synchronize()?;
+                    black_box(crate::elapsed_time(&start, event)?);
+                }
                 FloorOp::HostFnSpin => {
                     let flag = Arc::new(AtomicBool::new(false));
                     let set = flag.clone();
@@ -142,6 +194,11 @@ mod tests {
         let e = Event::create(0, EventFlags { blocking: false, disable_timing: true, interprocess: false }).unwrap();
         for op in [FloorOp::EventRecordQuery, FloorOp::StreamSynchronize, FloorOp::Launch, FloorOp::HostFnSpin] {
             let ns = floor(op, &s, &e, 100).unwrap();
+            assert!(ns > 0.0 && ns.is_finite(), "{op:?}: {ns}");
+        }
+        let timing = Event::create(0, EventFlags { blocking: false, disable_timing: false, interprocess: false }).unwrap();
+        for op in [FloorOp::EventPair, FloorOp::StreamCreateQueryDestroy] {
+            let ns = floor(op, &s, &timing, 100).unwrap();
             assert!(ns > 0.0 && ns.is_finite(), "{op:?}: {ns}");
         }
         assert!(e.query().unwrap(), "the recorded event completes");

@@ -29,14 +29,17 @@ crate::exports! {
     /// Nanoseconds per operation over `count` bare driver calls, interleaved with ours by the
     /// bench: op 0 event record+query, op 1 idle stream synchronize, op 2 an empty kernel's launch
     /// (`count` launches, then one synchronize), op 3 a host function's round trip with this
-    /// thread spinning (no event loop).
+    /// thread spinning (no event loop), op 4 the event pair (a start event made here, `event`
+    /// timing), op 5 a stream created, queried and destroyed.
     c"driverFloor" => fn driver_floor(_cx, op: u32, stream: f64, event: f64, count: u32) -> f64 {
         let op = match op {
             0 => FloorOp::EventRecordQuery,
             1 => FloorOp::StreamSynchronize,
             2 => FloorOp::Launch,
             3 => FloorOp::HostFnSpin,
-            n => return Err(Error::range(format!("floor op must be 0 to 3, got {n}"))),
+            4 => FloorOp::EventPair,
+            5 => FloorOp::StreamCreateQueryDestroy,
+            n => return Err(Error::range(format!("floor op must be 0 to 5, got {n}"))),
         };
         stream::with(stream, |s| event::with(event, |e| floor::floor(op, s, e, count)))
     }
