@@ -31,6 +31,8 @@ const GOALS: Record<string, { goal: number; ref: 'floor' | 'cupy' | 'torch'; was
   stream_create_use_destroy: { goal: 1.5, ref: 'torch', was: 1.5 },
   event_pair_sync_elapsed: { goal: 8.3, ref: 'floor', was: 8.3 },
   nvtx_push_pop: { goal: 0.085, ref: 'cupy', was: 0.17 },
+  // With a tool: at most CuPy's with the same tool (the issue set no figure: scaled, it is CuPy's own).
+  nvtx_push_pop_tool: { goal: 0.17, ref: 'cupy', was: 0.17 },
   d2h_pageable: { goal: 19.65, ref: 'torch', was: 13.1 },
 }
 
@@ -78,11 +80,30 @@ function medianPeers(rounds: Peer[][]): Peer[] {
 }
 
 /** One round of ours, in a fresh process (bench/round.ts says why). */
-function ourRound(tmp: string, r: number): { backend: string; rows: Row[] } {
+function ourRound(tmp: string, r: number | string, env: NodeJS.ProcessEnv = process.env): { backend: string; nvtxAttached: boolean; rows: Row[] } {
   const out = path.join(tmp, `round-${r}.json`)
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'round.ts'), out], { stdio: 'inherit', env: process.env })
-  if (run.status !== 0) throw new Error(`round ${r + 1} of ours failed (exit ${run.status ?? run.signal})`)
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'round.ts'), out], { stdio: 'inherit', env })
+  if (run.status !== 0) throw new Error(`round ${r} of ours failed (exit ${run.status ?? run.signal})`)
   return JSON.parse(readFileSync(out, 'utf8'))
+}
+
+/**
+ * NVTX push+pop with a tool attached: bench/peers/nvtx-tool.c, built here and loaded through
+ * NVTX_INJECTION64_PATH by ours and by the peers alike (the row `nvtx_push_pop_tool`). Nothing
+ * where there is no C compiler; an error if our process did not see the tool.
+ */
+function nvtxWithTool(tmp: string): { ours: Row[]; peers: Peer[] } {
+  const cc = ['cc', 'gcc', 'clang'].find(have)
+  if (cc === undefined) return { ours: [], peers: [] }
+  const tool = path.join(tmp, 'nvtx-tool.so')
+  execFileSync(cc, ['-shared', '-fPIC', '-O2', '-I', path.join(__dirname, '..', 'crates', 'core'), '-o', tool, path.join(__dirname, 'peers', 'nvtx-tool.c')], { stdio: 'inherit' })
+  const env = { ...process.env, NVTX_INJECTION64_PATH: tool }
+  const ours = ourRound(tmp, 'nvtx', { ...env, BENCH_ONLY: 'nvtx_push_pop' })
+  if (!ours.nvtxAttached) throw new Error('the NVTX tool did not attach to our process')
+  const rows = ours.rows.map((row) => ({ ...row, key: 'nvtx_push_pop_tool', op: 'NVTX push+pop, a tool attached (bench/peers/nvtx-tool.c)' }))
+  const r = have('python3') ? spawnSync('python3', [path.join(__dirname, 'peers', 'peers.py'), 'nvtx'], { encoding: 'utf8', env, timeout: 300_000 }) : undefined
+  if (r?.stderr) process.stderr.write(r.stderr)
+  return { ours: rows, peers: r === undefined ? [] : lines(r.stdout).filter((p) => !p.error) }
 }
 
 async function main(): Promise<void> {
@@ -103,6 +124,11 @@ async function main(): Promise<void> {
       const exe = buildFloorOnce(tmp)
       console.log(`round ${r + 1} of ${rounds}: cuda-node, the floor, the peers`)
       otherRounds.push([...floor(exe), ...peers()])
+    }
+    if (onGpu) {
+      const tool = nvtxWithTool(tmp)
+      for (const round of ourRounds) round.push(...tool.ours)
+      for (const round of otherRounds) round.push(...tool.peers)
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true })

@@ -1,18 +1,18 @@
 // One round of our measurements in a process of its own, as the floor and the peers each get one:
 // run by bench/bench.ts (`node --import tsx bench/round.ts OUT.json`), it writes
-// `{ backend, rows }` to OUT.json. A process that lives across rounds, while the floor and the
+// `{ backend, nvtxAttached, rows }` to OUT.json. A process that lives across rounds, while the floor and the
 // peers open contexts on the same GPU in between, measured its bare driver calls up to 3× slower
 // from its second round on (bench/floor-probe.ts times that case).
 import { writeFileSync } from 'node:fs'
 import { measure, selected } from './lib'
-import { backend } from './package'
+import { backend, native } from './package'
 import { pipeline } from './pipeline'
 
 async function main(): Promise<void> {
   const out = process.argv[2]
   if (out === undefined) throw new Error('usage: node --import tsx bench/round.ts OUT.json')
   const rows = [...(await measure()), ...(backend().name === 'cuda' && selected('pipeline') ? pipeline() : [])]
-  writeFileSync(out, JSON.stringify({ backend: backend().name, rows }))
+  writeFileSync(out, JSON.stringify({ backend: backend().name, nvtxAttached: native.nvtxAttached(), rows }))
 }
 
 main().catch((e) => {

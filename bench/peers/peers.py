@@ -123,8 +123,20 @@ def torch_bench():
         bandwidth("torch", "d2h_pageable", n, lambda: pageable.copy_(d, non_blocking=True), s.synchronize)
 
 
+def cupy_nvtx():
+    import cupy as cp
+    timed("cupy", "nvtx_push_pop_tool", 100000, lambda: (cp.cuda.nvtx.RangePush("r"), cp.cuda.nvtx.RangePop()))
+
+
+def torch_nvtx():
+    import torch
+    timed("torch", "nvtx_push_pop_tool", 100000, lambda: (torch.cuda.nvtx.range_push("r"), torch.cuda.nvtx.range_pop()))
+
+
 if __name__ == "__main__":
-    for name, f in (("cupy", cupy_bench), ("torch", torch_bench)):
+    # `peers.py nvtx`: the NVTX row only, run by the bench with a tool attached (NVTX_INJECTION64_PATH).
+    only_nvtx = sys.argv[1:] == ["nvtx"]
+    for name, f in (("cupy", cupy_nvtx if only_nvtx else cupy_bench), ("torch", torch_nvtx if only_nvtx else torch_bench)):
         try:
             f()
         except Exception as e:  # a missing peer is reported, not fatal

@@ -95,7 +95,7 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
         }
         if op == FloorOp::EventPair {
             let start = raw::event_create(0).check("cuEventCreate")?;
-            let mut run = || -> Result<()> {
+            let run = || -> Result<()> {
                 for _ in 0..n {
                     // SAFETY: both events and the stream are live for the loop; both events time.
                     unsafe {

@@ -21,9 +21,17 @@ pub struct Table<T> {
     vacant: Vec<u32>,
 }
 
+impl<T> Table<T> {
+    /// Empty; `const` so that a table's `thread_local!` needs no lazy initialisation, which every
+    /// lookup would check.
+    pub const fn new() -> Self {
+        Table { slots: Vec::new(), vacant: Vec::new() }
+    }
+}
+
 impl<T> Default for Table<T> {
     fn default() -> Self {
-        Table { slots: Vec::new(), vacant: Vec::new() }
+        Table::new()
     }
 }
 
@@ -278,7 +286,7 @@ pub fn release_pending() {
 macro_rules! table {
     ($name:ident: $ty:ty, $code:ident, $message:literal) => {
         thread_local! {
-            static $name: std::cell::RefCell<$crate::handles::Table<$ty>> = std::cell::RefCell::new($crate::handles::Table::default());
+            static $name: std::cell::RefCell<$crate::handles::Table<$ty>> = const { std::cell::RefCell::new($crate::handles::Table::new()) };
         }
 
         /// The error for a handle that names nothing (destroyed, freed, or never made).

@@ -659,10 +659,17 @@ impl Export {
 ///
 /// # Safety
 /// `env` and `info` are the ones Node-API passed to the callback being run.
-pub unsafe fn call<R: Ret>(env: sys::napi_env, info: sys::napi_callback_info, f: impl FnOnce(&Cx) -> Result<R>) -> sys::napi_value {
+pub unsafe fn call<R: Ret>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    args: usize,
+    f: impl FnOnce(&Cx) -> Result<R>,
+) -> sys::napi_value {
+    // Node-API writes every slot asked for (undefined past those passed): ask for the export's own.
+    let wanted = args.min(MAX_ARGS);
     let mut cx = Cx {
         env,
-        argc: MAX_ARGS,
+        argc: wanted,
         argv: [ptr::null_mut(); MAX_ARGS],
         #[cfg(target_family = "wasm")]
         written: Default::default(),
@@ -670,7 +677,7 @@ pub unsafe fn call<R: Ret>(env: sys::napi_env, info: sys::napi_callback_info, f:
     // SAFETY: `argv` has room for `argc` values; Node-API writes at most that many and reports
     // the number passed, which may be larger: keep the smaller.
     unsafe { sys::napi_get_cb_info(env, info, &mut cx.argc, cx.argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) };
-    cx.argc = cx.argc.min(MAX_ARGS);
+    cx.argc = cx.argc.min(wanted);
     let result = catch_unwind(AssertUnwindSafe(|| f(&cx).and_then(|r| r.write(env)))).unwrap_or_else(|p| Err(errors::panic_error(p)));
     #[cfg(target_family = "wasm")]
     for mut v in cx.written.take() {
@@ -711,8 +718,9 @@ macro_rules! exports {
                     )*
                     $body
                 };
+                const ARGS: usize = <[&str]>::len(&[$(stringify!($arg)),*]);
                 // SAFETY: Node-API calls this with the env and info of the call.
-                unsafe { $crate::raw::call(env, info, body) }
+                unsafe { $crate::raw::call(env, info, ARGS, body) }
             }
         )*
 
