@@ -81,10 +81,14 @@ function medianPeers(rounds: Peer[][]): Peer[] {
 
 /** One round of ours, in a fresh process (bench/round.ts says why). */
 function ourRound(tmp: string, r: number | string, env: NodeJS.ProcessEnv = process.env): { backend: string; nvtxAttached: boolean; rows: Row[] } {
-  const out = path.join(tmp, `round-${r}.json`)
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'round.ts'), out], { stdio: 'inherit', env })
-  if (run.status !== 0) throw new Error(`round ${r} of ours failed (exit ${run.status ?? run.signal})`)
-  return JSON.parse(readFileSync(out, 'utf8'))
+  const part = (which?: 'pipeline') => {
+    const out = path.join(tmp, `round-${r}${which ? `-${which}` : ''}.json`)
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'round.ts'), out, ...(which ? [which] : [])], { stdio: 'inherit', env })
+    if (run.status !== 0) throw new Error(`round ${r} of ours failed (exit ${run.status ?? run.signal})`)
+    return JSON.parse(readFileSync(out, 'utf8'))
+  }
+  const main = part()
+  return main.backend === 'cuda' ? { ...main, rows: [...main.rows, ...part('pipeline').rows] } : main
 }
 
 /**
