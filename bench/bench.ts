@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { backend, Device } from './package'
+import { Device } from './package'
 import { benchRounds, firstUse, median, medianRows, report, type Row } from './lib'
 
 interface Peer {
