@@ -118,8 +118,8 @@ pub fn elapsed_time(start: &Event, end: &Event) -> Result<f32> {
             ));
         }
     }
-    for (role, e) in [("start", start), ("end", end)] {
-        e.not_captured(&format!("elapsed time (the {role} event)"))?;
+    for (what, e) in [("elapsed time (the start event)", start), ("elapsed time (the end event)", end)] {
+        e.not_captured(what)?;
     }
     // The driver answers NOT_READY itself where either has not completed: only then is each
     // asked, to say which (two queries the usual call does not pay).
