@@ -52,8 +52,17 @@ test.serial(`${N.poolOps} pool alloc+free, ${N.streams} streams and ${N.events} 
       const t0 = Date.now();
       for (let i = 0; i < ${N.poolOps}; i++) alloc(1 << 20).free();
       const ms = Date.now() - t0;
-      for (let i = 0; i < ${N.streams}; i++) new Stream().destroy();
-      for (let i = 0; i < ${N.events}; i++) new Event().destroy();
+      // Each used once (a query), so its native object is made and destroyed: unused, neither makes one.
+      for (let i = 0; i < ${N.streams}; i++) {
+        const s = new Stream();
+        void s.done;
+        s.destroy();
+      }
+      for (let i = 0; i < ${N.events}; i++) {
+        const e = new Event();
+        void e.done;
+        e.destroy();
+      }
       await collect();
       getDefaultMemoryPool().freeAllBlocks();
       return ms;
@@ -63,12 +72,14 @@ test.serial(`${N.poolOps} pool alloc+free, ${N.streams} streams and ${N.events} 
     const rssBefore = await rss();
     await round();
     await round();
-    const rss1 = await rss(), free1 = d.memInfo().free;
+    const rss1 = await rss(), free1 = d.memInfo().free, streams0 = native.streamLive(), events0 = native.eventLive();
     const poolMs = await round();
-    return { live: native.memLive() - live0, firstRound: rss1 - rssBefore, rssGrowth: (await rss()) - rss1, deviceDrift: free1 - d.memInfo().free, poolMs, used: getDefaultMemoryPool().usedBytes() };
+    return { live: native.memLive() - live0, streams: native.streamLive() - streams0, events: native.eventLive() - events0, firstRound: rss1 - rssBefore, rssGrowth: (await rss()) - rss1, deviceDrift: free1 - d.memInfo().free, poolMs, used: getDefaultMemoryPool().usedBytes() };
   `)
   t.log(`pool ${N.poolOps} ops in ${r.poolMs} ms; RSS: first two rounds +${(r.firstRound / 2 ** 20).toFixed(1)} MiB, third round +${(r.rssGrowth / 2 ** 20).toFixed(1)} MiB; device drift ${(r.deviceDrift / 2 ** 20).toFixed(1)} MiB`)
   t.is(r.live, 0)
+  t.is(r.streams, 0, 'every stream made was destroyed')
+  t.is(r.events, 0, 'every event made was destroyed')
   t.is(r.used, 0)
   t.true(r.rssGrowth < 16 * 2 ** 20, `RSS grew ${r.rssGrowth} bytes in the third round (tolerance 16 MiB)`)
   assertDrift(t, r.deviceDrift)
