@@ -3,13 +3,12 @@
 // timed in a fresh process, then again after each kind of work the bench does before its later
 // rounds: whichever step makes them slower is what slows the driver in our process (#25; the C++
 // floor process does none of it before its own rows). Each figure: median ns over 15 batches.
-import { alloc, allocPinned, AsyncMemoryPool, backend, Device, Event, kernels, mallocPlain, RawKernel, native, own, registerHost, Stream, u64 } from './package'
+import { alloc, allocPinned, AsyncMemoryPool, backend, Device, Event, kernels, mallocPlain, RawKernel, registerHost, Stream, u64 } from './package'
 import { spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
-import { median } from './lib'
+import { driverFloor, floorAddon, median, type FloorOp } from './lib'
 
-const floor = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
-if (floor === undefined) throw new Error('floor-probe needs the addon built with the floor feature (npm run bench builds bench/addon)')
+floorAddon()
 
 let s = new Stream({ nonBlocking: true })
 let ev = new Event({ disableTiming: true }).record(s)
@@ -17,7 +16,7 @@ const keep: unknown[] = []
 
 function measure(step: string): void {
   new Device().synchronize()
-  const at = (op: number, n: number) => median(Array.from({ length: 15 }, () => floor!(op, own(s), own(ev), n)))
+  const at = (op: FloorOp, n: number) => median(Array.from({ length: 15 }, () => driverFloor(op, s, ev, n)))
   const [rq, sync, launch] = [at(0, 5000), at(1, 5000), at(2, 2000)]
   console.log(`${step.padEnd(58)} ${rq.toFixed(0).padStart(7)} ${sync.toFixed(0).padStart(7)} ${launch.toFixed(0).padStart(7)}`)
 }

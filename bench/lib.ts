@@ -17,29 +17,42 @@ export function selected(key: string): boolean {
   return only.split(',').some((k) => k.trim() === key)
 }
 
+/** The in-process floor's ops (`driverFloor`, crates/node/src/floor.rs). */
+export type FloorOp = 0 | 1 | 2 | 3 | 4 | 5
+
+/** What the addon the bench builds with the `floor` feature (bench/run.js) exports beside the package's own. */
+interface FloorExports {
+  driverFloor(op: FloorOp, s: number, e: number, n: number): number
+  floorWake(id: number): void
+  floorCrossing(): void
+}
+
+/** The floor feature's exports; an Error where the addon loaded was built without it. */
+export function floorAddon(): FloorExports {
+  const f = native as unknown as Partial<FloorExports>
+  if (f.driverFloor === undefined || f.floorWake === undefined || f.floorCrossing === undefined) {
+    throw new Error('the in-process floor needs the addon built with the floor feature (npm run bench builds bench/addon)')
+  }
+  return f as FloorExports
+}
+
 /**
- * The in-process driver floor: in the addon the bench builds with the `floor` feature
- * (bench/bench.ts). Op 0 record+query, 1 idle synchronize, 2 an empty kernel's launch (`n`
- * launches then one synchronize); ns per operation.
+ * The in-process driver floor, ns per operation: op 0 record+query, 1 idle synchronize, 2 an
+ * empty kernel's launch (`n` launches then one synchronize), 3 a host function's round trip
+ * spinning, 4 the event pair (`e` must time), 5 a stream created, queried and destroyed.
  */
-function driverFloor(op: 0 | 1 | 2 | 3 | 4 | 5, s: Stream, e: Event, n: number): number {
-  const f = (native as unknown as { driverFloor?: (op: number, s: number, e: number, n: number) => number }).driverFloor
-  if (f === undefined) throw new Error('the in-process floor needs the addon built with the floor feature (npm run bench builds it)')
-  return f(op, own(s), own(e), n)
+export function driverFloor(op: FloorOp, s: Stream, e: Event, n: number): number {
+  return floorAddon().driverFloor(op, own(s), own(e), n)
 }
 
 /** The floor addon's wake into JS from a thread of its own (`floorWake`), for the callback registered as `id`. */
 function floorWake(id: number): void {
-  const f = (native as unknown as { floorWake?: (id: number) => void }).floorWake
-  if (f === undefined) throw new Error('the wake probe needs the addon built with the floor feature (npm run bench builds it)')
-  f(id)
+  floorAddon().floorWake(id)
 }
 
 /** One raw Node-API call into the floor addon that does nothing. */
 function crossing(): () => void {
-  const f = (native as unknown as { floorCrossing?: () => void }).floorCrossing
-  if (f === undefined) throw new Error('the crossing needs the addon built with the floor feature (npm run bench builds it)')
-  return f
+  return floorAddon().floorCrossing
 }
 
 export interface Row {

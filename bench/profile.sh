@@ -17,16 +17,8 @@ out=${1:?usage: bash bench/profile.sh OUT_DIR [row,row,...]}
 rows=${2:-stream_create_destroy,event_create_destroy,event_record_query,event_pair_sync_elapsed,idle_stream_sync,sync_async_idle,empty_kernel_launch,eager_100,nvtx_push_pop,host_callback,host_fn_spin,host_wake,event_loop_wake}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-if ! command -v perf >/dev/null 2>&1 && [ -f "$root/.gpu/perf.txz" ]; then
-  mkdir -p /tmp/cuda-node-perf && tar xJf "$root/.gpu/perf.txz" -C /tmp/cuda-node-perf
-  export PATH=/tmp/cuda-node-perf/perfb/bin:$PATH
-fi
 out=$(cd "$out" && pwd)
-addon=${CUDA_NODE_BENCH_ADDON:-$(ls "$root"/bench/addon/*.node 2>/dev/null | head -n 1)}
-if [ -z "$addon" ]; then
-  echo "no bench/addon/*.node: run npm run bench once (it builds the addon with the in-process floor), or set CUDA_NODE_BENCH_ADDON" >&2
-  exit 1
-fi
+. "$root/bench/perf-env.sh"
 export BENCH_ONLY=$rows BENCH_ROUNDS=${BENCH_ROUNDS:-1} NAPI_RS_NATIVE_LIBRARY_PATH=$addon
 cd "$root"
 echo "rows: $rows; addon: $addon" | tee "$out/bench.txt"

@@ -6,19 +6,14 @@
 # bare driver calls); the time per call is split by library (node: V8 and JS; the addon; libcuda;
 # the kernel) in proportion to perf's samples. A library's ns/call that is larger in ours than in
 # the floor is time that library spends because of us; `node` and the addon are the binding's own.
-# Needs perf (bench/profile.sh says where it comes from on the GPU machine) and bench/addon.
+# Needs perf and bench/addon (bench/perf-env.sh finds both; on the GPU machine, the packed perf).
 set -euo pipefail
 out=${1:?usage: bash bench/split.sh OUT_DIR [SECONDS]}
 secs=${2:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-if ! command -v perf >/dev/null 2>&1 && [ -f "$root/.gpu/perf.txz" ]; then
-  mkdir -p /tmp/cuda-node-perf && tar xJf "$root/.gpu/perf.txz" -C /tmp/cuda-node-perf
-  export PATH=/tmp/cuda-node-perf/perfb/bin:$PATH
-fi
-addon=${CUDA_NODE_BENCH_ADDON:-$(ls "$root"/bench/addon/*.node 2>/dev/null | head -n 1)}
-[ -n "$addon" ] || { echo "no bench/addon/*.node: run npm run bench once, or set CUDA_NODE_BENCH_ADDON" >&2; exit 1; }
+. "$root/bench/perf-env.sh"
 export NAPI_RS_NATIVE_LIBRARY_PATH=$addon
 cd "$root"
 # Loads tsx and compiles once outside the measurement.
