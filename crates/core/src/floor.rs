@@ -66,23 +66,116 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
         stream.sleep(0)?;
         stream.synchronize()?;
     }
-    let t = Instant::now();
     if runtime()?.info.kind == BackendKind::Cuda {
         let (s, e) = (stream.export_handle() as sys::CUstream, event.handle() as sys::CUevent);
-        if op == FloorOp::Launch {
-            let f = crate::cuda::sleep_function(stream.ops())?;
+        // What an op needs besides the two handles, made outside the timing.
+        let sleep = if op == FloorOp::Launch { Some(crate::cuda::sleep_function(stream.ops())?) } else { None };
+        let start = if op == FloorOp::EventPair { raw::event_create(0).check("cuEventCreate")? } else { std::ptr::null_mut() };
+        let t = Instant::now();
+        let r = bare(op, s, e, start, sleep, n);
+        let ns = t.elapsed().as_nanos() as f64 / n as f64;
+        if !start.is_null() {
+            // SAFETY: made above, destroyed once.
+            let _ = unsafe { raw::event_destroy(start) };
+        }
+        if matches!(op, FloorOp::EventRecordQuery | FloorOp::EventPair) {
+            // Recorded behind the core's back: keep its record of that true.
+            event.mark_recorded(false);
+        }
+        return r.map(|()| ns);
+    }
+    let start = match op {
+        FloorOp::EventPair => {
+            Some(Event::create(stream.device(), crate::EventFlags { blocking: false, disable_timing: false, interprocess: false })?)
+        }
+        _ => None,
+    };
+    let t = Instant::now();
+    for _ in 0..n {
+        match op {
+            FloorOp::EventRecordQuery => {
+                stream.record(event)?;
+                black_box(event.query()?);
+            }
+            FloorOp::StreamSynchronize => stream.synchronize()?,
+            FloorOp::Launch => stream.sleep(0)?,
+            FloorOp::StreamCreateQueryDestroy => {
+                let t = Stream::create(stream.device(), false, None)?;
+                black_box(t.query()?);
+            }
+            FloorOp::EventPair => {
+                let start = start.as_ref().expect("made above for the event pair");
+                stream.record(start)?;
+                stream.record(event)?;
+                event.synchronize()?;
+                black_box(crate::elapsed_time(start, event)?);
+            }
+            FloorOp::HostFnSpin => {
+                let flag = Arc::new(AtomicBool::new(false));
+                let set = flag.clone();
+                stream.launch_host_fn(Box::new(move || set.store(true, Ordering::Release)))?;
+                spin_until(&flag);
+            }
+        }
+    }
+    if op == FloorOp::Launch {
+        stream.synchronize()?;
+    }
+    Ok(t.elapsed().as_nanos() as f64 / n as f64)
+}
+
+/// `n` runs of `op` as bare driver calls on `s` and `e`; `start` is the event pair's first event,
+/// `sleep` the launch's kernel. Every handle is live for the call (the caller holds it); a created
+/// stream and an event carry their context, and the kernel's is current (`stream.sleep` made it so).
+fn bare(op: FloorOp, s: sys::CUstream, e: sys::CUevent, start: sys::CUevent, sleep: Option<sys::CUfunction>, n: u32) -> Result<()> {
+    match op {
+        FloorOp::EventRecordQuery => {
+            for _ in 0..n {
+                // SAFETY: as the doc says.
+                unsafe { raw::event_record(e, s) }.check("cuEventRecord")?;
+                // SAFETY: as the doc says.
+                let _ = black_box(unsafe { raw::event_query(e) });
+            }
+        }
+        FloorOp::StreamSynchronize => {
+            for _ in 0..n {
+                // SAFETY: as the doc says.
+                unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?;
+            }
+        }
+        FloorOp::Launch => {
+            let f = sleep.expect("the launch's kernel is given");
             let mut ns = 0u64;
             let mut args = [&mut ns as *mut u64 as *mut std::ffi::c_void];
             for _ in 0..n {
-                // SAFETY: the sleep kernel takes one u64, as `args` holds; it belongs to the
-                // stream's device's context, which `stream.sleep` made current on this thread.
+                // SAFETY: as the doc says; the sleep kernel takes one u64, as `args` holds.
                 unsafe { raw::launch_kernel(f, [1, 1, 1], [1, 1, 1], 0, s, args.as_mut_ptr()) }.check("cuLaunchKernel")?;
             }
-            // SAFETY: the stream is live.
+            // SAFETY: as the doc says.
             unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?;
-            return Ok(t.elapsed().as_nanos() as f64 / n as f64);
         }
-        if op == FloorOp::StreamCreateQueryDestroy {
+        FloorOp::HostFnSpin => {
+            let flag = AtomicBool::new(false);
+            for _ in 0..n {
+                flag.store(false, Ordering::Relaxed);
+                // SAFETY: as the doc says; `flag` outlives the call: this thread waits below until it is set.
+                unsafe { raw::launch_host_func(s, set_flag, &flag as *const AtomicBool as *mut std::ffi::c_void) }
+                    .check("cuLaunchHostFunc")?;
+                spin_until(&flag);
+            }
+        }
+        FloorOp::EventPair => {
+            for _ in 0..n {
+                // SAFETY: as the doc says; both events time.
+                unsafe {
+                    raw::event_record(start, s).check("cuEventRecord")?;
+                    raw::event_record(e, s).check("cuEventRecord")?;
+                    raw::event_synchronize(e).check("cuEventSynchronize")?;
+                    black_box(raw::event_elapsed_time(start, e).check("cuEventElapsedTime")?);
+                }
+            }
+        }
+        FloorOp::StreamCreateQueryDestroy => {
             for _ in 0..n {
                 let t = raw::stream_create(0, 0).check("cuStreamCreate")?;
                 // SAFETY: made just above, destroyed once below.
@@ -91,96 +184,9 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
                     raw::stream_destroy(t).check("cuStreamDestroy")?;
                 }
             }
-            return Ok(t.elapsed().as_nanos() as f64 / n as f64);
-        }
-        if op == FloorOp::EventPair {
-            let start = raw::event_create(0).check("cuEventCreate")?;
-            let run = || -> Result<()> {
-                for _ in 0..n {
-                    // SAFETY: both events and the stream are live for the loop; both events time.
-                    unsafe {
-                        raw::event_record(start, s).check("cuEventRecord")?;
-                        raw::event_record(e, s).check("cuEventRecord")?;
-                        raw::event_synchronize(e).check("cuEventSynchronize")?;
-                        black_box(raw::event_elapsed_time(start, e).check("cuEventElapsedTime")?);
-                    }
-                }
-                Ok(())
-            };
-            let t = Instant::now();
-            let r = run();
-            let ns = t.elapsed().as_nanos() as f64 / n as f64;
-            // SAFETY: made above, destroyed once.
-            let _ = unsafe { raw::event_destroy(start) };
-            event.mark_recorded(false);
-            return r.map(|()| ns);
-        }
-        if op == FloorOp::HostFnSpin {
-            let flag = AtomicBool::new(false);
-            for _ in 0..n {
-                flag.store(false, Ordering::Relaxed);
-                // SAFETY: `flag` outlives the call: this thread waits below until it is set.
-                unsafe { raw::launch_host_func(s, set_flag, &flag as *const AtomicBool as *mut std::ffi::c_void) }
-                    .check("cuLaunchHostFunc")?;
-                spin_until(&flag);
-            }
-            return Ok(t.elapsed().as_nanos() as f64 / n as f64);
-        }
-        for _ in 0..n {
-            // SAFETY (all three): both handles are live for the call (the caller holds them); a
-            // created stream and an event carry their context.
-            match op {
-                FloorOp::EventRecordQuery => {
-                    // SAFETY: as above.
-                    unsafe { raw::event_record(e, s) }.check("cuEventRecord")?;
-                    // SAFETY: as above.
-                    let _ = black_box(unsafe { raw::event_query(e) });
-                }
-                // SAFETY: as above.
-                FloorOp::StreamSynchronize => unsafe { raw::stream_synchronize(s) }.check("cuStreamSynchronize")?,
-                FloorOp::Launch | FloorOp::HostFnSpin | FloorOp::EventPair | FloorOp::StreamCreateQueryDestroy => {
-                    unreachable!("timed above")
-                }
-            }
-        }
-        if op == FloorOp::EventRecordQuery {
-            // Recorded behind the core's back: keep its record of that true.
-            event.mark_recorded(false);
-        }
-    } else {
-        for _ in 0..n {
-            match op {
-                FloorOp::EventRecordQuery => {
-                    stream.record(event)?;
-                    black_box(event.query()?);
-                }
-                FloorOp::StreamSynchronize => stream.synchronize()?,
-                FloorOp::Launch => stream.sleep(0)?,
-                FloorOp::StreamCreateQueryDestroy => {
-                    let t = Stream::create(stream.device(), false, None)?;
-                    black_box(t.query()?);
-                }
-                FloorOp::EventPair => {
-                    let start =
-                        Event::create(stream.device(), crate::EventFlags { blocking: false, disable_timing: false, interprocess: false })?;
-                    stream.record(&start)?;
-                    stream.record(event)?;
-                    event.synchronize()?;
-                    black_box(crate::elapsed_time(&start, event)?);
-                }
-                FloorOp::HostFnSpin => {
-                    let flag = Arc::new(AtomicBool::new(false));
-                    let set = flag.clone();
-                    stream.launch_host_fn(Box::new(move || set.store(true, Ordering::Release)))?;
-                    spin_until(&flag);
-                }
-            }
-        }
-        if op == FloorOp::Launch {
-            stream.synchronize()?;
         }
     }
-    Ok(t.elapsed().as_nanos() as f64 / n as f64)
+    Ok(())
 }
 
 #[cfg(test)]
