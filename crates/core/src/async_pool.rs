@@ -55,7 +55,7 @@ impl AsyncMemoryPool {
     }
 
     fn get(&self, attr: PoolAttr) -> Result<u64> {
-        runtime()?.backend.async_pool_get(self.device, attr)
+        runtime()?.backend.memory().async_pool_get(self.device, attr)
     }
 
     pub fn malloc(&self, size: u64, stream: &Arc<Stream>) -> Result<Block> {
@@ -123,14 +123,14 @@ impl AsyncMemoryPool {
     /// Releases reserved memory that no allocation uses (after the device is idle).
     pub fn free_all_blocks(&self) -> Result<()> {
         let backend = &runtime()?.backend;
-        backend.synchronize_device(self.device)?;
-        backend.async_pool_trim(self.device)
+        backend.devices().synchronize(self.device)?;
+        backend.memory().async_pool_trim(self.device)
     }
 
     /// Sets the limit (the release threshold) in bytes; 0 removes it, as in CuPy.
     pub fn set_limit(&self, bytes: u64) -> Result<()> {
         let threshold = if bytes == 0 { NO_LIMIT } else { bytes };
-        runtime()?.backend.async_pool_set(self.device, PoolAttr::ReleaseThreshold, threshold)?;
+        runtime()?.backend.memory().async_pool_set(self.device, PoolAttr::ReleaseThreshold, threshold)?;
         if bytes != 0 {
             LIMITED.store(true, Ordering::Relaxed);
         }
@@ -157,7 +157,7 @@ impl AsyncMemoryPool {
     /// which the driver takes as a reset).
     pub fn reset_peak_stats(&self) -> Result<()> {
         let backend = &runtime()?.backend;
-        backend.async_pool_set(self.device, PoolAttr::UsedHigh, 0)?;
-        backend.async_pool_set(self.device, PoolAttr::ReservedHigh, 0)
+        backend.memory().async_pool_set(self.device, PoolAttr::UsedHigh, 0)?;
+        backend.memory().async_pool_set(self.device, PoolAttr::ReservedHigh, 0)
     }
 }

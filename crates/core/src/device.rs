@@ -15,19 +15,19 @@ pub fn synchronize(ordinal: usize) -> Result<()> {
             format!("Device.synchronize() cannot run while a stream of device {ordinal} is capturing: it would invalidate the capture"),
         ));
     }
-    crate::runtime()?.backend.synchronize_device(ordinal)
+    crate::runtime()?.backend.devices().synchronize(ordinal)
 }
 
 /// The device's UUID as cuda.core writes it: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
 pub fn uuid(ordinal: usize) -> Result<String> {
-    let b = crate::runtime()?.backend.uuid(ordinal)?;
+    let b = crate::runtime()?.backend.devices().uuid(ordinal)?;
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
     Ok(format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]))
 }
 
 /// The device's PCI bus id, `0000:19:00.0` (`cudaDeviceGetPCIBusId`).
 pub fn pci_bus_id(ordinal: usize) -> Result<String> {
-    crate::runtime()?.backend.pci_bus_id(ordinal)
+    crate::runtime()?.backend.devices().pci_bus_id(ordinal)
 }
 
 /// `(domain, bus, device, function)` of a PCI bus id in any of the forms `cudaDeviceGetByPCIBusId`
@@ -56,8 +56,8 @@ pub fn from_pci_bus_id(id: &str) -> Result<usize> {
         ));
     };
     let rt = crate::runtime()?;
-    for ordinal in 0..rt.backend.device_count() {
-        if parse_pci(&rt.backend.pci_bus_id(ordinal)?) == Some(wanted) {
+    for ordinal in 0..rt.backend.devices().count() {
+        if parse_pci(&rt.backend.devices().pci_bus_id(ordinal)?) == Some(wanted) {
             return Ok(ordinal);
         }
     }
@@ -70,7 +70,7 @@ pub fn can_access_peer(device: usize, peer: usize) -> Result<bool> {
     if device == peer {
         return Ok(false);
     }
-    crate::runtime()?.backend.can_access_peer(device, peer)
+    crate::runtime()?.backend.devices().can_access_peer(device, peer)
 }
 
 /// Lets `device` reach `peer`'s memory (`cudaDeviceEnablePeerAccess`, CuPy's
@@ -84,7 +84,7 @@ pub fn enable_peer_access(device: usize, peer: usize) -> Result<()> {
             format!("device {device} cannot access device {peer}'s memory directly (canAccessPeer is false); copies between them still work, staged by the driver"),
         ));
     }
-    crate::runtime()?.backend.set_peer_access(device, peer, true)
+    crate::runtime()?.backend.devices().set_peer_access(device, peer, true)
 }
 
 /// Stops `device` reaching `peer`'s memory. Disabling what is not enabled is nothing.
@@ -93,7 +93,7 @@ pub fn disable_peer_access(device: usize, peer: usize) -> Result<()> {
     if !can_access_peer(device, peer)? {
         return Ok(());
     }
-    crate::runtime()?.backend.set_peer_access(device, peer, false)
+    crate::runtime()?.backend.devices().set_peer_access(device, peer, false)
 }
 
 fn peer_pair(device: usize, peer: usize) -> Result<()> {
@@ -110,7 +110,7 @@ impl Runtime {
     /// Checks a device id from JS and returns it as an ordinal. (Here, beside the rule, so
     /// that `runtime.rs` imports no model file.)
     pub fn ordinal(&self, id: f64) -> Result<usize> {
-        check_ordinal(id, self.backend.device_count())
+        check_ordinal(id, self.backend.devices().count())
     }
 }
 

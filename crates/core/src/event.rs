@@ -27,7 +27,7 @@ impl Event {
         }
         // A kept event is checked with a query, which a capture under way may bar (an event is
         // often made at its first record, which may be inside a capture).
-        let ops = runtime()?.backend.event_create(device, flags, !crate::capture::any_active())?;
+        let ops = runtime()?.backend.events().create(device, flags, !crate::capture::any_active())?;
         Ok(Event { ops, device, flags, recorded: AtomicBool::new(false), captured: AtomicBool::new(false) })
     }
 
@@ -35,7 +35,7 @@ impl Event {
     pub fn from_ipc(device: usize, handle: &[u8]) -> Result<Event> {
         let handle: &[u8; 64] =
             handle.try_into().map_err(|_| Error::range(format!("an interprocess event handle is 64 bytes, got {}", handle.len())))?;
-        let ops = runtime()?.backend.event_from_ipc(device, handle)?;
+        let ops = runtime()?.backend.events().open_ipc(device, handle)?;
         let flags = EventFlags { blocking: false, disable_timing: true, interprocess: true };
         Ok(Event { ops, device, flags, recorded: AtomicBool::new(true), captured: AtomicBool::new(false) })
     }

@@ -31,7 +31,7 @@ impl Drop for ForeignRelease {
     fn drop(&mut self) {
         // As cuMemFree does for our own memory (M2): wait for the device, then let go.
         if let Ok(rt) = runtime() {
-            let _ = rt.backend.synchronize_device(self.device);
+            let _ = rt.backend.devices().synchronize(self.device);
         }
         drop(self.keep.take());
     }
@@ -76,7 +76,7 @@ impl Drop for DeviceMemory {
 
 impl DeviceMemory {
     pub fn alloc(device: usize, size: u64) -> Result<DeviceMemory> {
-        let ops = if size == 0 { None } else { Some(runtime()?.backend.alloc(device, size)?) };
+        let ops = if size == 0 { None } else { Some(runtime()?.backend.memory().alloc(device, size)?) };
         Ok(DeviceMemory { ops, device, size, in_capture: false, origin: Origin::Own, keep: None })
     }
 
@@ -92,14 +92,14 @@ impl DeviceMemory {
         if size == 0 {
             return Ok(DeviceMemory { ops: None, device, size, in_capture: false, origin: Origin::Managed, keep: None });
         }
-        let free = rt.backend.mem_info(device)?.free;
+        let free = rt.backend.devices().mem_info(device)?.free;
         if size > free {
             return Err(Error::cuda(
                 crate::Code::CUDA_ERROR_OUT_OF_MEMORY,
                 format!("managed allocation of {size} bytes refused: device {device} has {free} bytes free, and asking for more can stall the GPU"),
             ));
         }
-        let ops = rt.backend.alloc_managed(device, size, global)?;
+        let ops = rt.backend.memory().alloc_managed(device, size, global)?;
         Ok(DeviceMemory { ops: Some(ops), device, size, in_capture: false, origin: Origin::Managed, keep: None })
     }
 
@@ -129,20 +129,20 @@ impl DeviceMemory {
                 attrs.size, attrs.base
             )));
         }
-        let (ops, offset) = rt.backend.alloc_foreign(device, ptr)?;
+        let (ops, offset) = rt.backend.memory().alloc_foreign(device, ptr)?;
         Ok((DeviceMemory { ops: Some(ops), device, size: offset + size, in_capture: false, origin: Origin::Foreign, keep }, offset))
     }
 
     /// Another process's allocation, from the handle its `ipc_handle` gave (`cuIpcOpenMemHandle`).
     pub fn open_ipc(device: usize, handle: &[u8; 64]) -> Result<DeviceMemory> {
-        let (ops, size) = runtime()?.backend.ipc_open_mem(device, handle)?;
+        let (ops, size) = runtime()?.backend.memory().ipc_open_mem(device, handle)?;
         Ok(DeviceMemory { ops: Some(ops), device, size, in_capture: false, origin: Origin::Ipc, keep: None })
     }
 
     /// The 64-byte handle another process opens this allocation with (`cuIpcGetMemHandle`).
     /// It names the whole allocation: a pool block is found in it by its offset.
     pub fn ipc_handle(&self) -> Result<[u8; 64]> {
-        runtime()?.backend.ipc_mem_handle(self.device, self.ops()?.ptr())
+        runtime()?.backend.memory().ipc_mem_handle(self.device, self.ops()?.ptr())
     }
 
     pub fn origin(&self) -> Origin {
@@ -171,7 +171,7 @@ impl DeviceMemory {
             return Ok(());
         }
         check_location(location)?;
-        runtime()?.backend.mem_advise(self.ops()?.ptr() + offset, len, advice, location)
+        runtime()?.backend.memory().mem_advise(self.ops()?.ptr() + offset, len, advice, location)
     }
 
     pub(crate) fn made_in_capture(mut self, yes: bool) -> DeviceMemory {
@@ -204,7 +204,7 @@ pub fn pointer_attributes(ptr: u64) -> Result<PointerAttributes> {
     if ptr == 0 {
         return Err(Error::cuda(crate::Code::CUDA_ERROR_INVALID_VALUE, "0 is not a pointer"));
     }
-    runtime()?.backend.pointer_attributes(ptr)
+    runtime()?.backend.memory().pointer_attributes(ptr)
 }
 
 /// Checks a location's device ordinal.

@@ -18,7 +18,7 @@ impl Module {
         if image.is_empty() {
             return Err(Error::range("a module image cannot be empty"));
         }
-        Ok(Module { ops: Arc::from(runtime()?.backend.module_load(device, image)?), device })
+        Ok(Module { ops: Arc::from(runtime()?.backend.modules().load(device, image)?), device })
     }
 
     /// The `__device__` or `__constant__` variable `name` as device memory that keeps the module
@@ -167,12 +167,12 @@ struct Limits {
 fn limits(device: usize) -> Result<&'static Limits> {
     static ALL: std::sync::OnceLock<Box<[std::sync::OnceLock<Limits>]>> = std::sync::OnceLock::new();
     let backend = &runtime()?.backend;
-    let all = ALL.get_or_init(|| (0..backend.device_count()).map(|_| std::sync::OnceLock::new()).collect());
+    let all = ALL.get_or_init(|| (0..backend.devices().count()).map(|_| std::sync::OnceLock::new()).collect());
     let slot = all.get(device).ok_or_else(|| Error::cuda(Code::CUDA_ERROR_INVALID_DEVICE, format!("no device {device}")))?;
     if let Some(l) = slot.get() {
         return Ok(l);
     }
-    let props = backend.device_props(device)?;
+    let props = backend.devices().props(device)?;
     let get = |k: &str| props.attributes.iter().find(|(n, _)| *n == k).map_or(0, |&(_, v)| v.max(0) as u64);
     Ok(slot.get_or_init(|| Limits {
         block: [get("maxBlockDimX"), get("maxBlockDimY"), get("maxBlockDimZ")],

@@ -33,7 +33,7 @@ impl PinnedBlock {
         if len == 0 {
             return Err(Error::range("registerHost needs at least one byte"));
         }
-        let ops = runtime()?.backend.host_register(ptr, len)?;
+        let ops = runtime()?.backend.host_memory().register(ptr, len)?;
         Ok(Arc::new(PinnedBlock {
             ops: Some(ops),
             size: len,
@@ -56,7 +56,7 @@ impl PinnedBlock {
             // Finished copies' holds go at the next use of their stream; the reaper drops the holds
             // of destroyed streams and of graph launches, each once its work has run.
             if let Ok(rt) = runtime() {
-                rt.backend.release_finished_holds();
+                rt.backend.host_memory().release_finished_holds();
             }
             crate::reaper::flush();
             if held_by_work() {
@@ -169,11 +169,11 @@ impl PinnedPool {
         let cached = self.free.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&capacity).and_then(Vec::pop);
         let ops = match cached {
             Some(ops) => ops,
-            None => match runtime()?.backend.host_alloc(capacity) {
+            None => match runtime()?.backend.host_memory().alloc(capacity) {
                 Ok(ops) => ops,
                 Err(e) if e.is_code(crate::Code::CUDA_ERROR_OUT_OF_MEMORY) => {
                     self.free_all_blocks();
-                    runtime()?.backend.host_alloc(capacity)?
+                    runtime()?.backend.host_memory().alloc(capacity)?
                 }
                 Err(e) => return Err(e),
             },

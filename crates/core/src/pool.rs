@@ -246,7 +246,7 @@ pub const MEMORY_LIMIT_ENV: &str = "CUDA_NODE_GPU_MEMORY_LIMIT";
 /// `CUPY_GPU_MEMORY_LIMIT`. A malformed value is a `RangeError` naming the variable.
 pub fn env_limit(device: usize) -> Result<u64> {
     let Ok(v) = std::env::var(MEMORY_LIMIT_ENV) else { return Ok(0) };
-    parse_limit(v.trim(), || Ok(crate::runtime()?.backend.mem_info(device)?.total))
+    parse_limit(v.trim(), || Ok(crate::runtime()?.backend.devices().mem_info(device)?.total))
 }
 
 fn parse_limit(v: &str, total: impl FnOnce() -> Result<u64>) -> Result<u64> {

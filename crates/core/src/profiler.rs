@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 pub fn set(on: bool) -> Result<()> {
-    runtime()?.backend.profiler(on)?;
+    runtime()?.backend.devices().profiler(on)?;
     ACTIVE.store(on, Ordering::Release);
     Ok(())
 }

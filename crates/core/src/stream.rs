@@ -102,7 +102,7 @@ impl Stream {
         let asked = match priority {
             None => None,
             Some(p) => {
-                let (least, greatest) = backend.priority_range(device)?;
+                let (least, greatest) = backend.devices().priority_range(device)?;
                 if p < greatest || p > least {
                     return Err(Error::range(format!(
                         "priority {p} is outside the device's range: {greatest} (highest) to {least} (lowest)"
@@ -111,13 +111,13 @@ impl Stream {
                 Some(p)
             }
         };
-        let ops = backend.stream_create(device, nonblocking, asked.unwrap_or(0))?;
+        let ops = backend.streams().create(device, nonblocking, asked.unwrap_or(0))?;
         let priority = asked.map_or_else(OnceLock::new, OnceLock::from);
         Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority, capture: Mutex::new(None), _owner: None })
     }
 
     pub fn legacy(device: usize) -> Result<Stream> {
-        let ops = runtime()?.backend.stream_legacy(device)?;
+        let ops = runtime()?.backend.streams().legacy(device)?;
         Ok(Stream {
             ops,
             device,
@@ -130,7 +130,7 @@ impl Stream {
     }
 
     pub fn per_thread(device: usize) -> Result<Stream> {
-        let ops = runtime()?.backend.stream_per_thread(device)?;
+        let ops = runtime()?.backend.streams().per_thread(device)?;
         Ok(Stream {
             ops,
             device,
@@ -159,7 +159,7 @@ impl Stream {
         // One of ours: kept while the wrapper lives, so destroying it cannot leave the wrapper
         // naming a freed driver stream (capturing on it, then ending that capture, crashed).
         let owner = owned().get(&handle).and_then(Weak::upgrade);
-        let (ops, nonblocking) = runtime()?.backend.stream_external(device, handle)?;
+        let (ops, nonblocking) = runtime()?.backend.streams().external(device, handle)?;
         // Read now: it also checks the handle with the driver.
         let priority = OnceLock::from(ops.priority()?);
         Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None), _owner: owner })
@@ -638,5 +638,5 @@ impl Graph {
 
 /// `(least, greatest)` stream priorities of the device: lower numbers are higher priorities.
 pub fn priority_range(device: usize) -> Result<(i32, i32)> {
-    runtime()?.backend.priority_range(device)
+    runtime()?.backend.devices().priority_range(device)
 }

@@ -1,8 +1,8 @@
 //! Events on the real driver.
 
-use super::{raw, CudaDevice};
+use super::{raw, CudaBackend, CudaDevice};
 use crate::error::{Check, Result};
-use crate::ops::EventOps;
+use crate::ops::{EventFlags, EventOps, Events};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::sync::Arc;
@@ -67,4 +67,34 @@ impl EventOps for CudaEvent {
 
 pub(super) fn raw_event(e: &dyn EventOps) -> sys::CUevent {
     e.as_any().downcast_ref::<CudaEvent>().expect("the cuda backend is given its own events").raw
+}
+
+impl Events for CudaBackend {
+    fn create(&self, ordinal: usize, flags: EventFlags, reuse: bool) -> Result<Box<dyn EventOps>> {
+        self.bind(ordinal)?;
+        let mut bits = 0u32;
+        if flags.blocking {
+            bits |= sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC as u32;
+        }
+        if flags.disable_timing {
+            bits |= sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
+        }
+        if flags.interprocess {
+            bits |= sys::CUevent_flags::CU_EVENT_INTERPROCESS as u32;
+        }
+        let dev = &self.devices[ordinal];
+        // An interprocess event may be open in another process: never handed to a second owner.
+        let keep = (!flags.interprocess).then_some(bits);
+        let raw = match keep.filter(|_| reuse).and_then(|bits| dev.recycled.take_event(bits)) {
+            Some(raw) => raw,
+            None => raw::event_create(bits).check("cuEventCreate")?,
+        };
+        Ok(Box::new(CudaEvent { dev: dev.clone(), raw, keep }))
+    }
+
+    fn open_ipc(&self, ordinal: usize, handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
+        self.bind(ordinal)?;
+        let raw = raw::ipc_open_event_handle(handle).check("cuIpcOpenEventHandle")?;
+        Ok(Box::new(CudaEvent { dev: self.devices[ordinal].clone(), raw, keep: None }))
+    }
 }

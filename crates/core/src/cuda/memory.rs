@@ -1,7 +1,8 @@
 //! Device allocations on the real driver: `cuMemAlloc` and stream-ordered `cuMemAllocAsync`.
 
-use super::{raw, CudaDevice};
-use crate::ops::AllocOps;
+use super::{raw, CudaBackend, CudaDevice};
+use crate::error::{Check, Result};
+use crate::ops::{Advice, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::sync::Arc;
@@ -141,4 +142,136 @@ pub(super) fn alloc_device(a: &dyn AllocOps) -> Option<Arc<CudaDevice>> {
         return Some(p.dev.clone());
     }
     any.downcast_ref::<CudaAsyncAlloc>().map(|p| p.dev.clone())
+}
+
+impl MemoryResource for CudaBackend {
+    fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
+        self.bind(ordinal)?;
+        // size > 0: the caller handles 0.
+        let ptr = raw::mem_alloc(size as usize).check("cuMemAlloc")?;
+        Ok(Box::new(CudaAlloc { dev: self.devices[ordinal].clone(), ptr }))
+    }
+
+    fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>> {
+        self.bind(ordinal)?;
+        let flags = if global { sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL } else { sys::CUmemAttach_flags::CU_MEM_ATTACH_HOST };
+        let mut ptr: sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; size > 0 and checked against free memory (memory.rs).
+        unsafe { sys::cuMemAllocManaged(&mut ptr, size as usize, flags as u32) }.check("cuMemAllocManaged")?;
+        Ok(Box::new(CudaManaged { inner: CudaAlloc { dev: self.devices[ordinal].clone(), ptr } }))
+    }
+
+    fn pointer_attributes(&self, ptr: u64) -> Result<PointerAttributes> {
+        self.bind(0)?;
+        fn read<T: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<T> {
+            let mut v = T::default();
+            // SAFETY: `v` has the type the attribute is documented to write (int, pointer or size).
+            unsafe { sys::cuPointerGetAttribute(&mut v as *mut T as *mut std::ffi::c_void, attr, ptr) }.check("cuPointerGetAttribute")?;
+            Ok(v)
+        }
+        use sys::CUpointer_attribute as A;
+        let memtype: u32 = read(A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr)?;
+        let managed: u32 = read(A::CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr)?;
+        let device: i32 = read(A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)?;
+        let base: u64 = read(A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr)?;
+        let size: usize = read(A::CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr)?;
+        let kind = if managed != 0 {
+            MemoryKind::Managed
+        } else if memtype == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32 {
+            MemoryKind::Host
+        } else {
+            MemoryKind::Device
+        };
+        Ok(PointerAttributes { device: device.max(0) as usize, kind, base, size: size as u64 })
+    }
+
+    fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)> {
+        let attrs = self.pointer_attributes(ptr)?;
+        self.bind(ordinal)?;
+        let managed = attrs.kind == MemoryKind::Managed;
+        Ok((Box::new(CudaForeign { base: attrs.base, managed }), ptr - attrs.base))
+    }
+
+    fn mem_advise(&self, ptr: u64, len: u64, advice: Advice, location: Location) -> Result<()> {
+        self.bind(0)?;
+        let advice = match advice {
+            Advice::SetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+            Advice::UnsetReadMostly => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+            Advice::SetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            Advice::UnsetPreferredLocation => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+            Advice::SetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_SET_ACCESSED_BY,
+            Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+        };
+        // SAFETY: the range lies in a live managed allocation (checked in memory.rs).
+        unsafe { sys::cuMemAdvise_v2(ptr, len as usize, advice, mem_location(location)) }.check("cuMemAdvise")
+    }
+
+    fn ipc_mem_handle(&self, ordinal: usize, ptr: u64) -> Result<[u8; 64]> {
+        self.bind(ordinal)?;
+        let mut h = sys::CUipcMemHandle { reserved: [0; 64] };
+        // SAFETY: `h` is a valid out-pointer; `ptr` is the base of a live allocation of ours.
+        unsafe { sys::cuIpcGetMemHandle(&mut h, ptr) }.check("cuIpcGetMemHandle")?;
+        Ok(h.reserved.map(|b| b as u8))
+    }
+
+    fn ipc_open_mem(&self, ordinal: usize, handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)> {
+        self.bind(ordinal)?;
+        let h = sys::CUipcMemHandle { reserved: handle.map(|b| b as std::ffi::c_char) };
+        let mut ptr: sys::CUdeviceptr = 0;
+        let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
+        // SAFETY: `ptr` is a valid out-pointer; the driver validates the handle's contents.
+        unsafe { sys::cuIpcOpenMemHandle_v2(&mut ptr, h, flags) }.check("cuIpcOpenMemHandle")?;
+        let opened = CudaIpcMem { dev: self.devices[ordinal].clone(), ptr };
+        let (mut base, mut size) = (0 as sys::CUdeviceptr, 0usize);
+        // SAFETY: both are valid out-pointers; `ptr` was just mapped.
+        unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) }.check("cuMemGetAddressRange")?;
+        Ok((Box::new(opened), size as u64))
+    }
+
+    fn async_pool_get(&self, ordinal: usize, attr: PoolAttr) -> Result<u64> {
+        let pool = self.default_mem_pool(ordinal)?;
+        // SAFETY: the device's default pool lives as long as its context; every attribute
+        // `pool_attr` names is a cuuint64_t value.
+        unsafe { raw::mem_pool_attribute_u64(pool, pool_attr(attr)) }.check("cuMemPoolGetAttribute")
+    }
+
+    fn async_pool_set(&self, ordinal: usize, attr: PoolAttr, value: u64) -> Result<()> {
+        let pool = self.default_mem_pool(ordinal)?;
+        // SAFETY: as above; the model sets only the release threshold and the high-water marks
+        // (to 0), the settable cuuint64_t attributes.
+        unsafe { raw::mem_pool_set_attribute_u64(pool, pool_attr(attr), value) }.check("cuMemPoolSetAttribute")
+    }
+
+    fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
+        let pool = self.default_mem_pool(ordinal)?;
+        // SAFETY: the device's default pool is valid for the life of the context.
+        unsafe { raw::mem_pool_trim_to(pool, 0) }.check("cuMemPoolTrimTo")
+    }
+}
+
+impl CudaBackend {
+    fn default_mem_pool(&self, ordinal: usize) -> Result<sys::CUmemoryPool> {
+        self.bind(ordinal)?;
+        raw::device_default_mem_pool(self.devices[ordinal].dev).check("cuDeviceGetDefaultMemPool")
+    }
+}
+
+/// A driver memory location.
+pub(crate) fn mem_location(location: Location) -> sys::CUmemLocation {
+    match location {
+        Location::Device(d) => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: d as i32 },
+        Location::Host => sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST, id: 0 },
+    }
+}
+
+/// The driver's name of a pool attribute; each is a `cuuint64_t`.
+fn pool_attr(attr: PoolAttr) -> sys::CUmemPool_attribute {
+    use sys::CUmemPool_attribute::*;
+    match attr {
+        PoolAttr::ReleaseThreshold => CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+        PoolAttr::ReservedCurrent => CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+        PoolAttr::ReservedHigh => CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH,
+        PoolAttr::UsedCurrent => CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+        PoolAttr::UsedHigh => CU_MEMPOOL_ATTR_USED_MEM_HIGH,
+    }
 }

@@ -1,8 +1,8 @@
 //! Modules and kernels on the real driver.
 
-use super::{raw, CudaDevice};
+use super::{raw, CudaBackend, CudaDevice};
 use crate::error::{Check, Error, Result};
-use crate::ops::{CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps};
+use crate::ops::{CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps, Modules};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::{c_void, CString};
@@ -250,5 +250,11 @@ impl FunctionOps for CudaFunction {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+impl Modules for CudaBackend {
+    fn load(&self, ordinal: usize, image: &[u8]) -> Result<Box<dyn ModuleOps>> {
+        Ok(Box::new(CudaModule::load(self.devices[ordinal].clone(), image)?))
     }
 }

@@ -1,6 +1,8 @@
 //! Pinned host memory on the real driver (`cuMemHostAlloc`).
 
-use super::{raw, CudaDevice};
+use super::{holds, raw, CudaBackend, CudaDevice};
+use crate::error::{Check, Result};
+use crate::ops::{HostMemory, PinnedOps};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -15,7 +17,7 @@ unsafe impl Send for CudaPinned {}
 // SAFETY: as above.
 unsafe impl Sync for CudaPinned {}
 
-impl crate::ops::PinnedOps for CudaPinned {
+impl PinnedOps for CudaPinned {
     fn ptr(&self) -> *mut u8 {
         self.ptr as *mut u8
     }
@@ -42,7 +44,7 @@ unsafe impl Send for CudaRegistered {}
 // SAFETY: as above.
 unsafe impl Sync for CudaRegistered {}
 
-impl crate::ops::PinnedOps for CudaRegistered {
+impl PinnedOps for CudaRegistered {
     fn ptr(&self) -> *mut u8 {
         self.ptr as *mut u8
     }
@@ -55,5 +57,25 @@ impl Drop for CudaRegistered {
             // block holding it is dropped only once no queued copy holds it.
             let _ = unsafe { sys::cuMemHostUnregister(self.ptr) };
         }
+    }
+}
+
+impl HostMemory for CudaBackend {
+    fn alloc(&self, size: u64) -> Result<Box<dyn PinnedOps>> {
+        // Portable pinned memory belongs to no one context; any current context will do.
+        self.bind(0)?;
+        let ptr = raw::mem_host_alloc(size as usize).check("cuMemHostAlloc")?;
+        Ok(Box::new(CudaPinned { dev: self.devices[0].clone(), ptr }))
+    }
+
+    fn register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn PinnedOps>> {
+        self.bind(0)?;
+        // SAFETY: the caller keeps `len` bytes at `ptr` alive until the result is dropped.
+        unsafe { sys::cuMemHostRegister_v2(ptr.cast(), len as usize, sys::CU_MEMHOSTREGISTER_PORTABLE) }.check("cuMemHostRegister")?;
+        Ok(Box::new(CudaRegistered { dev: self.devices[0].clone(), ptr: ptr.cast() }))
+    }
+
+    fn release_finished_holds(&self) {
+        holds::reap_all();
     }
 }

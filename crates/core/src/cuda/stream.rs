@@ -4,11 +4,11 @@ use super::event::raw_event;
 use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::raw;
-use super::CudaDevice;
-use crate::error::{Check, Error, Result};
+use super::{CudaBackend, CudaDevice};
+use crate::error::{Check, Code, Error, Result};
 use crate::ops::{
     AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn,
-    StreamOps,
+    StreamOps, Streams,
 };
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -375,7 +375,7 @@ impl StreamOps for CudaStream {
     fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
-        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::mem_location(to), 0, self.queue()) }
+        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::memory::mem_location(to), 0, self.queue()) }
             .check("cuMemPrefetchAsync")
     }
 
@@ -490,3 +490,50 @@ pub(super) fn external_error(handle: u64, e: Error) -> Error {
 }
 
 pub(super) const CU_STREAM_PER_THREAD: sys::CUstream = 2 as sys::CUstream;
+
+impl Streams for CudaBackend {
+    fn create(&self, ordinal: usize, nonblocking: bool, priority: i32) -> Result<Box<dyn StreamOps>> {
+        self.bind(ordinal)?;
+        let flags = if nonblocking { sys::CUstream_flags::CU_STREAM_NON_BLOCKING } else { sys::CUstream_flags::CU_STREAM_DEFAULT } as u32;
+        let dev = &self.devices[ordinal];
+        // A kept stream that was used is checked with a query, which a capture under way may bar.
+        let raw = match dev.recycled.take_stream(flags, priority, !crate::capture::any_active()) {
+            Some(raw) => raw,
+            None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
+        };
+        Ok(Box::new(CudaStream::new(dev, raw, Some((flags, priority)))))
+    }
+
+    fn legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        // Handle 0 is the legacy stream of the current context (S3); every call binds first.
+        Ok(Box::new(CudaStream::new(&self.devices[ordinal], std::ptr::null_mut(), None)))
+    }
+
+    fn per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        Ok(Box::new(CudaStream::new(&self.devices[ordinal], CU_STREAM_PER_THREAD, None)))
+    }
+
+    fn external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
+        let ctx = self.bind(ordinal)?;
+        let stream = handle as sys::CUstream;
+        if !readable(handle) {
+            return Err(Error::range(format!(
+                "0x{handle:x} is no stream handle: nothing is mapped at that address in this process (a CUstream is the address of a driver object)"
+            )));
+        }
+        // SAFETY: the handle is trusted to be a live stream, as CuPy's ExternalStream trusts it,
+        // once it is known to point at readable memory; the driver rejects many invalid handles
+        // with an error.
+        let owner = unsafe { raw::stream_ctx(stream) }.check("cuStreamGetCtx").map_err(|e| external_error(handle, e))?;
+        if owner != ctx {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_CONTEXT,
+                format!("ExternalStream 0x{handle:x} does not belong to device {ordinal}'s primary context"),
+            ));
+        }
+        // SAFETY: as above.
+        let flags = unsafe { raw::stream_flags(stream) }.check("cuStreamGetFlags").map_err(|e| external_error(handle, e))?;
+        let nonblocking = flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32 != 0;
+        Ok((Box::new(CudaStream::new(&self.devices[ordinal], stream, None)), nonblocking))
+    }
+}

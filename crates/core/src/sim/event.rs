@@ -1,10 +1,11 @@
 //! Simulated events: what a record captured, and when it completed.
 
 use super::engine::{Capture, Completion};
-use super::lock;
+use super::{lock, SimBackend};
 use crate::error::{Code, Error, Result};
-use crate::ops::EventOps;
+use crate::ops::{EventFlags, EventOps, Events};
 use std::any::Any;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 pub(super) fn sim_event(e: &dyn EventOps) -> &SimEvent {
@@ -76,4 +77,15 @@ impl EventOps for SimEvent {
 }
 pub(super) fn ipc_unsupported() -> Error {
     Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "interprocess events need the GPU: the simulator cannot share events between processes")
+}
+
+impl Events for SimBackend {
+    fn create(&self, ordinal: usize, _flags: EventFlags, _reuse: bool) -> Result<Box<dyn EventOps>> {
+        let handle = self.devices[ordinal].next_handle.fetch_add(0x10, Ordering::Relaxed);
+        Ok(Box::new(SimEvent { handle, state: Mutex::new(Recorded::Empty) }))
+    }
+
+    fn open_ipc(&self, _ordinal: usize, _handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {
+        Err(ipc_unsupported())
+    }
 }

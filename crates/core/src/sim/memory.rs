@@ -1,9 +1,9 @@
 //! Simulated device memory: host bytes behind a lock, at addresses that look like a device's
 //! and are never reused, so a stale pointer can always be told apart.
 
-use super::SimDevice;
+use super::{lock, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};
-use crate::ops::AllocOps;
+use crate::ops::{Advice, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
 use std::any::Any;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -164,8 +164,8 @@ impl PoolModel {
         self.reserved = self.reserved.min(keep.max(self.used));
     }
 
-    pub fn get(&self, attr: crate::backend::PoolAttr) -> u64 {
-        use crate::backend::PoolAttr::*;
+    pub fn get(&self, attr: PoolAttr) -> u64 {
+        use PoolAttr::*;
         match attr {
             ReleaseThreshold => self.threshold,
             ReservedCurrent => self.reserved,
@@ -176,8 +176,8 @@ impl PoolModel {
     }
 
     /// As the driver takes it: a high-water mark can only be reset (to the current count).
-    pub fn set(&mut self, attr: crate::backend::PoolAttr, value: u64) -> Result<()> {
-        use crate::backend::PoolAttr::*;
+    pub fn set(&mut self, attr: PoolAttr, value: u64) -> Result<()> {
+        use PoolAttr::*;
         match attr {
             ReleaseThreshold => self.threshold = value,
             UsedHigh | ReservedHigh if value != 0 => {
@@ -191,4 +191,109 @@ impl PoolModel {
         }
         Ok(())
     }
+}
+
+impl MemoryResource for SimBackend {
+    fn alloc(&self, ordinal: usize, size: u64) -> Result<Box<dyn AllocOps>> {
+        Ok(Box::new(alloc_on(&self.devices[ordinal], size, false)?))
+    }
+
+    fn alloc_managed(&self, ordinal: usize, size: u64, _global: bool) -> Result<Box<dyn AllocOps>> {
+        Ok(Box::new(alloc_kind(&self.devices[ordinal], size, false, true)?))
+    }
+
+    fn pointer_attributes(&self, ptr: u64) -> Result<PointerAttributes> {
+        for dev in &self.devices {
+            let allocs = lock(&dev.allocs);
+            if let Some((&base, k)) = allocs.range(..=ptr).next_back() {
+                if ptr < base + k.size.max(1) {
+                    let kind = if k.managed { MemoryKind::Managed } else { MemoryKind::Device };
+                    return Ok(PointerAttributes { device: dev.ordinal, kind, base, size: k.size });
+                }
+            }
+        }
+        if let Some((&base, &size)) = lock(&self.host).range(..=ptr).next_back() {
+            if ptr < base + size {
+                return Ok(PointerAttributes { device: 0, kind: MemoryKind::Host, base, size });
+            }
+        }
+        Err(Error::cuda(
+            Code::CUDA_ERROR_INVALID_VALUE,
+            format!("0x{ptr:x} is not memory the simulator knows (not allocated, or already freed)"),
+        ))
+    }
+
+    fn alloc_foreign(&self, ordinal: usize, ptr: u64) -> Result<(Box<dyn AllocOps>, u64)> {
+        let dev = &self.devices[ordinal];
+        let found = lock(&dev.allocs).range(..=ptr).next_back().and_then(|(&base, k)| Some((base, k.size, k.buffer.upgrade()?)));
+        match found {
+            Some((base, size, buffer)) if ptr < base + size => Ok((Box::new(SimAlloc::view(dev.clone(), base, size, buffer)), ptr - base)),
+            _ => Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, format!("0x{ptr:x} is not memory of simulated device {ordinal}"))),
+        }
+    }
+
+    fn mem_advise(&self, _ptr: u64, _len: u64, _advice: Advice, _location: Location) -> Result<()> {
+        // Advice changes where pages live, never what they hold: nothing to simulate.
+        Ok(())
+    }
+
+    fn ipc_mem_handle(&self, _ordinal: usize, _ptr: u64) -> Result<[u8; 64]> {
+        Err(ipc_mem_unsupported())
+    }
+
+    fn ipc_open_mem(&self, _ordinal: usize, _handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)> {
+        Err(ipc_mem_unsupported())
+    }
+
+    fn async_pool_get(&self, ordinal: usize, attr: PoolAttr) -> Result<u64> {
+        Ok(lock(&self.devices[ordinal].async_pool).get(attr))
+    }
+
+    fn async_pool_set(&self, ordinal: usize, attr: PoolAttr, value: u64) -> Result<()> {
+        lock(&self.devices[ordinal].async_pool).set(attr, value)
+    }
+
+    fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
+        lock(&self.devices[ordinal].async_pool).trim(0);
+        Ok(())
+    }
+}
+
+fn ipc_mem_unsupported() -> Error {
+    Error::cuda(
+        Code::CUDA_ERROR_NOT_SUPPORTED,
+        "interprocess memory needs the GPU: the simulator's memory cannot be shared between processes",
+    )
+}
+
+/// A simulated device allocation, counted against the device's memory.
+/// `stream_ordered` allocations are capturable; a plain one under a capture that is not relaxed
+/// fails and invalidates it, as `cuMemAlloc` does (C5).
+pub(crate) fn alloc_on(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool) -> Result<SimAlloc> {
+    alloc_kind(dev, size, stream_ordered, false)
+}
+
+fn alloc_kind(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool, managed: bool) -> Result<SimAlloc> {
+    let ordinal = dev.ordinal;
+    if !stream_ordered {
+        let strict = dev.scheduler.strict_captures();
+        if !strict.is_empty() {
+            strict.iter().for_each(|c| c.invalidate());
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                "cudaMalloc is not permitted during a capture in 'global' or 'threadLocal' mode (it invalidated the capture); use mode 'relaxed' or an AsyncMemoryPool",
+            ));
+        }
+    }
+    let total = dev.props.total_memory;
+    let used = dev.used.fetch_add(size, Ordering::Relaxed);
+    if used.checked_add(size).is_none_or(|u| u > total) {
+        dev.used.fetch_sub(size, Ordering::Relaxed);
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_OUT_OF_MEMORY,
+            format!("out of memory allocating {size} bytes on simulated device {ordinal} ({used} of {total} bytes in use)"),
+        ));
+    }
+    let ptr = dev.next_addr.fetch_add(size.div_ceil(512) * 512, Ordering::Relaxed);
+    SimAlloc::new(dev.clone(), ptr, size, managed)
 }

@@ -907,8 +907,8 @@ mod tests {
     fn two_ranks_all_reduce_and_exchange_in_a_group() {
         let b = SimBackend::new(2, 1 << 20);
         let comms = b.init_all(&[0, 1]).unwrap();
-        let streams: Vec<_> = (0..2).map(|d| b.stream_create(d, true, 0).unwrap()).collect();
-        let bufs: Vec<_> = (0..2).map(|d| (b.alloc(d, 8).unwrap(), b.alloc(d, 8).unwrap())).collect();
+        let streams: Vec<_> = (0..2).map(|d| b.streams().create(d, true, 0).unwrap()).collect();
+        let bufs: Vec<_> = (0..2).map(|d| (b.memory().alloc(d, 8).unwrap(), b.memory().alloc(d, 8).unwrap())).collect();
         for (d, (send, _)) in bufs.iter().enumerate() {
             streams[d].copy_htod(&**send, 0, &f32s(&[d as f32 + 1.0, 10.0])).unwrap();
         }
@@ -943,8 +943,8 @@ mod tests {
     fn ranks_that_disagree_get_invalid_usage() {
         let b = SimBackend::new(2, 1 << 20);
         let comms = b.init_all(&[0, 1]).unwrap();
-        let s: Vec<_> = (0..2).map(|d| b.stream_create(d, true, 0).unwrap()).collect();
-        let m: Vec<_> = (0..2).map(|d| b.alloc(d, 16).unwrap()).collect();
+        let s: Vec<_> = (0..2).map(|d| b.streams().create(d, true, 0).unwrap()).collect();
+        let m: Vec<_> = (0..2).map(|d| b.memory().alloc(d, 16).unwrap()).collect();
         for d in 0..2usize {
             let call = Call { coll: Collective::AllReduce { op: RedOp::Sum }, count: 1 + d as u64, dtype: DataType::F32 };
             comms[d].enqueue(&call, Some((&*m[d], 0)), Some((&*m[d], 8)), &*s[d]).unwrap();
@@ -961,8 +961,8 @@ mod tests {
         let b = SimBackend::new(3, 1 << 20);
         let mut comms = b.init_all(&[0, 1, 2]).unwrap();
         drop(comms.remove(0)); // rank 0 destroyed
-        let s: Vec<_> = (1..3).map(|d| b.stream_create(d, true, 0).unwrap()).collect();
-        let m: Vec<_> = (1..3).map(|d| b.alloc(d, 8).unwrap()).collect();
+        let s: Vec<_> = (1..3).map(|d| b.streams().create(d, true, 0).unwrap()).collect();
+        let m: Vec<_> = (1..3).map(|d| b.memory().alloc(d, 8).unwrap()).collect();
         s[0].copy_htod(&*m[0], 0, &f32s(&[4.0, 5.0])).unwrap();
         b.group_start().unwrap();
         let send = Call { coll: Collective::Send { peer: 2 }, count: 2, dtype: DataType::F32 };

@@ -1,7 +1,9 @@
 //! Simulated pinned memory: ordinary host memory.
 
 use super::memory::host_oom;
+use super::SimBackend;
 use crate::error::Result;
+use crate::ops::{HostMemory, PinnedOps};
 use std::cell::UnsafeCell;
 
 /// Host bytes at a fixed address, never reallocated.
@@ -32,7 +34,7 @@ unsafe impl Send for SimPinned {}
 // SAFETY: as above.
 unsafe impl Sync for SimPinned {}
 
-impl crate::ops::PinnedOps for SimPinned {
+impl PinnedOps for SimPinned {
     fn ptr(&self) -> *mut u8 {
         // SAFETY: we only take the address; the box is never reallocated.
         unsafe { (*self.0.get()).as_mut_ptr() }
@@ -79,8 +81,20 @@ impl Drop for SimHost {
     }
 }
 
-impl crate::ops::PinnedOps for SimHost {
+impl PinnedOps for SimHost {
     fn ptr(&self) -> *mut u8 {
         self.ptr
+    }
+}
+
+impl HostMemory for SimBackend {
+    fn alloc(&self, size: u64) -> Result<Box<dyn PinnedOps>> {
+        let bytes = SimPinned::new(size)?;
+        let ptr = PinnedOps::ptr(&bytes);
+        Ok(Box::new(SimHost::new(self.host.clone(), ptr, size, Some(bytes))?))
+    }
+
+    fn register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn PinnedOps>> {
+        Ok(Box::new(SimHost::new(self.host.clone(), ptr, len, None)?))
     }
 }

@@ -4,13 +4,15 @@ use super::engine::{Class, Queue, Submitted, Work};
 use super::event::{sim_event, Recorded};
 use super::graph::{sim_graph, SimGraph};
 use super::memory::sim_alloc;
-use super::{lock, SimDevice};
+use super::{lock, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};
 use crate::ops::{
     copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, Rows,
-    StatusFn, StreamOps,
+    StatusFn, StreamOps, Streams,
 };
-use std::sync::{Arc, Mutex};
+use crate::ops::{ModuleOps, Modules};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 pub struct SimStream {
@@ -339,5 +341,58 @@ pub(super) fn class(nonblocking: bool) -> Class {
         Class::NonBlocking
     } else {
         Class::Blocking
+    }
+}
+
+impl Streams for SimBackend {
+    fn create(&self, ordinal: usize, nonblocking: bool, priority: i32) -> Result<Box<dyn StreamOps>> {
+        let dev = &self.devices[ordinal];
+        let handle = dev.next_handle.fetch_add(0x10, Ordering::Relaxed);
+        let queue = Queue::spawn(class(nonblocking), format!("sim{ordinal}-{handle:x}"));
+        dev.scheduler.register(&queue);
+        let mut by_handle = dev.by_handle.lock().unwrap_or_else(|p| p.into_inner());
+        by_handle.retain(|_, q| q.strong_count() > 0);
+        by_handle.insert(handle, Arc::downgrade(&queue));
+        Ok(Box::new(SimStream { dev: dev.clone(), queue, handle, priority }))
+    }
+
+    fn legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        let dev = &self.devices[ordinal];
+        Ok(Box::new(SimStream { dev: dev.clone(), queue: dev.legacy.clone(), handle: 0, priority: 0 }))
+    }
+
+    fn per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {
+        let dev = &self.devices[ordinal];
+        let queue = dev
+            .per_thread
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(std::thread::current().id())
+            .or_insert_with(|| {
+                let q = Queue::spawn(Class::Blocking, format!("sim{ordinal}-ptds"));
+                dev.scheduler.register(&q);
+                q
+            })
+            .clone();
+        Ok(Box::new(SimStream { dev: dev.clone(), queue, handle: 2, priority: 0 }))
+    }
+
+    fn external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)> {
+        let dev = &self.devices[ordinal];
+        let queue = dev.by_handle.lock().unwrap_or_else(|p| p.into_inner()).get(&handle).and_then(Weak::upgrade);
+        let Some(queue) = queue else {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_HANDLE,
+                format!("0x{handle:x} is not a live stream of simulated device {}", dev.ordinal),
+            ));
+        };
+        let nonblocking = queue.class == Class::NonBlocking;
+        Ok((Box::new(SimStream { dev: dev.clone(), queue, handle, priority: 0 }), nonblocking))
+    }
+}
+
+impl Modules for SimBackend {
+    fn load(&self, _ordinal: usize, _image: &[u8]) -> Result<Box<dyn ModuleOps>> {
+        Err(no_kernels())
     }
 }

@@ -1,0 +1,135 @@
+//! Devices on the real driver: each device's primary context, its properties, and peer access.
+
+use super::{kernels, raw, recycle, staging, CudaBackend};
+use crate::error::{Check, Error, Result};
+use crate::ops::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
+use cudarc::driver::sys;
+use std::sync::OnceLock;
+
+pub(crate) struct CudaDevice {
+    pub(super) dev: sys::CUdevice,
+    /// The device's primary context, retained on first use (CuPy and the runtime API share it).
+    pub(super) ctx: OnceLock<std::result::Result<usize, Error>>,
+    pub(super) props: OnceLock<DeviceProps>,
+    pub(super) kernels: OnceLock<Result<kernels::Kernels>>,
+    /// Pinned buffers for pipelined copies from pageable memory, made on first use.
+    pub(super) staging: std::sync::Mutex<Option<staging::Staging>>,
+    /// Released streams and events kept for reuse.
+    pub(super) recycled: recycle::Recycled,
+}
+
+impl CudaDevice {
+    pub(super) fn new(dev: sys::CUdevice) -> CudaDevice {
+        CudaDevice {
+            dev,
+            ctx: OnceLock::new(),
+            props: OnceLock::new(),
+            kernels: OnceLock::new(),
+            staging: Default::default(),
+            recycled: Default::default(),
+        }
+    }
+
+    /// Makes the device's primary context current on the calling thread (any thread: the JS
+    /// thread or a libuv worker) and returns it.
+    pub(crate) fn bind(&self) -> Result<sys::CUcontext> {
+        let ctx = self
+            .ctx
+            .get_or_init(|| {
+                // The retained context is never released: it lives as long as the process.
+                let ctx = raw::primary_ctx_retain(self.dev).check("cuDevicePrimaryCtxRetain")?;
+                Ok(ctx as usize)
+            })
+            .clone()? as sys::CUcontext;
+        if raw::ctx_current().check("cuCtxGetCurrent")? != ctx {
+            // SAFETY: `ctx` is a retained primary context, valid for the life of the process.
+            unsafe { raw::ctx_set_current(ctx) }.check("cuCtxSetCurrent")?;
+        }
+        Ok(ctx)
+    }
+}
+
+impl CudaBackend {
+    pub(super) fn bind(&self, ordinal: usize) -> Result<sys::CUcontext> {
+        self.devices[ordinal].bind()
+    }
+
+    fn read_props(&self, ordinal: usize) -> Result<DeviceProps> {
+        let dev = self.devices[ordinal].dev;
+        let name = raw::device_name(dev).check("cuDeviceGetName")?;
+        let total = raw::device_total_mem(dev).check("cuDeviceTotalMem")?;
+        let mut attributes = Vec::with_capacity(ATTRIBUTES.len());
+        for &(key, attr) in ATTRIBUTES {
+            // An attribute this driver does not know reads as absent rather than failing the device.
+            if let Ok(value) = raw::device_attribute(dev, attr) {
+                attributes.push((key, value as i64));
+            }
+        }
+        let get = |k: &str| attributes.iter().find(|(n, _)| *n == k).map(|&(_, v)| v as i32).unwrap_or(0);
+        Ok(DeviceProps {
+            name,
+            cc_major: get("computeCapabilityMajor"),
+            cc_minor: get("computeCapabilityMinor"),
+            total_memory: total as u64,
+            attributes,
+        })
+    }
+}
+
+impl DeviceOps for CudaBackend {
+    fn count(&self) -> usize {
+        self.devices.len()
+    }
+
+    fn props(&self, ordinal: usize) -> Result<DeviceProps> {
+        if let Some(p) = self.devices[ordinal].props.get() {
+            return Ok(p.clone());
+        }
+        let props = self.read_props(ordinal)?;
+        Ok(self.devices[ordinal].props.get_or_init(|| props).clone())
+    }
+
+    fn mem_info(&self, ordinal: usize) -> Result<MemInfo> {
+        self.bind(ordinal)?;
+        let (free, total) = raw::mem_get_info().check("cuMemGetInfo")?;
+        Ok(MemInfo { free: free as u64, total: total as u64 })
+    }
+
+    fn synchronize(&self, ordinal: usize) -> Result<()> {
+        self.bind(ordinal)?;
+        raw::ctx_synchronize().check("cuCtxSynchronize")
+    }
+
+    fn priority_range(&self, ordinal: usize) -> Result<(i32, i32)> {
+        self.bind(ordinal)?;
+        raw::ctx_stream_priority_range().check("cuCtxGetStreamPriorityRange")
+    }
+
+    fn profiler(&self, on: bool) -> Result<()> {
+        self.bind(0)?;
+        raw::profiler(on).check(if on { "cuProfilerStart" } else { "cuProfilerStop" })
+    }
+
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
+        raw::device_uuid(self.devices[ordinal].dev).check("cuDeviceGetUuid")
+    }
+
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
+        raw::device_pci_bus_id(self.devices[ordinal].dev).check("cuDeviceGetPCIBusId")
+    }
+
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
+        raw::device_can_access_peer(self.devices[ordinal].dev, self.devices[peer].dev).check("cuDeviceCanAccessPeer")
+    }
+
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
+        let peer_ctx = self.bind(peer)?;
+        self.bind(ordinal)?;
+        // SAFETY: `peer_ctx` is a retained primary context; the device's own context is current.
+        match unsafe { raw::ctx_peer_access(peer_ctx, on) } {
+            // Already so: enabling and disabling are idempotent, as CuPy treats them.
+            Err(sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) => Ok(()),
+            r => r.check(if on { "cuCtxEnablePeerAccess" } else { "cuCtxDisablePeerAccess" }),
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Simulated devices: each device's queues, scheduler and counts, the properties it presents,
+//! and the simulated topology.
+
+use super::engine::{Queue, Scheduler};
+use super::{lock, memory, SimBackend, PRIORITY_RANGE};
+use crate::error::Result;
+use crate::ops::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::thread::ThreadId;
+
+pub(crate) struct SimDevice {
+    pub(super) ordinal: usize,
+    pub(super) props: DeviceProps,
+    pub(crate) used: AtomicU64,
+    pub(super) next_addr: AtomicU64,
+    pub(super) next_handle: AtomicU64,
+    pub(super) scheduler: Scheduler,
+    pub(super) legacy: Arc<Queue>,
+    pub(super) per_thread: Mutex<HashMap<ThreadId, Arc<Queue>>>,
+    /// Created streams by handle, so `ExternalStream` can find them.
+    pub(super) by_handle: Mutex<HashMap<u64, Weak<Queue>>>,
+    /// The stream-ordered pool's counts.
+    pub(crate) async_pool: Mutex<memory::PoolModel>,
+    /// Live allocations by address, for pointer attributes and foreign pointers.
+    pub(super) allocs: Mutex<std::collections::BTreeMap<u64, memory::Known>>,
+}
+
+/// The simulated topology: devices come in pairs joined by a link (0–1, 2–3, …), as on a board
+/// of NVLink pairs; a device reaches its pair's memory directly, others only through copies.
+pub fn sim_peers(a: usize, b: usize) -> bool {
+    a != b && a / 2 == b / 2
+}
+
+/// The simulated device: Hopper-like limits (compute capability 9.0), a few multiprocessors.
+pub(super) fn sim_props(ordinal: usize, memory: u64) -> DeviceProps {
+    let value = |key: &str| -> i64 {
+        match key {
+            "multiProcessorCount" => 4,
+            "maxThreadsPerBlock" => 1024,
+            "maxBlockDimX" | "maxBlockDimY" => 1024,
+            "maxBlockDimZ" => 64,
+            "maxGridDimX" => i32::MAX as i64,
+            "maxGridDimY" | "maxGridDimZ" => 65535,
+            "warpSize" => 32,
+            "maxSharedMemoryPerBlock" => 49152,
+            "maxSharedMemoryPerBlockOptin" => 232448,
+            "maxSharedMemoryPerMultiprocessor" => 233472,
+            "maxRegistersPerBlock" => 65536,
+            "maxThreadsPerMultiProcessor" => 2048,
+            "totalConstantMemory" => 65536,
+            "clockRate" => 1_000_000,
+            "memoryClockRate" => 1_000_000,
+            "globalMemoryBusWidth" => 64,
+            "l2CacheSize" => 4 << 20,
+            "computeCapabilityMajor" => 9,
+            "computeCapabilityMinor" => 0,
+            "concurrentKernels" | "unifiedAddressing" | "canMapHostMemory" => 1,
+            "asyncEngineCount" => 2,
+            "streamPrioritiesSupported" | "memoryPoolsSupported" => 1,
+            "cooperativeLaunch" | "clusterLaunch" => 1,
+            "maxBlocksPerMultiprocessor" => 32,
+            "pciBusId" => ordinal as i64,
+            _ => 0,
+        }
+    };
+    DeviceProps {
+        name: format!("cuda-node simulator {ordinal}"),
+        cc_major: 9,
+        cc_minor: 0,
+        total_memory: memory,
+        attributes: ATTRIBUTES.iter().map(|&(k, _)| (k, value(k))).collect(),
+    }
+}
+
+impl DeviceOps for SimBackend {
+    fn count(&self) -> usize {
+        self.devices.len()
+    }
+
+    fn props(&self, ordinal: usize) -> Result<DeviceProps> {
+        Ok(self.devices[ordinal].props.clone())
+    }
+
+    fn mem_info(&self, ordinal: usize) -> Result<MemInfo> {
+        let d = &self.devices[ordinal];
+        let total = d.props.total_memory;
+        Ok(MemInfo { free: total.saturating_sub(d.used.load(Ordering::Relaxed)), total })
+    }
+
+    fn synchronize(&self, ordinal: usize) -> Result<()> {
+        let dev = &self.devices[ordinal];
+        dev.scheduler.synchronize_all();
+        lock(&dev.async_pool).settle();
+        Ok(())
+    }
+
+    fn priority_range(&self, _ordinal: usize) -> Result<(i32, i32)> {
+        Ok(PRIORITY_RANGE)
+    }
+
+    fn profiler(&self, _on: bool) -> Result<()> {
+        Ok(())
+    }
+
+    fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
+        // Stable and distinct per device; version 8 ("custom") in the UUID's own bits.
+        let mut u = *b"cuda-node-sim\0\0\0";
+        u[6] = 0x80 | (u[6] & 0x0f);
+        u[8] = 0x80 | (u[8] & 0x3f);
+        u[14..16].copy_from_slice(&(ordinal as u16).to_be_bytes());
+        Ok(u)
+    }
+
+    fn pci_bus_id(&self, ordinal: usize) -> Result<String> {
+        Ok(format!("0000:{ordinal:02x}:00.0"))
+    }
+
+    fn can_access_peer(&self, ordinal: usize, peer: usize) -> Result<bool> {
+        Ok(sim_peers(ordinal, peer))
+    }
+
+    fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()> {
+        let mut peers = lock(&self.peers);
+        if on {
+            peers.insert((ordinal, peer));
+        } else {
+            peers.remove(&(ordinal, peer));
+        }
+        Ok(())
+    }
+}
