@@ -49,6 +49,12 @@ impl AllocOps for Global {
     fn ptr(&self) -> u64 {
         self.ptr
     }
+    fn kind(&self) -> crate::ops::AllocKind {
+        crate::ops::AllocKind::ModuleGlobal
+    }
+    fn device(&self) -> Option<usize> {
+        None
+    }
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

@@ -4,9 +4,10 @@ use super::{kernels, raw, recycle, staging, CudaBackend};
 use crate::error::{Check, Error, Result};
 use crate::ops::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 use cudarc::driver::sys;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock, Weak};
 
 pub(crate) struct CudaDevice {
+    pub(super) ordinal: usize,
     pub(super) dev: sys::CUdevice,
     /// The device's primary context, retained on first use (CuPy and the runtime API share it).
     pub(super) ctx: OnceLock<std::result::Result<usize, Error>>,
@@ -16,18 +17,37 @@ pub(crate) struct CudaDevice {
     pub(super) staging: std::sync::Mutex<Option<staging::Staging>>,
     /// Released streams and events kept for reuse.
     pub(super) recycled: recycle::Recycled,
+    /// Every device of the backend, this one included, by ordinal (set once all are made): an
+    /// allocation names its device by ordinal, and a copy between two binds both.
+    all: OnceLock<Box<[Weak<CudaDevice>]>>,
 }
 
 impl CudaDevice {
-    pub(super) fn new(dev: sys::CUdevice) -> CudaDevice {
+    /// The backend's devices, each knowing the others.
+    pub(super) fn all(devs: Vec<sys::CUdevice>) -> Vec<Arc<CudaDevice>> {
+        let all: Vec<_> = devs.into_iter().enumerate().map(|(ordinal, dev)| Arc::new(CudaDevice::new(ordinal, dev))).collect();
+        for d in &all {
+            let _ = d.all.set(all.iter().map(Arc::downgrade).collect());
+        }
+        all
+    }
+
+    fn new(ordinal: usize, dev: sys::CUdevice) -> CudaDevice {
         CudaDevice {
+            ordinal,
             dev,
             ctx: OnceLock::new(),
             props: OnceLock::new(),
             kernels: OnceLock::new(),
             staging: Default::default(),
             recycled: Default::default(),
+            all: OnceLock::new(),
         }
+    }
+
+    /// The backend's device `ordinal` (one an allocation of this backend names).
+    pub(super) fn sibling(&self, ordinal: usize) -> Option<Arc<CudaDevice>> {
+        self.all.get()?.get(ordinal)?.upgrade()
     }
 
     /// Makes the device's primary context current on the calling thread (any thread: the JS

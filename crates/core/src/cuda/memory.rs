@@ -2,7 +2,7 @@
 
 use super::{raw, CudaBackend, CudaDevice};
 use crate::error::{Check, Result};
-use crate::ops::{Advice, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
+use crate::ops::{Advice, AllocKind, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::sync::Arc;
@@ -37,6 +37,12 @@ impl AllocOps for CudaAsyncAlloc {
     fn ptr(&self) -> u64 {
         self.ptr
     }
+    fn kind(&self) -> AllocKind {
+        AllocKind::StreamOrdered
+    }
+    fn device(&self) -> Option<usize> {
+        Some(self.dev.ordinal)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -61,6 +67,12 @@ impl AllocOps for CudaAlloc {
     fn ptr(&self) -> u64 {
         self.ptr
     }
+    fn kind(&self) -> AllocKind {
+        AllocKind::Device
+    }
+    fn device(&self) -> Option<usize> {
+        Some(self.dev.ordinal)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -74,6 +86,12 @@ pub struct CudaManaged {
 impl AllocOps for CudaManaged {
     fn ptr(&self) -> u64 {
         self.inner.ptr
+    }
+    fn kind(&self) -> AllocKind {
+        AllocKind::Managed
+    }
+    fn device(&self) -> Option<usize> {
+        Some(self.inner.dev.ordinal)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -92,6 +110,12 @@ pub struct CudaForeign {
 impl AllocOps for CudaForeign {
     fn ptr(&self) -> u64 {
         self.base
+    }
+    fn kind(&self) -> AllocKind {
+        AllocKind::Foreign
+    }
+    fn device(&self) -> Option<usize> {
+        None
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -123,25 +147,15 @@ impl AllocOps for CudaIpcMem {
     fn ptr(&self) -> u64 {
         self.ptr
     }
+    fn kind(&self) -> AllocKind {
+        AllocKind::Ipc
+    }
+    fn device(&self) -> Option<usize> {
+        Some(self.dev.ordinal)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
-}
-
-/// The device an allocation made by this backend is on, where its kind says (device memory of
-/// ours, stream-ordered or managed); `None` for memory the driver resolves by address alone.
-pub(super) fn alloc_device(a: &dyn AllocOps) -> Option<Arc<CudaDevice>> {
-    let any = a.as_any();
-    if let Some(p) = any.downcast_ref::<CudaAlloc>() {
-        return Some(p.dev.clone());
-    }
-    if let Some(p) = any.downcast_ref::<CudaManaged>() {
-        return Some(p.inner.dev.clone());
-    }
-    if let Some(p) = any.downcast_ref::<CudaIpcMem>() {
-        return Some(p.dev.clone());
-    }
-    any.downcast_ref::<CudaAsyncAlloc>().map(|p| p.dev.clone())
 }
 
 impl MemoryResource for CudaBackend {

@@ -65,11 +65,11 @@ impl CudaBackend {
         if count <= 0 {
             return Err(Error::cuda(Code::CUDA_ERROR_NO_DEVICE, "the CUDA driver loaded but found no device"));
         }
-        let mut devices = Vec::with_capacity(count as usize);
+        let mut handles = Vec::with_capacity(count as usize);
         for ordinal in 0..count {
-            let dev = raw::device_get(ordinal).check("cuDeviceGet")?;
-            devices.push(Arc::new(CudaDevice::new(dev)));
+            handles.push(raw::device_get(ordinal).check("cuDeviceGet")?);
         }
+        let devices = CudaDevice::all(handles);
         let why = format!(
             "CUDA driver {}.{} loaded with {} device{}",
             version / 1000,

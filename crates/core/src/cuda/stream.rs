@@ -437,8 +437,8 @@ impl StreamOps for CudaStream {
     }
 
     fn copy_dtod(&self, dst: &dyn AllocOps, dst_offset: u64, src: &dyn AllocOps, src_offset: u64, size: u64) -> Result<()> {
-        if let (Some(dd), Some(sd)) = (super::memory::alloc_device(dst), super::memory::alloc_device(src)) {
-            if !Arc::ptr_eq(&dd, &sd) {
+        if let (Some(d), Some(s)) = (dst.device(), src.device()) {
+            if let (true, Some(dd), Some(sd)) = (d != s, self.dev.sibling(d), self.dev.sibling(s)) {
                 // Between devices: the driver copies peer to peer where it can, else stages
                 // through the host; either way in this stream's order only (the other device's
                 // streams are ordered with events, as cudaMemcpyPeerAsync documents).

@@ -39,14 +39,38 @@ pub enum Location {
     Host,
 }
 
+/// Where an allocation came from: every kind of device memory answers to [`AllocOps`], and says
+/// which it is, so no caller has to find out by downcasting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocKind {
+    /// `cuMemAlloc`.
+    Device,
+    /// `cuMemAllocManaged`: the host reaches it at the same address.
+    Managed,
+    /// `cuMemAllocAsync`, freed in its stream's order.
+    StreamOrdered,
+    /// Someone else's allocation, never freed here.
+    Foreign,
+    /// Another process's allocation, opened with `cuIpcOpenMemHandle`.
+    Ipc,
+    /// A module's `__device__` or `__constant__` variable.
+    ModuleGlobal,
+}
+
+/// One allocation of device memory, of any kind, freed (or closed, or let go) when dropped.
 pub trait AllocOps: Send + Sync + 'static {
     /// The device address.
     fn ptr(&self) -> u64;
-    fn as_any(&self) -> &dyn Any;
+    fn kind(&self) -> AllocKind;
+    /// The device whose context made it; `None` for memory the driver resolves by address
+    /// alone (foreign memory, a module's variable).
+    fn device(&self) -> Option<usize>;
     /// Where the host reaches the bytes: managed memory only.
     fn host_ptr(&self) -> Option<*mut u8> {
         None
     }
+    /// The backend's own allocation, for the backend that made it (the simulator's bytes).
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// What `cuPointerGetAttribute` says an address is.

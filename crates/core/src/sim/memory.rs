@@ -3,7 +3,7 @@
 
 use super::{lock, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};
-use crate::ops::{Advice, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
+use crate::ops::{Advice, AllocKind, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
 use std::any::Any;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -36,6 +36,7 @@ pub struct SimAlloc {
     pub buffer: Arc<Buffer>,
     /// False for a view of another allocation (foreign memory): it frees and counts nothing.
     owns: bool,
+    kind: AllocKind,
 }
 
 /// What the simulator knows of a live allocation, for `cuPointerGetAttribute` and foreign
@@ -50,7 +51,8 @@ impl SimAlloc {
     /// The bytes of a simulated allocation, or `CUDA_ERROR_OUT_OF_MEMORY` where the host cannot
     /// hold them (a simulated device larger than the host's memory). The caller has counted
     /// `size` in `dev.used`; it is uncounted when the allocation drops, or here on failure.
-    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64, managed: bool) -> Result<SimAlloc> {
+    pub(super) fn new(dev: Arc<SimDevice>, ptr: u64, size: u64, kind: AllocKind) -> Result<SimAlloc> {
+        let managed = kind == AllocKind::Managed;
         let mut bytes = Vec::new();
         if usize::try_from(size).map_or(true, |n| bytes.try_reserve_exact(n).is_err()) {
             dev.used.fetch_sub(size, Ordering::Relaxed);
@@ -59,12 +61,12 @@ impl SimAlloc {
         bytes.resize(size as usize, POISON);
         let buffer = Arc::new(Buffer { bytes: Mutex::new(bytes) });
         super::lock(&dev.allocs).insert(ptr, Known { size, buffer: Arc::downgrade(&buffer), managed });
-        Ok(SimAlloc { dev, ptr, size, buffer, owns: true })
+        Ok(SimAlloc { dev, ptr, size, buffer, owns: true, kind })
     }
 
     /// A view of the live allocation at `base` (never freed through the view).
     pub(super) fn view(dev: Arc<SimDevice>, base: u64, size: u64, buffer: Arc<Buffer>) -> SimAlloc {
-        SimAlloc { dev, ptr: base, size, buffer, owns: false }
+        SimAlloc { dev, ptr: base, size, buffer, owns: false, kind: AllocKind::Foreign }
     }
 
     /// The host address of the bytes (managed memory's host view).
@@ -105,6 +107,12 @@ impl AllocOps for SimAsyncAlloc {
     fn ptr(&self) -> u64 {
         self.inner.as_ref().map_or(0, |a| a.ptr)
     }
+    fn kind(&self) -> AllocKind {
+        AllocKind::StreamOrdered
+    }
+    fn device(&self) -> Option<usize> {
+        Some(self.dev.ordinal)
+    }
     fn as_any(&self) -> &dyn Any {
         self.inner.as_ref().expect("live until dropped")
     }
@@ -113,6 +121,12 @@ impl AllocOps for SimAsyncAlloc {
 impl AllocOps for SimAlloc {
     fn ptr(&self) -> u64 {
         self.ptr
+    }
+    fn kind(&self) -> AllocKind {
+        self.kind
+    }
+    fn device(&self) -> Option<usize> {
+        Some(self.dev.ordinal)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -295,5 +309,10 @@ fn alloc_kind(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool, managed: bo
         ));
     }
     let ptr = dev.next_addr.fetch_add(size.div_ceil(512) * 512, Ordering::Relaxed);
-    SimAlloc::new(dev.clone(), ptr, size, managed)
+    let kind = match (managed, stream_ordered) {
+        (true, _) => AllocKind::Managed,
+        (false, true) => AllocKind::StreamOrdered,
+        (false, false) => AllocKind::Device,
+    };
+    SimAlloc::new(dev.clone(), ptr, size, kind)
 }
