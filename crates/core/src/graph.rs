@@ -3,7 +3,7 @@
 //! file names no stream (the stream names the graph its capture ends in).
 
 use crate::error::{Code, Error, Result};
-use crate::ops::{GraphOps, HostBytes, HostFn, RepeatSlot};
+use crate::ops::{GraphDef, GraphExec, HostBytes, HostFn, RepeatSlot};
 use std::sync::Arc;
 
 /// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
@@ -14,7 +14,9 @@ pub(crate) struct Captured {
 }
 
 pub struct Graph {
-    ops: Box<dyn GraphOps>,
+    /// Declared before `def`: dropped first, as the driver's executable goes before its graph.
+    exec: Box<dyn GraphExec>,
+    def: Box<dyn GraphDef>,
     device: usize,
     /// Host functions captured into the graph: each launch calls them, so they live as long as
     /// the graph does (CuPy keeps them too; forgetting it is a use-after-free).
@@ -26,16 +28,16 @@ pub struct Graph {
 }
 
 impl Graph {
-    pub(crate) fn new(ops: Box<dyn GraphOps>, device: usize, captured: Captured) -> Graph {
-        Graph { ops, device, host_fns: captured.host_fns, retired: Vec::new(), keep: captured.keep }
+    pub(crate) fn new(def: Box<dyn GraphDef>, exec: Box<dyn GraphExec>, device: usize, captured: Captured) -> Graph {
+        Graph { exec, def, device, host_fns: captured.host_fns, retired: Vec::new(), keep: captured.keep }
     }
 
     pub fn device(&self) -> usize {
         self.device
     }
 
-    pub(crate) fn ops(&self) -> &dyn GraphOps {
-        &*self.ops
+    pub(crate) fn exec(&self) -> &dyn GraphExec {
+        &*self.exec
     }
 
     /// What a launch must keep until it has run — captured host functions, pinned memory — as
@@ -61,7 +63,7 @@ impl Graph {
 
     /// Graphviz dot of the graph's nodes and edges.
     pub fn to_dot(&self) -> Result<String> {
-        self.ops.to_dot()
+        self.def.to_dot()
     }
 
     /// Takes the node parameters of `other`, a capture with the same topology; the next launch
@@ -71,7 +73,7 @@ impl Graph {
         if other.device != self.device {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "a graph can only be updated from a graph of the same device"));
         }
-        self.ops.update(&*other.ops)?;
+        self.exec.update(&*other.def)?;
         // The updated nodes point at `other`'s host functions and pinned memory: share them. The
         // old ones stay too: launches made before the update still run the old nodes, which
         // point at them (on the GPU, dropping them here was a use-after-free).

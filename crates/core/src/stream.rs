@@ -252,12 +252,13 @@ impl Stream {
     /// capture this is `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`, and the stream is usable again.
     pub fn end_capture(&self) -> Result<Graph> {
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        let ended = self.ops.end_capture();
+        let ended = self.ops.end_capture().and_then(|def| Ok((def.instantiate()?, def)));
         let kept = cap.take().map(|keep| {
             capture::ended(self.device, !self.nonblocking, &keep);
             std::mem::take(&mut *keep.lock().unwrap_or_else(|p| p.into_inner()))
         });
-        Ok(Graph::new(ended?, self.device, kept.unwrap_or_default()))
+        let (exec, def) = ended?;
+        Ok(Graph::new(def, exec, self.device, kept.unwrap_or_default()))
     }
 
     /// A blocking call on a capturing stream would invalidate the capture (C6): refuse it here,
@@ -619,7 +620,7 @@ impl Graph {
     /// slot first was a use-after-free on the GPU (#20).
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "launch")?;
-        stream.ops().launch_graph(self.ops())?;
+        self.exec().launch(stream.ops())?;
         if let Some(release) = self.launch_holds() {
             if stream.ops().launch_host_fn(release).is_err() {
                 // Not queued (the graph itself still holds them): wait for the launch instead.
@@ -632,7 +633,7 @@ impl Graph {
     /// Prepares the graph on `stream` without running it.
     pub fn upload(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "upload")?;
-        stream.ops().upload_graph(self.ops())
+        self.exec().upload(stream.ops())
     }
 }
 

@@ -246,7 +246,7 @@ fn axpy(dev: &Arc<CudaDevice>, stream: sys::CUstream, op: &Axpy, x: u64, y: u64)
 }
 
 fn cuda_stream(s: &dyn StreamOps) -> &CudaStream {
-    s.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams")
+    super::own::<CudaStream>(s.as_any())
 }
 
 impl BlasOps for CudaBackend {

@@ -65,8 +65,9 @@ impl EventOps for CudaEvent {
     }
 }
 
+/// An event of this backend's, by its handle (which is the `CUevent`).
 pub(super) fn raw_event(e: &dyn EventOps) -> sys::CUevent {
-    e.as_any().downcast_ref::<CudaEvent>().expect("the cuda backend is given its own events").raw
+    e.handle() as sys::CUevent
 }
 
 impl Events for CudaBackend {

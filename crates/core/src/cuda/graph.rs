@@ -1,18 +1,26 @@
-//! Graphs on the real driver: the captured `CUgraph` and its instantiation.
+//! Graphs on the real driver: the captured `CUgraph` (the definition) and each `CUgraphExec`
+//! instantiated from it.
 
-use super::{raw, CudaDevice};
+use super::stream::CudaStream;
+use super::{own, raw, CudaDevice};
 use crate::error::{Check, Code, Error, Result};
-use crate::ops::GraphOps;
+use crate::ops::{GraphDef, GraphExec, StreamOps};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// A graph's definition: what a capture recorded.
 pub struct CudaGraph {
     pub(super) dev: Arc<CudaDevice>,
     pub(super) graph: sys::CUgraph,
-    pub(super) exec: sys::CUgraphExec,
+}
+
+/// An executable graph instantiated from a [`CudaGraph`].
+pub struct CudaGraphExec {
+    dev: Arc<CudaDevice>,
+    exec: sys::CUgraphExec,
 }
 
 // SAFETY: graph handles may be used from any thread once the context is bound; the library
@@ -20,22 +28,16 @@ pub struct CudaGraph {
 unsafe impl Send for CudaGraph {}
 // SAFETY: as above.
 unsafe impl Sync for CudaGraph {}
+// SAFETY: as above, for the executable graph.
+unsafe impl Send for CudaGraphExec {}
+// SAFETY: as above.
+unsafe impl Sync for CudaGraphExec {}
 
-impl CudaGraph {
-    /// Instantiates `graph` (taking ownership of it). Graph allocations are freed at relaunch
-    /// (AUTO_FREE_ON_LAUNCH), so a capture that allocates from the stream-ordered pool
-    /// can be launched again (G2).
-    pub(super) fn instantiate(dev: Arc<CudaDevice>, graph: sys::CUgraph) -> Result<CudaGraph> {
-        // CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (G1).
-        let flags: u64 = 1;
-        // SAFETY: `graph` came from cuStreamEndCapture.
-        match unsafe { raw::graph_instantiate(graph, flags) }.check("cuGraphInstantiateWithFlags") {
-            Ok(exec) => Ok(CudaGraph { dev, graph, exec }),
-            Err(e) => {
-                // SAFETY: the graph is ours and not instantiated.
-                let _ = unsafe { raw::graph_destroy(graph) };
-                Err(e)
-            }
+impl Drop for CudaGraphExec {
+    fn drop(&mut self) {
+        if self.dev.bind().is_ok() {
+            // SAFETY: ours, destroyed once; an exec still running is freed when it completes (G4).
+            let _ = unsafe { raw::graph_exec_destroy(self.exec) };
         }
     }
 }
@@ -43,20 +45,14 @@ impl CudaGraph {
 impl Drop for CudaGraph {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
-            // SAFETY: both are ours, destroyed once; an exec still running is freed when it
-            // completes (G4).
-            let _ = unsafe { raw::graph_exec_destroy(self.exec) };
-            // SAFETY: as above.
+            // SAFETY: ours (from cuStreamEndCapture), destroyed once, after every exec
+            // instantiated from it (the model drops the exec first).
             let _ = unsafe { raw::graph_destroy(self.graph) };
         }
     }
 }
 
-fn cuda_graph(g: &dyn GraphOps) -> &CudaGraph {
-    g.as_any().downcast_ref::<CudaGraph>().expect("the cuda backend is given its own graphs")
-}
-
-impl GraphOps for CudaGraph {
+impl GraphDef for CudaGraph {
     fn to_dot(&self) -> Result<String> {
         self.dev.bind()?;
         static N: AtomicU64 = AtomicU64::new(0);
@@ -70,10 +66,40 @@ impl GraphOps for CudaGraph {
         dot
     }
 
-    fn update(&self, from: &dyn GraphOps) -> Result<()> {
+    /// Graph allocations are freed at relaunch (AUTO_FREE_ON_LAUNCH), so a capture that
+    /// allocates from the stream-ordered pool can be launched again (G2).
+    fn instantiate(&self) -> Result<Box<dyn GraphExec>> {
+        // CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (G1).
+        let flags: u64 = 1;
+        // SAFETY: `graph` came from cuStreamEndCapture and is live.
+        let exec = unsafe { raw::graph_instantiate(self.graph, flags) }.check("cuGraphInstantiateWithFlags")?;
+        Ok(Box::new(CudaGraphExec { dev: self.dev.clone(), exec }))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl GraphExec for CudaGraphExec {
+    fn launch(&self, stream: &dyn StreamOps) -> Result<()> {
+        let s = own::<CudaStream>(stream.as_any());
+        s.dev.bind()?;
+        // SAFETY: the exec and stream are live.
+        unsafe { raw::graph_launch(self.exec, s.queue()) }.check("cuGraphLaunch")
+    }
+
+    fn upload(&self, stream: &dyn StreamOps) -> Result<()> {
+        let s = own::<CudaStream>(stream.as_any());
+        s.dev.bind()?;
+        // SAFETY: the exec and stream are live.
+        unsafe { raw::graph_upload(self.exec, s.queue()) }.check("cuGraphUpload")
+    }
+
+    fn update(&self, from: &dyn GraphDef) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: both graphs are live.
-        unsafe { raw::graph_exec_update(self.exec, cuda_graph(from).graph) }.map_err(|(code, result)| {
+        unsafe { raw::graph_exec_update(self.exec, own::<CudaGraph>(from.as_any()).graph) }.map_err(|(code, result)| {
             Error::cuda(
                 code,
                 format!(
@@ -81,9 +107,5 @@ impl GraphOps for CudaGraph {
                 ),
             )
         })
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

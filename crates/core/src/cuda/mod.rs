@@ -26,6 +26,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 pub(crate) use stream::sleep_function;
 
+/// This backend's own object behind a seam trait object it is given back (its stream, graph
+/// or kernel): the one place the backend recovers its concrete types. Only one backend runs in
+/// a process, so every such object came from this one.
+pub(crate) fn own<T: 'static>(any: &dyn std::any::Any) -> &T {
+    any.downcast_ref::<T>().expect("the cuda backend is given back only its own objects")
+}
+
 static LOADED: AtomicBool = AtomicBool::new(false);
 
 /// True once libcuda has been opened and initialised in this process.

@@ -162,7 +162,7 @@ fn ptr(b: Buf) -> *mut c_void {
 impl CommOps for CudaComm {
     fn enqueue(&self, call: &Call, send: Buf, recv: Buf, stream: &dyn StreamOps) -> Result<()> {
         let a = api()?;
-        let s = stream.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams");
+        let s = super::own::<CudaStream>(stream.as_any());
         self.dev.bind()?;
         let (sp, rp, n, dt, st, c) = (ptr(send), ptr(recv), call.count as usize, call.dtype as c_int, s.queue(), self.raw);
         // SAFETY: the buffers lie inside live allocations of the communicator's device, sized

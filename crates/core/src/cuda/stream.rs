@@ -4,10 +4,10 @@ use super::event::raw_event;
 use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::raw;
-use super::{CudaBackend, CudaDevice};
+use super::{own, CudaBackend, CudaDevice};
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::{
-    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn,
+    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn,
     StreamOps, Streams,
 };
 use cudarc::driver::sys;
@@ -80,7 +80,7 @@ impl CudaStream {
 /// The built-in sleep kernel of `stream`'s device, for the bench's floor (`floor.rs`), which
 /// launches it bare. The kernels are loaded once the stream has launched one.
 pub(crate) fn sleep_function(stream: &dyn StreamOps) -> Result<sys::CUfunction> {
-    let s = stream.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams");
+    let s = own::<CudaStream>(stream.as_any());
     s.queue();
     Ok(s.kernels()?.sleep)
 }
@@ -300,11 +300,11 @@ impl StreamOps for CudaStream {
         unsafe { raw::stream_begin_capture(self.queue(), mode) }.check("cuStreamBeginCapture")
     }
 
-    fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
+    fn end_capture(&self) -> Result<Box<dyn GraphDef>> {
         self.dev.bind()?;
         // SAFETY: the stream is live.
         let graph = unsafe { raw::stream_end_capture(self.raw) }.check("cuStreamEndCapture")?;
-        Ok(Box::new(super::graph::CudaGraph::instantiate(self.dev.clone(), graph)?))
+        Ok(Box::new(super::graph::CudaGraph { dev: self.dev.clone(), graph }))
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {
@@ -318,16 +318,9 @@ impl StreamOps for CudaStream {
         })
     }
 
-    fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()> {
-        self.dev.bind()?;
-        let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
-        // SAFETY: the exec and stream are live.
-        unsafe { raw::graph_launch(g.exec, self.queue()) }.check("cuGraphLaunch")
-    }
-
     fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
         self.dev.bind()?;
-        let f = f.as_any().downcast_ref::<super::module::CudaFunction>().expect("the cuda backend is given its own kernels");
+        let f = own::<super::module::CudaFunction>(f.as_any());
         // Each argument's bytes, 8-byte aligned, in one buffer; the driver copies them at the
         // call (kernelParams). On the stack for the usual launch, so a launch allocates nothing.
         const WORDS: usize = 64;
@@ -363,13 +356,6 @@ impl StreamOps for CudaStream {
         // where the driver can tell), alive for the duration of the call.
         unsafe { raw::launch_kernel(f.raw, launch.grid, launch.block, launch.shared_mem, self.queue(), params.as_mut_ptr()) }
             .check("cuLaunchKernel")
-    }
-
-    fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
-        self.dev.bind()?;
-        let g = graph.as_any().downcast_ref::<super::graph::CudaGraph>().expect("the cuda backend is given its own graphs");
-        // SAFETY: the exec and stream are live.
-        unsafe { raw::graph_upload(g.exec, self.queue()) }.check("cuGraphUpload")
     }
 
     fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {

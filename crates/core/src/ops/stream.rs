@@ -1,7 +1,7 @@
 //! Streams at the seam: making them, and everything a backend's stream queues.
 
 use super::event::EventOps;
-use super::graph::GraphOps;
+use super::graph::GraphDef;
 use super::memory::{AllocOps, Location};
 use super::module::{FunctionOps, Launch};
 use super::pinned::HostBytes;
@@ -146,13 +146,12 @@ pub trait StreamOps: Send + Sync + 'static {
     /// A host function that may run more than once (captured into a graph, which keeps it alive).
     fn launch_repeat_fn(&self, slot: &RepeatSlot) -> Result<()>;
     fn begin_capture(&self, mode: CaptureMode) -> Result<()>;
-    /// Ends the capture begun on this stream and instantiates what it recorded.
-    fn end_capture(&self) -> Result<Box<dyn GraphOps>>;
+    /// Ends the capture begun on this stream: the graph it recorded (not yet instantiated).
+    fn end_capture(&self) -> Result<Box<dyn GraphDef>>;
     fn capture_status(&self) -> Result<CaptureStatus>;
-    fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()>;
     fn launch_kernel(&self, f: &dyn FunctionOps, launch: &Launch) -> Result<()>;
-    fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()>;
-    /// The backend's own stream, for its libraries' traits (`blas::BlasOps`, …).
+    /// The backend's own stream, for the backend's other parts given it (an executable graph's
+    /// launch, `blas::BlasOps`, …).
     fn as_any(&self) -> &dyn Any;
 }
 

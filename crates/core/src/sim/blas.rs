@@ -8,7 +8,7 @@ use crate::ops::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
-    s.as_any().downcast_ref::<SimStream>().expect("the simulator is given its own streams")
+    super::own::<SimStream>(s.as_any())
 }
 
 impl BlasOps for SimBackend {

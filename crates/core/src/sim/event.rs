@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 pub(super) fn sim_event(e: &dyn EventOps) -> &SimEvent {
-    e.as_any().downcast_ref::<SimEvent>().expect("the simulator is given its own events")
+    super::own::<SimEvent>(e.as_any())
 }
 
 #[derive(Clone)]

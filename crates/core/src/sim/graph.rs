@@ -1,26 +1,30 @@
-//! Simulated graphs: the nodes a capture recorded, run in order at each launch.
+//! Simulated graphs: the nodes a capture recorded (the definition), and the executable graph
+//! that runs them in order at each launch.
 
 use super::engine::{Completion, Node};
-use super::lock;
+use super::stream::SimStream;
+use super::{lock, own};
 use crate::error::{Code, Error, Result};
-use crate::ops::GraphOps;
+use crate::ops::{GraphDef, GraphExec, StreamOps};
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
+/// What a capture recorded.
 pub struct SimGraph {
     pub(super) id: u64,
-    pub(super) nodes: Mutex<Arc<Vec<Node>>>,
-    pub(super) last_launch: Mutex<Option<Arc<Completion>>>,
+    pub(super) nodes: Arc<Vec<Node>>,
 }
 
-pub(super) fn sim_graph(g: &dyn GraphOps) -> &SimGraph {
-    g.as_any().downcast_ref::<SimGraph>().expect("the simulator is given its own graphs")
+/// An executable graph: its nodes (another definition's after an update) and its last launch.
+pub struct SimGraphExec {
+    nodes: Mutex<Arc<Vec<Node>>>,
+    last_launch: Mutex<Option<Arc<Completion>>>,
 }
 
-impl GraphOps for SimGraph {
+impl GraphDef for SimGraph {
     /// The shape `cuGraphDebugDotPrint` gives (G9): a cluster, a node a line, then the edges.
     fn to_dot(&self) -> Result<String> {
-        let nodes = lock(&self.nodes).clone();
+        let nodes = self.nodes.clone();
         let g = format!("graph_{}", self.id);
         let mut s = format!("digraph dot {{\nsubgraph cluster_{id} {{\nlabel=\"{g}\" graph[style = \"dashed\"];\n", id = self.id);
         for (i, n) in nodes.iter().enumerate() {
@@ -46,8 +50,38 @@ impl GraphOps for SimGraph {
         Ok(s)
     }
 
-    fn update(&self, from: &dyn GraphOps) -> Result<()> {
-        let theirs = lock(&sim_graph(from).nodes).clone();
+    fn instantiate(&self) -> Result<Box<dyn GraphExec>> {
+        Ok(Box::new(SimGraphExec { nodes: Mutex::new(self.nodes.clone()), last_launch: Mutex::new(None) }))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl GraphExec for SimGraphExec {
+    fn launch(&self, stream: &dyn StreamOps) -> Result<()> {
+        let s = own::<SimStream>(stream.as_any());
+        let nodes = lock(&self.nodes).clone();
+        let mut last = lock(&self.last_launch);
+        // One operation runs every node in recording order (a topological order, PG 4.2.1),
+        // after the graph's previous launch (G2: an executable never runs concurrently with itself).
+        let done =
+            s.dev.scheduler.enqueue(&s.queue, last.iter().cloned().collect(), Arc::new(move || nodes.iter().for_each(|n| (n.work)())));
+        *last = Some(done);
+        Ok(())
+    }
+
+    fn upload(&self, stream: &dyn StreamOps) -> Result<()> {
+        let s = own::<SimStream>(stream.as_any());
+        let mut last = lock(&self.last_launch);
+        let done = s.dev.scheduler.enqueue(&s.queue, last.iter().cloned().collect(), Arc::new(|| {}));
+        *last = Some(done);
+        Ok(())
+    }
+
+    fn update(&self, from: &dyn GraphDef) -> Result<()> {
+        let theirs = own::<SimGraph>(from.as_any()).nodes.clone();
         let mut mine = lock(&self.nodes);
         let same = mine.len() == theirs.len() && mine.iter().zip(theirs.iter()).all(|(a, b)| a.kind == b.kind && a.deps == b.deps);
         if !same {
@@ -62,9 +96,5 @@ impl GraphOps for SimGraph {
         }
         *mine = theirs;
         Ok(())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

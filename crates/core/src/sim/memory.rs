@@ -138,7 +138,7 @@ impl AllocOps for SimAlloc {
 }
 
 pub(super) fn sim_alloc(a: &dyn AllocOps) -> &SimAlloc {
-    a.as_any().downcast_ref::<SimAlloc>().expect("the simulator is given its own allocations")
+    super::own::<SimAlloc>(a.as_any())
 }
 
 /// The device's stream-ordered pool as the driver counts it: bytes in use (free at the

@@ -41,6 +41,13 @@ pub const PRIORITY_RANGE: (i32, i32) = (0, -5);
 /// Where each simulated device's addresses start: device `n` at `BASE + n << 40`.
 const ADDRESS_BASE: u64 = 0x7f00_0000_0000;
 
+/// The simulator's own object behind a seam trait object it is given back (its stream, event,
+/// allocation or graph): the one place the simulator recovers its concrete types. Only one
+/// backend runs in a process, so every such object came from this one.
+pub(crate) fn own<T: 'static>(any: &dyn std::any::Any) -> &T {
+    any.downcast_ref::<T>().expect("the simulator is given back only its own objects")
+}
+
 /// A lock that a panicked holder leaves usable: the simulator's state stays consistent across
 /// a panicking host function.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -2,12 +2,12 @@
 
 use super::engine::{Class, Queue, Submitted, Work};
 use super::event::{sim_event, Recorded};
-use super::graph::{sim_graph, SimGraph};
+use super::graph::SimGraph;
 use super::memory::sim_alloc;
 use super::{lock, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};
 use crate::ops::{
-    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphOps, HostBytes, HostFn, Pattern, RepeatSlot, Rows,
+    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, HostBytes, HostFn, Pattern, RepeatSlot, Rows,
     StatusFn, StreamOps, Streams,
 };
 use crate::ops::{ModuleOps, Modules};
@@ -284,44 +284,17 @@ impl StreamOps for SimStream {
         self.dev.scheduler.begin_capture(&self.queue, mode)
     }
 
-    fn end_capture(&self) -> Result<Box<dyn GraphOps>> {
+    fn end_capture(&self) -> Result<Box<dyn GraphDef>> {
         let nodes = self.dev.scheduler.end_capture(&self.queue)?;
-        Ok(Box::new(SimGraph {
-            id: self.dev.next_handle.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed),
-            nodes: Mutex::new(Arc::new(nodes)),
-            last_launch: Mutex::new(None),
-        }))
+        Ok(Box::new(SimGraph { id: self.dev.next_handle.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed), nodes: Arc::new(nodes) }))
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {
         Ok(self.queue.capture_status())
     }
 
-    fn launch_graph(&self, graph: &dyn GraphOps) -> Result<()> {
-        let g = sim_graph(graph);
-        let nodes = lock(&g.nodes).clone();
-        let mut last = lock(&g.last_launch);
-        // One operation runs every node in recording order (a topological order, PG 4.2.1),
-        // after the graph's previous launch (G2: an executable never runs concurrently with itself).
-        let done = self.dev.scheduler.enqueue(
-            &self.queue,
-            last.iter().cloned().collect(),
-            Arc::new(move || nodes.iter().for_each(|n| (n.work)())),
-        );
-        *last = Some(done);
-        Ok(())
-    }
-
     fn launch_kernel(&self, _f: &dyn crate::ops::FunctionOps, _launch: &crate::ops::Launch) -> Result<()> {
         Err(no_kernels())
-    }
-
-    fn upload_graph(&self, graph: &dyn GraphOps) -> Result<()> {
-        let g = sim_graph(graph);
-        let mut last = lock(&g.last_launch);
-        let done = self.dev.scheduler.enqueue(&self.queue, last.iter().cloned().collect(), Arc::new(|| {}));
-        *last = Some(done);
-        Ok(())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
