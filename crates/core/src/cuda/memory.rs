@@ -135,10 +135,9 @@ impl Drop for CudaIpcMem {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // Queued work may still read it: wait, as cuMemFree would (M2), then close.
+            let _ = raw::ctx_synchronize();
             // SAFETY: a context is current; the pointer came from cuIpcOpenMemHandle, closed once.
-            let _ = unsafe { sys::cuCtxSynchronize() };
-            // SAFETY: as above.
-            let _ = unsafe { sys::cuIpcCloseMemHandle(self.ptr) };
+            let _ = unsafe { raw::ipc_close_mem_handle(self.ptr) };
         }
     }
 }
@@ -169,19 +168,17 @@ impl MemoryResource for CudaBackend {
     fn alloc_managed(&self, ordinal: usize, size: u64, global: bool) -> Result<Box<dyn AllocOps>> {
         self.bind(ordinal)?;
         let flags = if global { sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL } else { sys::CUmemAttach_flags::CU_MEM_ATTACH_HOST };
-        let mut ptr: sys::CUdeviceptr = 0;
-        // SAFETY: `ptr` is a valid out-pointer; size > 0 and checked against free memory (memory.rs).
-        unsafe { sys::cuMemAllocManaged(&mut ptr, size as usize, flags as u32) }.check("cuMemAllocManaged")?;
+        // size > 0 and checked against free memory (memory.rs).
+        let ptr = raw::mem_alloc_managed(size as usize, flags as u32).check("cuMemAllocManaged")?;
         Ok(Box::new(CudaManaged { inner: CudaAlloc { dev: self.devices[ordinal].clone(), ptr } }))
     }
 
     fn pointer_attributes(&self, ptr: u64) -> Result<PointerAttributes> {
         self.bind(0)?;
         fn read<T: Default>(attr: sys::CUpointer_attribute, ptr: u64) -> Result<T> {
-            let mut v = T::default();
-            // SAFETY: `v` has the type the attribute is documented to write (int, pointer or size).
-            unsafe { sys::cuPointerGetAttribute(&mut v as *mut T as *mut std::ffi::c_void, attr, ptr) }.check("cuPointerGetAttribute")?;
-            Ok(v)
+            // SAFETY: each read below names the type the attribute is documented to write (int,
+            // pointer or size).
+            unsafe { raw::pointer_attribute(attr, ptr) }.check("cuPointerGetAttribute")
         }
         use sys::CUpointer_attribute as A;
         let memtype: u32 = read(A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr)?;
@@ -217,28 +214,21 @@ impl MemoryResource for CudaBackend {
             Advice::UnsetAccessedBy => sys::CUmem_advise::CU_MEM_ADVISE_UNSET_ACCESSED_BY,
         };
         // SAFETY: the range lies in a live managed allocation (checked in memory.rs).
-        unsafe { sys::cuMemAdvise_v2(ptr, len as usize, advice, mem_location(location)) }.check("cuMemAdvise")
+        unsafe { raw::mem_advise(ptr, len as usize, advice, mem_location(location)) }.check("cuMemAdvise")
     }
 
     fn ipc_mem_handle(&self, ordinal: usize, ptr: u64) -> Result<[u8; 64]> {
         self.bind(ordinal)?;
-        let mut h = sys::CUipcMemHandle { reserved: [0; 64] };
-        // SAFETY: `h` is a valid out-pointer; `ptr` is the base of a live allocation of ours.
-        unsafe { sys::cuIpcGetMemHandle(&mut h, ptr) }.check("cuIpcGetMemHandle")?;
-        Ok(h.reserved.map(|b| b as u8))
+        // SAFETY: `ptr` is the base of a live allocation of ours.
+        unsafe { raw::ipc_get_mem_handle(ptr) }.check("cuIpcGetMemHandle")
     }
 
     fn ipc_open_mem(&self, ordinal: usize, handle: &[u8; 64]) -> Result<(Box<dyn AllocOps>, u64)> {
         self.bind(ordinal)?;
-        let h = sys::CUipcMemHandle { reserved: handle.map(|b| b as std::ffi::c_char) };
-        let mut ptr: sys::CUdeviceptr = 0;
         let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
-        // SAFETY: `ptr` is a valid out-pointer; the driver validates the handle's contents.
-        unsafe { sys::cuIpcOpenMemHandle_v2(&mut ptr, h, flags) }.check("cuIpcOpenMemHandle")?;
+        let ptr = raw::ipc_open_mem_handle(handle, flags).check("cuIpcOpenMemHandle")?;
         let opened = CudaIpcMem { dev: self.devices[ordinal].clone(), ptr };
-        let (mut base, mut size) = (0 as sys::CUdeviceptr, 0usize);
-        // SAFETY: both are valid out-pointers; `ptr` was just mapped.
-        unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) }.check("cuMemGetAddressRange")?;
+        let (_base, size) = raw::mem_get_address_range(ptr).check("cuMemGetAddressRange")?;
         Ok((Box::new(opened), size as u64))
     }
 

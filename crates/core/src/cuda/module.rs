@@ -55,10 +55,8 @@ impl ModuleOps for CudaModule {
     fn global(&self, name: &str) -> Result<(u64, u64)> {
         self.0.dev.bind()?;
         let cname = CString::new(name).map_err(|_| Error::type_error("a variable name must not contain a NUL byte"))?;
-        let (mut ptr, mut size): (sys::CUdeviceptr, usize) = (0, 0);
-        // SAFETY: the module is loaded; `cname` is NUL-terminated; both are valid out-pointers.
-        unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, self.0.raw, cname.as_ptr()) }
-            .check(&format!("cuModuleGetGlobal(\"{name}\")"))?;
+        // SAFETY: the module is loaded.
+        let (ptr, size) = unsafe { raw::module_get_global(self.0.raw, &cname) }.check(&format!("cuModuleGetGlobal(\"{name}\")"))?;
         Ok((ptr, size as u64))
     }
 
@@ -185,23 +183,21 @@ impl FunctionOps for CudaFunction {
             CacheConfig::PreferEqual => C::CU_FUNC_CACHE_PREFER_EQUAL,
         };
         // SAFETY: the function is live.
-        unsafe { sys::cuFuncSetCacheConfig(self.raw, c) }.check("cuFuncSetCacheConfig")
+        unsafe { raw::func_set_cache_config(self.raw, c) }.check("cuFuncSetCacheConfig")
     }
 
     fn max_active_blocks(&self, block_threads: u32, shared_mem: u32) -> Result<u32> {
         self.module.dev.bind()?;
-        let mut n = 0;
-        // SAFETY: the function is live; `n` is a valid out-pointer.
-        unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, self.raw, block_threads as i32, shared_mem as usize) }
+        // SAFETY: the function is live.
+        let n = unsafe { raw::occupancy_max_active_blocks(self.raw, block_threads as i32, shared_mem as usize) }
             .check("cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
         Ok(n.max(0) as u32)
     }
 
     fn suggested_block_size(&self, shared_mem: u32, block_limit: u32) -> Result<(u32, u32)> {
         self.module.dev.bind()?;
-        let (mut grid, mut block) = (0, 0);
-        // SAFETY: the function is live; both are valid out-pointers; no size callback is given.
-        unsafe { sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, self.raw, None, shared_mem as usize, block_limit as i32) }
+        // SAFETY: the function is live.
+        let (grid, block) = unsafe { raw::occupancy_max_potential_block_size(self.raw, shared_mem as usize, block_limit as i32) }
             .check("cuOccupancyMaxPotentialBlockSize")?;
         Ok((grid.max(0) as u32, block.max(0) as u32))
     }
@@ -209,10 +205,9 @@ impl FunctionOps for CudaFunction {
     fn max_potential_cluster_size(&self, launch: &Launch) -> Result<u32> {
         self.module.dev.bind()?;
         let c = Config::new(launch, std::ptr::null_mut());
-        let mut n = 0;
-        newer("cuOccupancyMaxPotentialClusterSize", || {
+        let n = newer("cuOccupancyMaxPotentialClusterSize", || {
             // SAFETY: the function is live; `c.config` points at `c.attrs`, alive for the call.
-            unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut n, self.raw, &c.config) }.check("cuOccupancyMaxPotentialClusterSize")
+            unsafe { raw::occupancy_max_potential_cluster_size(self.raw, &c.config) }.check("cuOccupancyMaxPotentialClusterSize")
         })?;
         Ok(n.max(0) as u32)
     }
@@ -220,10 +215,9 @@ impl FunctionOps for CudaFunction {
     fn max_active_clusters(&self, launch: &Launch) -> Result<u32> {
         self.module.dev.bind()?;
         let c = Config::new(launch, std::ptr::null_mut());
-        let mut n = 0;
-        newer("cuOccupancyMaxActiveClusters", || {
+        let n = newer("cuOccupancyMaxActiveClusters", || {
             // SAFETY: as above.
-            unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.raw, &c.config) }.check("cuOccupancyMaxActiveClusters")
+            unsafe { raw::occupancy_max_active_clusters(self.raw, &c.config) }.check("cuOccupancyMaxActiveClusters")
         })?;
         Ok(n.max(0) as u32)
     }

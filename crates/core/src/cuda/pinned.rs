@@ -55,7 +55,7 @@ impl Drop for CudaRegistered {
         if self.dev.bind().is_ok() {
             // SAFETY: registered by cuMemHostRegister at this base and unregistered once; the
             // block holding it is dropped only once no queued copy holds it.
-            let _ = unsafe { sys::cuMemHostUnregister(self.ptr) };
+            let _ = unsafe { raw::mem_host_unregister(self.ptr) };
         }
     }
 }
@@ -71,7 +71,7 @@ impl HostMemory for CudaBackend {
     fn register(&self, ptr: *mut u8, len: u64) -> Result<Box<dyn PinnedOps>> {
         self.bind(0)?;
         // SAFETY: the caller keeps `len` bytes at `ptr` alive until the result is dropped.
-        unsafe { sys::cuMemHostRegister_v2(ptr.cast(), len as usize, sys::CU_MEMHOSTREGISTER_PORTABLE) }.check("cuMemHostRegister")?;
+        unsafe { raw::mem_host_register(ptr.cast(), len as usize, sys::CU_MEMHOSTREGISTER_PORTABLE) }.check("cuMemHostRegister")?;
         Ok(Box::new(CudaRegistered { dev: self.devices[0].clone(), ptr: ptr.cast() }))
     }
 

@@ -345,10 +345,10 @@ impl StreamOps for CudaStream {
         }
         if launch.has_attributes() {
             let c = super::module::Config::new(launch, self.queue());
-            let raw = f.raw;
+            let func = f.raw;
             return super::module::newer("cuLaunchKernelEx", || {
                 // SAFETY: as below; `c.config` points at `c.attrs`, alive for the call.
-                unsafe { sys::cuLaunchKernelEx(&c.config, raw, params.as_mut_ptr(), std::ptr::null_mut()) }.check("cuLaunchKernelEx")
+                unsafe { raw::launch_kernel_ex(&c.config, func, params.as_mut_ptr()) }.check("cuLaunchKernelEx")
             });
         }
         // SAFETY: the function belongs to the bound context (checked by the caller); `params`
@@ -361,7 +361,7 @@ impl StreamOps for CudaStream {
     fn prefetch(&self, mem: &dyn AllocOps, offset: u64, len: u64, to: crate::ops::Location) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: the range lies in live managed memory (checked in stream.rs); the stream is live.
-        unsafe { sys::cuMemPrefetchAsync_v2(alloc_ptr(mem, offset), len as usize, super::memory::mem_location(to), 0, self.queue()) }
+        unsafe { raw::mem_prefetch_async(alloc_ptr(mem, offset), len as usize, super::memory::mem_location(to), self.queue()) }
             .check("cuMemPrefetchAsync")
     }
 
