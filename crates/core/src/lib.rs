@@ -46,3 +46,12 @@ pub use ops::{HostFn, Pattern, StatusFn};
 pub use pool::MemoryPool;
 pub use runtime::{runtime, BackendInfo, BackendKind, Runtime};
 pub use stream::{priority_range, Stream, StreamKind, UserStream};
+
+/// The driver errors that drops in the cuda backend could not return (a failed destroy, free,
+/// unregister, close or unload), since the last call, oldest first; none on the simulator.
+pub fn take_drop_errors() -> Vec<Error> {
+    #[cfg(not(target_family = "wasm"))]
+    return cuda::take_drop_errors();
+    #[cfg(target_family = "wasm")]
+    Vec::new()
+}

@@ -27,7 +27,7 @@ impl Drop for CudaEvent {
         }
         if self.dev.bind().is_ok() {
             // SAFETY: created by us, destroyed once; an incomplete event is freed on completion (E6).
-            let _ = unsafe { raw::event_destroy(self.raw) };
+            super::dropped::record("cuEventDestroy", unsafe { raw::event_destroy(self.raw) });
         }
     }
 }

@@ -37,7 +37,7 @@ impl Drop for CudaGraphExec {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // SAFETY: ours, destroyed once; an exec still running is freed when it completes (G4).
-            let _ = unsafe { raw::graph_exec_destroy(self.exec) };
+            super::dropped::record("cuGraphExecDestroy", unsafe { raw::graph_exec_destroy(self.exec) });
         }
     }
 }
@@ -47,7 +47,7 @@ impl Drop for CudaGraph {
         if self.dev.bind().is_ok() {
             // SAFETY: ours (from cuStreamEndCapture), destroyed once, after every exec
             // instantiated from it (the model drops the exec first).
-            let _ = unsafe { raw::graph_destroy(self.graph) };
+            super::dropped::record("cuGraphDestroy", unsafe { raw::graph_destroy(self.graph) });
         }
     }
 }

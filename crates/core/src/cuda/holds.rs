@@ -85,8 +85,8 @@ impl Holds {
             // Not recorded: wait for the copy here before the bytes may go.
             // SAFETY: the stream and the event are live; the event is ours, released once.
             unsafe {
-                let _ = raw::stream_synchronize(stream);
-                let _ = raw::event_destroy(event);
+                super::dropped::record("cuStreamSynchronize", raw::stream_synchronize(stream));
+                super::dropped::record("cuEventDestroy", raw::event_destroy(event));
             }
             return Err(e);
         }
@@ -133,7 +133,7 @@ impl Holds {
             fn drop(&mut self) {
                 for h in self.1.drain(..) {
                     // SAFETY: the event is live; waiting needs no current context.
-                    let _ = unsafe { raw::event_synchronize(h.event) };
+                    super::dropped::record("cuEventSynchronize", unsafe { raw::event_synchronize(h.event) });
                     release(&self.0, h.event);
                 }
             }
@@ -146,6 +146,6 @@ impl Holds {
 fn release(dev: &CudaDevice, event: sys::CUevent) {
     if !dev.recycled.keep_event(event, FLAGS) {
         // SAFETY: the event is ours and released once.
-        let _ = unsafe { raw::event_destroy(event) };
+        super::dropped::record("cuEventDestroy", unsafe { raw::event_destroy(event) });
     }
 }

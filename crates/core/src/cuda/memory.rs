@@ -28,7 +28,7 @@ impl Drop for CudaAsyncAlloc {
         if self.dev.bind().is_ok() {
             // SAFETY: allocated by cuMemAllocAsync, freed once, on a stream still alive (the
             // block holds it); work already enqueued on it completes before the free (A2).
-            let _ = unsafe { raw::mem_free_async(self.ptr, self.stream) };
+            super::dropped::record("cuMemFreeAsync", unsafe { raw::mem_free_async(self.ptr, self.stream) });
         }
     }
 }
@@ -58,7 +58,7 @@ impl Drop for CudaAlloc {
         if self.dev.bind().is_ok() {
             // SAFETY: allocated by cuMemAlloc and freed once. cuMemFree waits for pending work
             // that may use it (M2), so the GPU never touches freed memory.
-            let _ = unsafe { raw::mem_free(self.ptr) };
+            super::dropped::record("cuMemFree", unsafe { raw::mem_free(self.ptr) });
         }
     }
 }
@@ -135,9 +135,9 @@ impl Drop for CudaIpcMem {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // Queued work may still read it: wait, as cuMemFree would (M2), then close.
-            let _ = raw::ctx_synchronize();
+            super::dropped::record("cuCtxSynchronize", raw::ctx_synchronize());
             // SAFETY: a context is current; the pointer came from cuIpcOpenMemHandle, closed once.
-            let _ = unsafe { raw::ipc_close_mem_handle(self.ptr) };
+            super::dropped::record("cuIpcCloseMemHandle", unsafe { raw::ipc_close_mem_handle(self.ptr) });
         }
     }
 }

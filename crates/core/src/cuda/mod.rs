@@ -3,6 +3,7 @@
 
 mod blas;
 mod device;
+mod dropped;
 mod event;
 mod graph;
 mod holds;
@@ -38,6 +39,12 @@ static LOADED: AtomicBool = AtomicBool::new(false);
 /// True once libcuda has been opened and initialised in this process.
 pub fn driver_loaded() -> bool {
     LOADED.load(Ordering::Acquire)
+}
+
+/// The driver errors that drops (destroys, frees, unregisters, closes, unloads) recorded since
+/// the last call, oldest first, at most 64 (`dropped.rs`).
+pub fn take_drop_errors() -> Vec<Error> {
+    dropped::take()
 }
 
 /// Whether libcuda can be opened at all. cudarc panics where it cannot, so ask first.

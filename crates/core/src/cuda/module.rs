@@ -22,7 +22,7 @@ impl Drop for Loaded {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // SAFETY: loaded by cuModuleLoadData, unloaded once, when no function refers to it.
-            let _ = unsafe { raw::module_unload(self.raw) };
+            super::dropped::record("cuModuleUnload", unsafe { raw::module_unload(self.raw) });
         }
     }
 }

@@ -27,7 +27,7 @@ impl Drop for CudaPinned {
     fn drop(&mut self) {
         if self.dev.bind().is_ok() {
             // SAFETY: allocated by cuMemHostAlloc and freed once; it waits for pending work (M2).
-            let _ = unsafe { raw::mem_free_host(self.ptr) };
+            super::dropped::record("cuMemFreeHost", unsafe { raw::mem_free_host(self.ptr) });
         }
     }
 }
@@ -55,7 +55,7 @@ impl Drop for CudaRegistered {
         if self.dev.bind().is_ok() {
             // SAFETY: registered by cuMemHostRegister at this base and unregistered once; the
             // block holding it is dropped only once no queued copy holds it.
-            let _ = unsafe { raw::mem_host_unregister(self.ptr) };
+            super::dropped::record("cuMemHostUnregister", unsafe { raw::mem_host_unregister(self.ptr) });
         }
     }
 }

@@ -69,7 +69,7 @@ impl Recycled {
                     // Out of the bin (the one swapped in from the end was already asked).
                     kept.swap_remove(at);
                     // SAFETY: created by us, destroyed once.
-                    let _ = unsafe { raw::event_destroy(event) };
+                    super::dropped::record("cuEventDestroy", unsafe { raw::event_destroy(event) });
                 }
             }
         }

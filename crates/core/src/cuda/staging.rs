@@ -48,9 +48,9 @@ impl Drop for Staging {
             // SAFETY: created in `new` and freed once; the process is shutting the device's
             // staging down, after the last copy's event.
             unsafe {
-                let _ = raw::event_synchronize(b.done);
-                let _ = raw::event_destroy(b.done);
-                let _ = raw::mem_free_host(b.host as *mut c_void);
+                super::dropped::record("cuEventSynchronize", raw::event_synchronize(b.done));
+                super::dropped::record("cuEventDestroy", raw::event_destroy(b.done));
+                super::dropped::record("cuMemFreeHost", raw::mem_free_host(b.host as *mut c_void));
             }
         }
     }

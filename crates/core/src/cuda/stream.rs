@@ -46,8 +46,8 @@ impl Drop for CudaStream {
         }
         if self.dev.bind().is_ok() {
             // SAFETY: the stream was created by us and is destroyed once. Pending work still
-            // completes (S13). An error here has nobody to report to.
-            let _ = unsafe { raw::stream_destroy(self.raw) };
+            // completes (S13). An error is recorded (`dropped.rs`).
+            super::dropped::record("cuStreamDestroy", unsafe { raw::stream_destroy(self.raw) });
         }
     }
 }
