@@ -16,7 +16,7 @@
 //! stamp is that start plus the time its work took. So a sleep enqueued at once after an event
 //! record ends exactly its length after it, however late JS pumps.
 
-use super::engine::{Op, Queue};
+use super::op::Op;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -54,17 +54,22 @@ impl Inbox {
     }
 }
 
-/// Every queue with a handle or with work left: pending work is never cancelled (S13), so a
-/// queue stays here until both are gone.
-static QUEUES: Mutex<Vec<Arc<Queue>>> = Mutex::new(Vec::new());
+/// A queue's inbox, shared by the queue (the engine's `Queue`, which enqueues) and this file's
+/// list (which runs it).
+type Shared = Arc<Mutex<Inbox>>;
 
-pub(super) fn register(q: &Arc<Queue>) {
-    lock(&QUEUES).push(q.clone());
+/// The inbox of every queue with a handle or with work left: pending work is never cancelled
+/// (S13), so an inbox stays here until both are gone. Its queue holds the only other reference,
+/// so a count above one means the queue is alive.
+static QUEUES: Mutex<Vec<Shared>> = Mutex::new(Vec::new());
+
+pub(super) fn register(inbox: &Shared) {
+    lock(&QUEUES).push(inbox.clone());
 }
 
-fn queues() -> Vec<Arc<Queue>> {
+fn queues() -> Vec<Shared> {
     let mut all = lock(&QUEUES);
-    all.retain(|q| Arc::strong_count(q) > 1 || !lock(&q.tx).ops.is_empty());
+    all.retain(|q| Arc::strong_count(q) > 1 || !lock(q).ops.is_empty());
     all.clone()
 }
 
@@ -75,7 +80,7 @@ pub fn pump() -> bool {
     for q in queues() {
         loop {
             let op = {
-                let mut inbox = lock(&q.tx);
+                let mut inbox = lock(&q);
                 if inbox.busy {
                     break;
                 }
@@ -108,7 +113,7 @@ pub fn pump() -> bool {
             (op.work)();
             let at = start + ran.elapsed();
             op.done.complete_at(at);
-            let mut inbox = lock(&q.tx);
+            let mut inbox = lock(&q);
             inbox.busy = false;
             inbox.last = Some(at);
             progress = true;
@@ -119,7 +124,7 @@ pub fn pump() -> bool {
 
 /// The earliest end of a timed operation under way.
 fn next_deadline() -> Option<Instant> {
-    queues().iter().filter_map(|q| lock(&q.tx).until).min()
+    queues().iter().filter_map(|q| lock(q).until).min()
 }
 
 /// Pumps until `done` holds or nothing more can run, sleeping until a timed operation ends
@@ -138,7 +143,7 @@ pub fn run_until(done: impl Fn() -> bool) {
 
 /// Whether any queue has work left.
 pub fn pending() -> bool {
-    lock(&QUEUES).iter().any(|q| !lock(&q.tx).ops.is_empty())
+    lock(&QUEUES).iter().any(|q| !lock(q).ops.is_empty())
 }
 
 /// After a pump: how long until one should pump again (zero when something can run now), or
@@ -147,7 +152,7 @@ pub fn next_pump() -> Option<Duration> {
     let now = Instant::now();
     let mut next: Option<Duration> = None;
     for q in queues() {
-        let inbox = lock(&q.tx);
+        let inbox = lock(&q);
         let wait = match (inbox.until, inbox.ops.front()) {
             (Some(t), _) => t.saturating_duration_since(now),
             (None, Some(op)) if !inbox.busy && op.deps.iter().all(|d| d.is_done()) => Duration::ZERO,

@@ -7,56 +7,26 @@
 //! While a stream captures, what it is given is recorded as graph nodes instead (C1–C9): a
 //! node is a replayable function, so a graph runs it at every launch.
 
+use super::op::Op;
+pub use super::op::{Completion, Work};
 use crate::error::{Code, Error, Result};
 use crate::ops::{CaptureMode, CaptureStatus};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(target_family = "wasm"))]
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+#[cfg(target_family = "wasm")]
+use std::time::Instant;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Work that may run more than once (a graph replays it).
-pub type Work = Arc<dyn Fn() + Send + Sync>;
-
-/// The completion of one operation: unset until it has run, then the time it finished.
-pub struct Completion {
-    at: Mutex<Option<Instant>>,
-    cv: Condvar,
-}
-
+/// How a thread waits for a [`Completion`] (defined in `op.rs`, below both this and `coop`):
+/// natively it blocks; without threads it pumps `coop`'s queues until the work has run.
 impl Completion {
-    pub fn pending() -> Arc<Self> {
-        Arc::new(Completion { at: Mutex::new(None), cv: Condvar::new() })
-    }
-
-    pub fn done_now() -> Arc<Self> {
-        Arc::new(Completion { at: Mutex::new(Some(Instant::now())), cv: Condvar::new() })
-    }
-
-    #[cfg_attr(target_family = "wasm", allow(dead_code))]
-    pub(super) fn complete(&self) {
-        self.complete_at(Instant::now());
-    }
-
-    /// Completes it as of `at` (a timed operation's end, WebAssembly).
-    pub(super) fn complete_at(&self, at: Instant) {
-        *lock(&self.at) = Some(at);
-        self.cv.notify_all();
-    }
-
-    pub fn is_done(&self) -> bool {
-        self.time().is_some()
-    }
-
-    pub fn time(&self) -> Option<Instant> {
-        *lock(&self.at)
-    }
-
     /// Whether it has run, after running what can run (WebAssembly's cooperative mode, where
     /// queued work advances when JS queries, waits or yields; natively, the workers run it).
     pub fn poll(&self) -> bool {
@@ -109,18 +79,6 @@ thread_local! {
 #[cfg(not(target_family = "wasm"))]
 pub fn set_wait_pump(pump: Option<fn()>) {
     WAIT_PUMP.with(|p| p.set(pump));
-}
-
-pub(super) struct Op {
-    pub(super) deps: Vec<Arc<Completion>>,
-    pub(super) work: Work,
-    pub(super) done: Arc<Completion>,
-    /// WebAssembly: a timed operation (a sleep), held this long instead of running `work`.
-    #[cfg(target_family = "wasm")]
-    pub(super) delay: Option<Duration>,
-    /// WebAssembly: when it was enqueued (it cannot have started earlier).
-    #[cfg(target_family = "wasm")]
-    pub(super) enqueued: Instant,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +143,7 @@ pub struct Queue {
     tx: Mutex<mpsc::Sender<Op>>,
     /// WebAssembly has no threads: the queue's operations wait here for `coop::pump`.
     #[cfg(target_family = "wasm")]
-    pub(super) tx: Mutex<super::coop::Inbox>,
+    pub(super) tx: Arc<Mutex<super::coop::Inbox>>,
     tail: Mutex<Arc<Completion>>,
     capture: Mutex<Option<Arc<Capture>>>,
 }
@@ -196,10 +154,9 @@ impl Queue {
     #[cfg(target_family = "wasm")]
     pub fn spawn(class: Class, _name: String) -> Arc<Queue> {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        let tx = Mutex::new(super::coop::Inbox::default());
-        let q = Arc::new(Queue { id, class, tx, tail: Mutex::new(Completion::done_now()), capture: Mutex::new(None) });
-        super::coop::register(&q);
-        q
+        let tx = Arc::new(Mutex::new(super::coop::Inbox::default()));
+        super::coop::register(&tx);
+        Arc::new(Queue { id, class, tx, tail: Mutex::new(Completion::done_now()), capture: Mutex::new(None) })
     }
 
     #[cfg(not(target_family = "wasm"))]

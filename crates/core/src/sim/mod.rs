@@ -10,6 +10,7 @@ mod event;
 mod graph;
 mod memory;
 mod nccl;
+mod op;
 mod pinned;
 mod stream;
 
