@@ -351,6 +351,25 @@ impl Stream {
         }
     }
 
+    /// Queues a host callback made for how it will run: on a capturing stream it belongs to the
+    /// graph and runs at every launch (`repeat`), otherwise once (`once`). True when captured.
+    pub fn launch_callback(&self, repeat: impl FnOnce() -> Result<Arc<RepeatFn>>, once: impl FnOnce() -> Result<HostFn>) -> Result<bool> {
+        if self.is_capturing()? {
+            self.launch_repeat_fn(repeat()?)?;
+            return Ok(true);
+        }
+        self.launch_host_fn(once()?)?;
+        Ok(false)
+    }
+
+    /// Refuses to destroy a default stream (legacy or per-thread): it is the device's.
+    pub fn check_destroy(&self) -> Result<()> {
+        if matches!(self.kind, StreamKind::Legacy | StreamKind::PerThread) {
+            return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));
+        }
+        Ok(())
+    }
+
     pub fn add_callback(&self, f: StatusFn) -> Result<()> {
         if self.is_capturing()? {
             return Err(Error::cuda(
