@@ -65,6 +65,30 @@ impl PinnedBlock {
         }
     }
 
+    /// Checks that `block` (its owner's one reference) is registered memory that no queued work
+    /// uses any more, so it may be unregistered now. A finished copy's hold goes when its stream
+    /// is next used or synchronized, or on the reaper thread: once the copies have run (an event
+    /// or stream synchronized), those holds are let go here rather than refuse.
+    pub fn check_unregister(block: &Arc<PinnedBlock>) -> Result<()> {
+        if !block.is_registered() {
+            return Err(Error::type_error("unregister is for memory made by registerHost; free() pinned memory from a pool"));
+        }
+        let held = || Arc::strong_count(block) > 1;
+        if held() {
+            if let Ok(rt) = runtime() {
+                rt.backend.release_finished_holds();
+            }
+            crate::reaper::flush();
+        }
+        if held() {
+            return Err(Error::cuda(
+                crate::Code::CUDA_ERROR_ILLEGAL_STATE,
+                "registered memory is still used by queued copies: synchronize their stream first, or free() it to unregister once they are done",
+            ));
+        }
+        Ok(())
+    }
+
     /// A reference `block` gives a view of its bytes (call with that reference; `unview` when the
     /// view lets it go): not counted as queued work by `wait_unused`.
     pub fn view(block: Arc<PinnedBlock>) -> *const PinnedBlock {

@@ -206,27 +206,7 @@ crate::exports! {
     /// still use it: `CUDA_ERROR_ILLEGAL_STATE`.
     c"pinnedUnregister" => fn pinned_unregister(_cx, pinned: f64) -> () {
         crate::handles::release_pending();
-        let held = || {
-            with(pinned, |b| {
-                if !b.is_registered() {
-                    return Err(Error::type_error("unregister is for memory made by registerHost; free() pinned memory from a pool"));
-                }
-                Ok(Arc::strong_count(b) > 1)
-            })
-        };
-        // A finished copy's hold goes when its stream is next used or synchronized, or on the
-        // reaper thread: once the copies have run (an event or stream synchronized), let it go
-        // now rather than refuse.
-        let in_flight = held()? && {
-            if let Ok(rt) = cuda_node_core::runtime() {
-                rt.backend.release_finished_holds();
-            }
-            cuda_node_core::reaper::flush();
-            held()?
-        };
-        if in_flight {
-            return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "registered memory is still used by queued copies: synchronize their stream first, or free() it to unregister once they are done"));
-        }
+        with(pinned, PinnedBlock::check_unregister)?;
         drop(take(pinned)?);
         Ok(())
     }
