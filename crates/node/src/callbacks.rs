@@ -237,7 +237,7 @@ impl JsCallback {
     /// The callback the dispatcher holds under `id`, on this thread. `persistent` for one a
     /// graph captures.
     pub fn new(id: f64, persistent: bool) -> Result<JsCallback> {
-        let id = crate::args::uint32("callback id", id)?;
+        let id = crate::raw::numbers::uint32("callback id", id)?;
         if id > MAX_ID {
             return Err(Error::range(format!("callback ids go up to {MAX_ID}, got {id}")));
         }
