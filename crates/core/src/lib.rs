@@ -19,6 +19,7 @@ pub mod event;
 #[cfg(not(target_family = "wasm"))]
 pub mod floor;
 pub mod graph;
+pub mod host;
 pub mod memory;
 pub mod module;
 pub mod nccl;

@@ -362,6 +362,16 @@ impl Stream {
         Ok(false)
     }
 
+    /// Queues a simulated kernel's host implementation in stream order (the simulator only: on
+    /// the GPU a kernel runs its compiled code). `make` gives the host function, which the
+    /// stream runs once its earlier work is done and which returns only once the implementation
+    /// has run on its JS thread (the embedder's [`crate::host::HostSink`] runs it there), so the
+    /// stream's later work waits for it.
+    pub fn launch_simulated(&self, make: impl FnOnce() -> Result<HostFn>) -> Result<()> {
+        crate::runtime::require_simulator("a simulated kernel's host implementation")?;
+        self.launch_host_fn(make()?)
+    }
+
     /// Refuses to destroy a default stream (legacy or per-thread): it is the device's.
     pub fn check_destroy(&self) -> Result<()> {
         if matches!(self.kind, StreamKind::Legacy | StreamKind::PerThread) {

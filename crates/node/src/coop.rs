@@ -32,8 +32,7 @@ crate::exports! {
     /// (WebAssembly); in how many milliseconds to pump again, or -1 when nothing is left.
     c"simPump" => fn sim_pump(cx) -> f64 {
         pump::set_due(None);
-        #[cfg(target_family = "wasm")]
-        cuda_node_core::sim::coop::pump();
+        cuda_node_core::host::pump();
         crate::task::settle_ready(cx.env);
         let next = pump::next_pump();
         pump::set_due(next.map(|d| Instant::now() + d));

@@ -144,7 +144,7 @@ impl Ret for Blocking {
         #[cfg(target_family = "wasm")]
         {
             // No pool to block: the pump runs the job once it would return at once.
-            let ready = self.ready.unwrap_or_else(|| Box::new(|| !cuda_node_core::sim::coop::pending()));
+            let ready = self.ready.unwrap_or_else(|| Box::new(|| !cuda_node_core::host::pending()));
             if ready() {
                 settle(env, deferred, guard_off_thread(job));
             } else {

@@ -36,7 +36,7 @@ pub fn set_waiting(waiting: bool) {
 /// sleep under way, or never (None) when nothing is left.
 #[cfg(target_family = "wasm")]
 pub fn next_pump() -> Option<Duration> {
-    let next = cuda_node_core::sim::coop::next_pump();
+    let next = cuda_node_core::host::next_pump();
     if next.is_none() && WAITING.get() {
         return Some(Duration::ZERO);
     }
