@@ -34,6 +34,7 @@ pub mod reaper;
 pub mod runtime;
 pub mod sim;
 pub mod stream;
+pub mod teardown;
 
 pub use async_pool::AsyncMemoryPool;
 pub use block::Block;

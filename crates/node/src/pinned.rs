@@ -11,30 +11,6 @@ use std::sync::Arc;
 
 crate::table!(PINNED: Arc<PinnedBlock>, CUDA_ERROR_INVALID_VALUE, "this pinned memory was freed: allocate a new one");
 
-thread_local! {
-    /// Memory registered on this thread: its bytes are this thread's JS heap, freed with the
-    /// thread, so its teardown waits for the queued work that still uses them — the table's
-    /// entries, and those the GC already took from it while a copy held them (`registered_here`).
-    static REGISTERED: std::cell::RefCell<Vec<std::sync::Weak<PinnedBlock>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Every block registered on this thread that something (queued work, a table entry) still holds.
-#[cfg_attr(target_family = "wasm", allow(dead_code))]
-pub(crate) fn registered_here() -> Vec<Arc<PinnedBlock>> {
-    REGISTERED.try_with(|r| r.borrow_mut().drain(..).filter_map(|w| w.upgrade()).collect()).unwrap_or_default()
-}
-
-fn note_registered(block: &Arc<PinnedBlock>) {
-    let _ = REGISTERED.try_with(|r| {
-        let mut r = r.borrow_mut();
-        // Let go of the dead ones now and then, so the list stays as long as the live ones.
-        if r.len() >= 64 && r.len().is_power_of_two() {
-            r.retain(|w| w.strong_count() > 0);
-        }
-        r.push(Arc::downgrade(block));
-    });
-}
-
 crate::js_object! {
     /// A pinned block's host address and size.
     pub struct PinnedInfo {
@@ -198,7 +174,6 @@ crate::exports! {
         let (ptr, len) = (view.0.as_ptr() as *mut u8, view.0.len() as u64);
         let keep = crate::handles::JsRef::new(cx, cx.arg(1).ok_or_else(|| Error::type_error("view is missing"))?)?;
         let block = PinnedBlock::register(ptr, len, Box::new(keep))?;
-        note_registered(&block);
         insert(cx, &owner, block)
     }
 
