@@ -1,8 +1,8 @@
 //! A block of device memory handed to a user: a range of an allocation, which returns to
 //! wherever it came from (its pool, or the driver) when dropped.
 
-use crate::error::Result;
-use crate::memory::DeviceMemory;
+use crate::error::{Code, Error, Result};
+use crate::memory::{DeviceMemory, Origin};
 use std::sync::Arc;
 
 /// Where a block goes back to when it is dropped.
@@ -52,6 +52,41 @@ impl Block {
 
     pub(crate) fn pooled(mem: Arc<DeviceMemory>, offset: u64, size: u64, home: Arc<dyn Release>, token: u64) -> Block {
         Block { mem, offset, size, home: Some((home, token)), _stream: None }
+    }
+
+    /// `size` bytes (the rest of the allocation by default) at `offset` of another process's
+    /// allocation, opened from its handle (`cuIpcOpenMemHandle`); closed when dropped.
+    pub fn open_ipc(device: usize, handle: &[u8; 64], offset: u64, size: Option<u64>) -> Result<Block> {
+        let mem = DeviceMemory::open_ipc(device, handle)?;
+        let size = match size {
+            Some(s) => s,
+            None => mem
+                .size()
+                .checked_sub(offset)
+                .ok_or_else(|| Error::range(format!("offset {offset} is past the end of the {}-byte allocation", mem.size())))?,
+        };
+        Block::view(mem, offset, size)
+    }
+
+    /// The 64-byte IPC handle of the allocation this block lies in (`cuIpcGetMemHandle`) and the
+    /// block's offset in it. Only memory allocated here on the device has one.
+    pub fn ipc_handle(&self) -> Result<([u8; 64], u64)> {
+        if self.mem.origin() != Origin::Own {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                "only memory cuda-node allocated on the device (not managed, foreign or opened from another process) has an IPC handle",
+            ));
+        }
+        Ok((self.mem.ipc_handle()?, self.offset))
+    }
+
+    /// The host address of the block's first byte: only managed memory has one.
+    pub fn host_view(&self) -> Result<*mut u8> {
+        let Some(host) = self.mem.host_ptr() else {
+            return Err(Error::type_error("only managed memory (mallocManaged) has a host view"));
+        };
+        // The block's range lies inside the managed allocation: in bounds.
+        Ok(host.wrapping_add(self.offset as usize))
     }
 
     pub fn ptr(&self) -> u64 {

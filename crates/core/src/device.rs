@@ -7,6 +7,21 @@ use crate::runtime::Runtime;
 // The seam's data (`backend.rs`), re-exported here where they were first defined.
 pub use crate::backend::{DeviceProps, MemInfo, ATTRIBUTES};
 
+/// How many devices the backend presents.
+pub fn count() -> Result<usize> {
+    Ok(crate::runtime()?.backend.device_count())
+}
+
+/// A device's name, compute capability, memory and attributes.
+pub fn props(ordinal: usize) -> Result<DeviceProps> {
+    crate::runtime()?.backend.device_props(ordinal)
+}
+
+/// Free and total memory of the device now (`cuMemGetInfo`).
+pub fn mem_info(ordinal: usize) -> Result<MemInfo> {
+    crate::runtime()?.backend.mem_info(ordinal)
+}
+
 /// Waits for all work on the device, refusing while one of its streams captures (C6b).
 pub fn synchronize(ordinal: usize) -> Result<()> {
     if crate::capture::active(ordinal) {

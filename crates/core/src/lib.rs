@@ -19,6 +19,7 @@ pub mod event;
 #[cfg(not(target_family = "wasm"))]
 pub mod floor;
 pub mod graph;
+pub mod host;
 pub mod memory;
 pub mod module;
 pub mod nccl;
@@ -33,6 +34,7 @@ pub mod reaper;
 pub mod runtime;
 pub mod sim;
 pub mod stream;
+pub mod teardown;
 
 pub use async_pool::AsyncMemoryPool;
 pub use block::Block;

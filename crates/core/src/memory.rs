@@ -215,6 +215,24 @@ pub fn check_location(location: Location) -> Result<()> {
     Ok(())
 }
 
+/// The byte a memset writes: `value` must be one (0 to 255).
+pub fn memset_byte(value: u32) -> Result<u8> {
+    u8::try_from(value).map_err(|_| Error::range(format!("memset value must be a byte (0 to 255), got {value}")))
+}
+
+/// The fill of `count` elements of `width` bytes (at most 255), each the low bytes of `bits`,
+/// and the bytes it covers.
+pub fn fill_pattern(width: u32, bits: u64, count: u64) -> Result<(crate::ops::Pattern, u64)> {
+    let pattern = crate::ops::Pattern { width: width.min(255) as u8, bits };
+    let bytes = count.checked_mul(pattern.width as u64).ok_or_else(|| Error::range("fill count is too large"))?;
+    Ok((pattern, bytes))
+}
+
+/// An IPC memory handle's bytes, checked to be the 64 a handle has.
+pub fn ipc_handle_bytes(bytes: &[u8]) -> Result<&[u8; 64]> {
+    bytes.try_into().map_err(|_| Error::range(format!("an IPC memory handle is 64 bytes, got {}", bytes.len())))
+}
+
 /// Checks that `[offset, offset + len)` lies inside `size` bytes.
 pub fn check_range(size: u64, offset: u64, len: u64, what: &str) -> Result<()> {
     match offset.checked_add(len) {

@@ -274,6 +274,17 @@ pub fn check_cooperative(device: usize, launch: &Launch, per_sm: u32) -> Result<
     Ok(())
 }
 
+/// Checks a launch of a kernel the simulator runs on the host against `device`'s limits, as a
+/// launch does, and a cooperative one against the simulated occupancy.
+pub fn check_simulated_shape(device: usize, launch: &Launch) -> Result<()> {
+    check_shape(device, launch)?;
+    if launch.cooperative {
+        let [bx, by, bz] = launch.block;
+        check_cooperative(device, launch, simulated_max_active_blocks(device, bx * by * bz, launch.shared_mem)?)?;
+    }
+    Ok(())
+}
+
 fn check_occupancy_args(device: usize, block_threads: u32, shared_mem: u32) -> Result<()> {
     let l = limits(device)?;
     if block_threads == 0 || (l.threads != 0 && block_threads as u64 > l.threads) {

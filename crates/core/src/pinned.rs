@@ -25,6 +25,29 @@ pub struct PinnedBlock {
     views: std::sync::atomic::AtomicUsize,
 }
 
+thread_local! {
+    /// Memory registered on this thread: its bytes are this thread's JS heap, freed with the
+    /// thread, so its teardown waits for the queued work that still uses them — whoever holds
+    /// the blocks, or after they were let go while a copy held them (`registered_here`).
+    static REGISTERED: std::cell::RefCell<Vec<Weak<PinnedBlock>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Every block registered on this thread that something (queued work, its owner) still holds.
+pub fn registered_here() -> Vec<Arc<PinnedBlock>> {
+    REGISTERED.try_with(|r| r.borrow_mut().drain(..).filter_map(|w| w.upgrade()).collect()).unwrap_or_default()
+}
+
+fn note_registered(block: &Arc<PinnedBlock>) {
+    let _ = REGISTERED.try_with(|r| {
+        let mut r = r.borrow_mut();
+        // Let go of the dead ones now and then, so the list stays as long as the live ones.
+        if r.len() >= 64 && r.len().is_power_of_two() {
+            r.retain(|w| w.strong_count() > 0);
+        }
+        r.push(Arc::downgrade(block));
+    });
+}
+
 impl PinnedBlock {
     /// Page-locks `len` bytes of host memory at `ptr` that `keep` owns (`cuMemHostRegister`,
     /// CuPy's `hostRegister`); unregistered when the block is dropped, before `keep` is.
@@ -34,14 +57,16 @@ impl PinnedBlock {
             return Err(Error::range("registerHost needs at least one byte"));
         }
         let ops = runtime()?.backend.host_memory().register(ptr, len)?;
-        Ok(Arc::new(PinnedBlock {
+        let block = Arc::new(PinnedBlock {
             ops: Some(ops),
             size: len,
             capacity: len,
             home: Weak::new(),
             keep: Some(keep),
             views: Default::default(),
-        }))
+        });
+        note_registered(&block);
+        Ok(block)
     }
 
     /// Waits until no queued work holds `block` — a copy from or into it, a graph launch that
@@ -63,6 +88,30 @@ impl PinnedBlock {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
         }
+    }
+
+    /// Checks that `block` (its owner's one reference) is registered memory that no queued work
+    /// uses any more, so it may be unregistered now. A finished copy's hold goes when its stream
+    /// is next used or synchronized, or on the reaper thread: once the copies have run (an event
+    /// or stream synchronized), those holds are let go here rather than refuse.
+    pub fn check_unregister(block: &Arc<PinnedBlock>) -> Result<()> {
+        if !block.is_registered() {
+            return Err(Error::type_error("unregister is for memory made by registerHost; free() pinned memory from a pool"));
+        }
+        let held = || Arc::strong_count(block) > 1;
+        if held() {
+            if let Ok(rt) = runtime() {
+                rt.backend.host_memory().release_finished_holds();
+            }
+            crate::reaper::flush();
+        }
+        if held() {
+            return Err(Error::cuda(
+                crate::Code::CUDA_ERROR_ILLEGAL_STATE,
+                "registered memory is still used by queued copies: synchronize their stream first, or free() it to unregister once they are done",
+            ));
+        }
+        Ok(())
     }
 
     /// A reference `block` gives a view of its bytes (call with that reference; `unview` when the

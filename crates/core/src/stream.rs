@@ -352,6 +352,35 @@ impl Stream {
         }
     }
 
+    /// Queues a host callback made for how it will run: on a capturing stream it belongs to the
+    /// graph and runs at every launch (`repeat`), otherwise once (`once`). True when captured.
+    pub fn launch_callback(&self, repeat: impl FnOnce() -> Result<Arc<RepeatFn>>, once: impl FnOnce() -> Result<HostFn>) -> Result<bool> {
+        if self.is_capturing()? {
+            self.launch_repeat_fn(repeat()?)?;
+            return Ok(true);
+        }
+        self.launch_host_fn(once()?)?;
+        Ok(false)
+    }
+
+    /// Queues a simulated kernel's host implementation in stream order (the simulator only: on
+    /// the GPU a kernel runs its compiled code). `make` gives the host function, which the
+    /// stream runs once its earlier work is done and which returns only once the implementation
+    /// has run on its JS thread (the embedder's [`crate::host::HostSink`] runs it there), so the
+    /// stream's later work waits for it.
+    pub fn launch_simulated(&self, make: impl FnOnce() -> Result<HostFn>) -> Result<()> {
+        crate::runtime::require_simulator("a simulated kernel's host implementation")?;
+        self.launch_host_fn(make()?)
+    }
+
+    /// Refuses to destroy a default stream (legacy or per-thread): it is the device's.
+    pub fn check_destroy(&self) -> Result<()> {
+        if matches!(self.kind, StreamKind::Legacy | StreamKind::PerThread) {
+            return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));
+        }
+        Ok(())
+    }
+
     pub fn add_callback(&self, f: StatusFn) -> Result<()> {
         if self.is_capturing()? {
             return Err(Error::cuda(

@@ -15,7 +15,7 @@ fn real(dtype: &str) -> Result<Real> {
 
 /// The `i`th of `values` as a count.
 fn count(values: &[f64], i: usize, name: &str) -> Result<u64> {
-    crate::args::count(name, *values.get(i).ok_or_else(|| Error::range(format!("{name} is missing")))?)
+    crate::raw::numbers::count(name, *values.get(i).ok_or_else(|| Error::range(format!("{name} is missing")))?)
 }
 
 crate::exports! {

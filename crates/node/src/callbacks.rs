@@ -9,6 +9,7 @@
 //! so a blocked `synchronize()` on the JS thread cannot deadlock.
 
 use crate::raw::{self, Func};
+use cuda_node_core::host::{self, HostSink};
 use cuda_node_core::{Code, Error, Result};
 use napi::sys;
 use std::cell::RefCell;
@@ -171,11 +172,14 @@ pub fn env_gone() {
     }
 }
 
-/// The wait pump of a JS thread (`set_wait_pump`): runs the simulated kernels due here.
-#[cfg(not(target_family = "wasm"))]
-fn pump() {
-    if let Some(channel) = CHANNEL.with(|c| c.borrow().clone()) {
-        channel.run_jobs();
+/// The binding as core's host sink: a JS thread's wait pump runs the simulated kernels due there.
+struct Sink;
+
+impl HostSink for Sink {
+    fn pump(&self) {
+        if let Some(channel) = CHANNEL.try_with(|c| c.borrow().clone()).ok().flatten() {
+            channel.run_jobs();
+        }
     }
 }
 
@@ -237,7 +241,7 @@ impl JsCallback {
     /// The callback the dispatcher holds under `id`, on this thread. `persistent` for one a
     /// graph captures.
     pub fn new(id: f64, persistent: bool) -> Result<JsCallback> {
-        let id = crate::args::uint32("callback id", id)?;
+        let id = crate::raw::numbers::uint32("callback id", id)?;
         if id > MAX_ID {
             return Err(Error::range(format!("callback ids go up to {MAX_ID}, got {id}")));
         }
@@ -276,26 +280,32 @@ impl Drop for JsCallback {
 /// It runs from the event loop, or sooner from a wait that blocks this thread (the wait pump).
 #[cfg(not(target_family = "wasm"))]
 pub fn launch_simulated(env: sys::napi_env, stream: &cuda_node_core::Stream, func: sys::napi_value) -> Result<()> {
-    cuda_node_core::runtime::require_simulator("a simulated kernel's host implementation")?;
-    let channel = channel()?;
-    let mut reference = ptr::null_mut();
-    // SAFETY: `func` is a value of this call, on the JS thread.
-    raw::ok(unsafe { sys::napi_create_reference(env, func, 1, &mut reference) }, "holding the simulated kernel")?;
-    owe(env, 1)?;
-    let gate = Arc::new(Gate::default());
-    let (job, held) = (Mutex::new(Some(Job { func: reference, gate: gate.clone() })), channel.clone());
-    let queued = stream.launch_host_fn(Box::new(move || {
-        let Some(job) = job.lock().unwrap_or_else(|p| p.into_inner()).take() else { return };
-        held.jobs.lock().unwrap_or_else(|p| p.into_inner()).push_back(job);
-        // Where the JS thread is gone, nothing will open the gate: the stream goes on.
-        if held.send(0, Kind::Pump) {
-            gate.wait();
-        }
-    }));
+    // The reference made and the run owed, given back if the host function fails to queue.
+    let made = std::cell::Cell::new(None);
+    let queued = stream.launch_simulated(|| {
+        let channel = channel()?;
+        let mut reference = ptr::null_mut();
+        // SAFETY: `func` is a value of this call, on the JS thread.
+        raw::ok(unsafe { sys::napi_create_reference(env, func, 1, &mut reference) }, "holding the simulated kernel")?;
+        owe(env, 1)?;
+        made.set(Some(reference));
+        let gate = Arc::new(Gate::default());
+        let (job, held) = (Mutex::new(Some(Job { func: reference, gate: gate.clone() })), channel);
+        Ok(Box::new(move || {
+            let Some(job) = job.lock().unwrap_or_else(|p| p.into_inner()).take() else { return };
+            held.jobs.lock().unwrap_or_else(|p| p.into_inner()).push_back(job);
+            // Where the JS thread is gone, nothing will open the gate: the stream goes on.
+            if held.send(0, Kind::Pump) {
+                gate.wait();
+            }
+        }))
+    });
     if let Err(e) = queued {
-        forgive(env, 1);
-        // SAFETY: made above on this thread, never handed over.
-        unsafe { sys::napi_delete_reference(env, reference) };
+        if let Some(reference) = made.get() {
+            forgive(env, 1);
+            // SAFETY: made above on this thread, never handed over.
+            unsafe { sys::napi_delete_reference(env, reference) };
+        }
         return Err(e);
     }
     Ok(())
@@ -367,8 +377,8 @@ crate::exports! {
         unsafe { sys::napi_unref_threadsafe_function(cx.env, tsfn) };
         *channel.tsfn.lock().unwrap_or_else(|p| p.into_inner()) = tsfn;
         CHANNEL.with(|c| *c.borrow_mut() = Some(channel));
-        #[cfg(not(target_family = "wasm"))]
-        cuda_node_core::sim::set_wait_pump(Some(pump));
+        host::set_host_sink(&Sink);
+        host::serve_this_thread();
         Ok(())
     }
 

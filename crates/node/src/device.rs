@@ -2,7 +2,7 @@
 
 use crate::raw::{self, Ret};
 use crate::task::Blocking;
-use cuda_node_core::runtime;
+use cuda_node_core::{device, runtime};
 use napi::sys;
 
 /// A device's fixed facts: `{ name, computeCapability, totalMemory, attributes }`.
@@ -44,19 +44,17 @@ crate::js_object! {
 crate::exports! {
     /// How many devices the backend presents.
     c"deviceCount" => fn device_count(_cx) -> f64 {
-        Ok(runtime()?.backend.device_count() as f64)
+        Ok(device::count()? as f64)
     }
 
     /// A device's name, compute capability, memory and attributes.
     c"deviceProps" => fn device_props(_cx, device: f64) -> DeviceProps {
-        let rt = runtime()?;
-        Ok(DeviceProps(rt.backend.device_props(rt.ordinal(device)?)?))
+        Ok(DeviceProps(device::props(runtime()?.ordinal(device)?)?))
     }
 
     /// Free and total memory now (`cuMemGetInfo`).
     c"deviceMemInfo" => fn device_mem_info(_cx, device: f64) -> MemInfo {
-        let rt = runtime()?;
-        let m = rt.backend.mem_info(rt.ordinal(device)?)?;
+        let m = device::mem_info(runtime()?.ordinal(device)?)?;
         Ok(MemInfo { free: m.free as f64, total: m.total as f64 })
     }
 
@@ -68,45 +66,45 @@ crate::exports! {
 
     /// Blocks until all work on the device is done.
     c"deviceSynchronize" => fn device_synchronize(_cx, device: f64) -> () {
-        cuda_node_core::device::synchronize(runtime()?.ordinal(device)?)
+        device::synchronize(runtime()?.ordinal(device)?)
     }
 
     /// Resolves once all work on the device is done, off the JS thread.
     c"deviceSynchronizeAsync" => fn device_synchronize_async(_cx, device: f64) -> Blocking {
         let ordinal = runtime()?.ordinal(device)?;
-        Ok(Blocking::new(move || cuda_node_core::device::synchronize(ordinal)))
+        Ok(Blocking::new(move || device::synchronize(ordinal)))
     }
 
     /// The device's UUID, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (`cuDeviceGetUuid`).
     c"deviceUuid" => fn device_uuid(_cx, device: f64) -> String {
-        cuda_node_core::device::uuid(runtime()?.ordinal(device)?)
+        device::uuid(runtime()?.ordinal(device)?)
     }
 
     /// The device's PCI bus id, `0000:19:00.0` (`cuDeviceGetPCIBusId`).
     c"devicePciBusId" => fn device_pci_bus_id(_cx, device: f64) -> String {
-        cuda_node_core::device::pci_bus_id(runtime()?.ordinal(device)?)
+        device::pci_bus_id(runtime()?.ordinal(device)?)
     }
 
     /// The ordinal of the device at a PCI bus id (`cuDeviceGetByPCIBusId`).
     c"deviceByPciBusId" => fn device_by_pci_bus_id(_cx, id: String) -> f64 {
-        Ok(cuda_node_core::device::from_pci_bus_id(&id)? as f64)
+        Ok(device::from_pci_bus_id(&id)? as f64)
     }
 
     /// Whether `device` can reach `peer`'s memory directly (`cuDeviceCanAccessPeer`).
     c"deviceCanAccessPeer" => fn device_can_access_peer(_cx, device: f64, peer: f64) -> bool {
         let rt = runtime()?;
-        cuda_node_core::device::can_access_peer(rt.ordinal(device)?, rt.ordinal(peer)?)
+        device::can_access_peer(rt.ordinal(device)?, rt.ordinal(peer)?)
     }
 
     /// Lets `device` reach `peer`'s memory (`cuCtxEnablePeerAccess`); again is nothing.
     c"deviceEnablePeerAccess" => fn device_enable_peer_access(_cx, device: f64, peer: f64) -> () {
         let rt = runtime()?;
-        cuda_node_core::device::enable_peer_access(rt.ordinal(device)?, rt.ordinal(peer)?)
+        device::enable_peer_access(rt.ordinal(device)?, rt.ordinal(peer)?)
     }
 
     /// Stops `device` reaching `peer`'s memory (`cuCtxDisablePeerAccess`); again is nothing.
     c"deviceDisablePeerAccess" => fn device_disable_peer_access(_cx, device: f64, peer: f64) -> () {
         let rt = runtime()?;
-        cuda_node_core::device::disable_peer_access(rt.ordinal(device)?, rt.ordinal(peer)?)
+        device::disable_peer_access(rt.ordinal(device)?, rt.ordinal(peer)?)
     }
 }

@@ -180,12 +180,7 @@ crate::exports! {
     c"kernelCheckShape" => fn kernel_check_shape(_cx, device: f64, shape: Words) -> () {
         let device = runtime()?.ordinal(device)?;
         let launch = with_head(head(shape.0)?, &[]);
-        module::check_shape(device, &launch)?;
-        if launch.cooperative {
-            let [bx, by, bz] = launch.block;
-            module::check_cooperative(device, &launch, module::simulated_max_active_blocks(device, bx * by * bz, launch.shared_mem)?)?;
-        }
-        Ok(())
+        module::check_simulated_shape(device, &launch)
     }
 
     /// The simulator's answer to `kernelMaxActiveBlocks` (from the device's limits alone).

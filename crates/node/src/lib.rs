@@ -1,8 +1,7 @@
 //! The Node-API binding of cuda-node: argument conversion, handles and error mapping over
 //! `cuda_node_core`. No CUDA logic lives here. Every export is declared in its concept's file
-//! with `exports!` (raw.rs) and registered below.
+//! with `exports!` (raw/export.rs) and registered below.
 
-mod args;
 mod async_pool;
 mod backend;
 mod blas;

@@ -5,8 +5,8 @@ use crate::handles::JsRef;
 use crate::raw::{self, ArrayBufferOut, BigU64, Bytes, BytesMut, Count, NodeBuffer, Owner};
 use crate::{pinned, stream};
 use cuda_node_core::copy2d::{Rows, Side};
-use cuda_node_core::memory::{pointer_attributes, Advice, Location};
-use cuda_node_core::{runtime, Block, Code, DeviceMemory, Error, Pattern};
+use cuda_node_core::memory::{self, pointer_attributes, Advice, Location};
+use cuda_node_core::{runtime, Block, Code, DeviceMemory, Error};
 use napi::sys;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -172,18 +172,15 @@ crate::exports! {
 
     /// Sets `size` bytes to `value`.
     c"memMemset" => fn mem_memset(_cx, stream: f64, dst: f64, offset: Count, value: u32, size: Count) -> () {
-        if value > 255 {
-            return Err(Error::range(format!("memset value must be a byte (0 to 255), got {value}")));
-        }
+        let value = memory::memset_byte(value)?;
         let block = get(dst)?;
         let (mem, at) = block.range(offset.0, size.0, "memset")?;
-        stream::with(stream, |s| s.memset(mem, at, value as u8, size.0))
+        stream::with(stream, |s| s.memset(mem, at, value, size.0))
     }
 
     /// Writes `count` elements of `width` bytes, each the low bytes of `bits` (the built-in fill kernel).
     c"memFill" => fn mem_fill(_cx, stream: f64, dst: f64, offset: Count, width: u32, bits: BigU64, count: Count) -> () {
-        let pattern = Pattern { width: width.min(255) as u8, bits: bits.0 };
-        let bytes = count.0.checked_mul(pattern.width as u64).ok_or_else(|| Error::range("fill count is too large"))?;
+        let (pattern, bytes) = memory::fill_pattern(width, bits.0, count.0)?;
         let block = get(dst)?;
         let (mem, at) = block.range(offset.0, bytes, "fill")?;
         stream::with(stream, |s| s.fill(mem, at, pattern, count.0))
@@ -219,10 +216,7 @@ crate::exports! {
     /// the runtime refuses external buffers.
     c"memManagedBuffer" => fn mem_managed_buffer(cx, mem: f64) -> ArrayBufferOut {
         let block = get(mem)?;
-        let (base, at) = block.base();
-        let Some(host) = base.host_ptr() else {
-            return Err(Error::type_error("only managed memory (mallocManaged) has a host view"));
-        };
+        let data = block.host_view()?;
         let len = block.size() as usize;
         let mut out = std::ptr::null_mut();
         if len == 0 {
@@ -243,8 +237,6 @@ crate::exports! {
         if !pinned::external_buffers(cx.env) {
             return Err(pinned::refused("the host view of managed memory", "copy with copyToHost / copyFromHost instead"));
         }
-        // SAFETY: the block's range lies inside the managed allocation.
-        let data = unsafe { host.add(at as usize) };
         let hint = Arc::into_raw(block) as *mut c_void;
         // SAFETY: `data` is valid for `len` bytes while the block lives; the finalizer owns a
         // reference to it (`hint`) until V8 releases the buffer.
@@ -281,23 +273,14 @@ crate::exports! {
     /// The 64-byte IPC handle of the allocation the block lies in (`cuIpcGetMemHandle`) and the
     /// block's offset in it: a pool block is found by its offset in the pool's allocation.
     c"memIpcHandle" => fn mem_ipc_handle(_cx, mem: f64) -> IpcDesc {
-        let block = get(mem)?;
-        let (base, at) = block.base();
-        if base.origin() != cuda_node_core::memory::Origin::Own {
-            return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "only memory cuda-node allocated on the device (not managed, foreign or opened from another process) has an IPC handle"));
-        }
-        Ok(IpcDesc { handle: NodeBuffer(base.ipc_handle()?.to_vec()), offset: at as f64 })
+        let (handle, offset) = get(mem)?.ipc_handle()?;
+        Ok(IpcDesc { handle: NodeBuffer(handle.to_vec()), offset: offset as f64 })
     }
 
     /// Opens another process's allocation from its handle (`cuIpcOpenMemHandle`): `size` bytes
     /// (the rest of it by default) at `offset`; closed when freed.
     c"memFromIpcHandle" => fn mem_from_ipc_handle(_cx, device: f64, handle: Bytes, offset: Count, size: Option<Count>) -> f64 {
-        let handle: &[u8; 64] = handle.0.try_into().map_err(|_| Error::range(format!("an IPC memory handle is 64 bytes, got {}", handle.0.len())))?;
-        let mem = DeviceMemory::open_ipc(runtime()?.ordinal(device)?, handle)?;
-        let size = match size {
-            Some(s) => s.0,
-            None => mem.size().checked_sub(offset.0).ok_or_else(|| Error::range(format!("offset {} is past the end of the {}-byte allocation", offset.0, mem.size())))?,
-        };
-        adopt(Block::view(mem, offset.0, size)?)
+        let handle = memory::ipc_handle_bytes(handle.0)?;
+        adopt(Block::open_ipc(runtime()?.ordinal(device)?, handle, offset.0, size.map(|s| s.0))?)
     }
 }

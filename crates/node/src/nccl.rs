@@ -24,7 +24,7 @@ crate::exports! {
     /// `ncclCommJoin`; without, with `ncclCommJoinAll`.
     c"ncclCommCreate" => fn nccl_comm_create(cx, owner: Owner, device: f64, nranks: f64, id: Option<Bytes>, rank: f64) -> f64 {
         let device = runtime()?.ordinal(device)?;
-        let (nranks, rank) = (crate::args::uint32("nranks", nranks)? as usize, crate::args::uint32("rank", rank)? as usize);
+        let (nranks, rank) = (crate::raw::numbers::uint32("nranks", nranks)? as usize, crate::raw::numbers::uint32("rank", rank)? as usize);
         let comm = Communicator::new(device, nranks, rank, id.map(|b| b.0))?;
         insert(cx, &owner, Arc::new(comm))
     }
@@ -49,7 +49,7 @@ crate::exports! {
     ) -> () {
         with(comm, |c| {
             let op = RedOp::from_code(op)?;
-            let r = crate::args::uint32("root", root)? as usize;
+            let r = crate::raw::numbers::uint32("root", root)? as usize;
             let coll = match kind {
                 0 => Collective::AllReduce { op },
                 1 => Collective::Reduce { op, root: r },

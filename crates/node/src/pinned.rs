@@ -11,30 +11,6 @@ use std::sync::Arc;
 
 crate::table!(PINNED: Arc<PinnedBlock>, CUDA_ERROR_INVALID_VALUE, "this pinned memory was freed: allocate a new one");
 
-thread_local! {
-    /// Memory registered on this thread: its bytes are this thread's JS heap, freed with the
-    /// thread, so its teardown waits for the queued work that still uses them — the table's
-    /// entries, and those the GC already took from it while a copy held them (`registered_here`).
-    static REGISTERED: std::cell::RefCell<Vec<std::sync::Weak<PinnedBlock>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Every block registered on this thread that something (queued work, a table entry) still holds.
-#[cfg_attr(target_family = "wasm", allow(dead_code))]
-pub(crate) fn registered_here() -> Vec<Arc<PinnedBlock>> {
-    REGISTERED.try_with(|r| r.borrow_mut().drain(..).filter_map(|w| w.upgrade()).collect()).unwrap_or_default()
-}
-
-fn note_registered(block: &Arc<PinnedBlock>) {
-    let _ = REGISTERED.try_with(|r| {
-        let mut r = r.borrow_mut();
-        // Let go of the dead ones now and then, so the list stays as long as the live ones.
-        if r.len() >= 64 && r.len().is_power_of_two() {
-            r.retain(|w| w.strong_count() > 0);
-        }
-        r.push(Arc::downgrade(block));
-    });
-}
-
 crate::js_object! {
     /// A pinned block's host address and size.
     pub struct PinnedInfo {
@@ -198,7 +174,6 @@ crate::exports! {
         let (ptr, len) = (view.0.as_ptr() as *mut u8, view.0.len() as u64);
         let keep = crate::handles::JsRef::new(cx, cx.arg(1).ok_or_else(|| Error::type_error("view is missing"))?)?;
         let block = PinnedBlock::register(ptr, len, Box::new(keep))?;
-        note_registered(&block);
         insert(cx, &owner, block)
     }
 
@@ -206,27 +181,7 @@ crate::exports! {
     /// still use it: `CUDA_ERROR_ILLEGAL_STATE`.
     c"pinnedUnregister" => fn pinned_unregister(_cx, pinned: f64) -> () {
         crate::handles::release_pending();
-        let held = || {
-            with(pinned, |b| {
-                if !b.is_registered() {
-                    return Err(Error::type_error("unregister is for memory made by registerHost; free() pinned memory from a pool"));
-                }
-                Ok(Arc::strong_count(b) > 1)
-            })
-        };
-        // A finished copy's hold goes when its stream is next used or synchronized, or on the
-        // reaper thread: once the copies have run (an event or stream synchronized), let it go
-        // now rather than refuse.
-        let in_flight = held()? && {
-            if let Ok(rt) = cuda_node_core::runtime() {
-                rt.backend.release_finished_holds();
-            }
-            cuda_node_core::reaper::flush();
-            held()?
-        };
-        if in_flight {
-            return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "registered memory is still used by queued copies: synchronize their stream first, or free() it to unregister once they are done"));
-        }
+        with(pinned, PinnedBlock::check_unregister)?;
         drop(take(pinned)?);
         Ok(())
     }

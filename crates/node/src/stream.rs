@@ -5,7 +5,7 @@ use crate::callbacks::{self, JsCallback};
 use crate::event;
 use crate::raw::{BigU64, Count, Func, Owner};
 use crate::task::Blocking;
-use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Code, Error, Stream, StreamKind, UserStream};
+use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Error, Stream, UserStream};
 use std::sync::Arc;
 
 crate::table!(STREAMS: Arc<UserStream>, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one");
@@ -84,16 +84,22 @@ crate::exports! {
     /// Queues the JS callback held under `callback` (`cuLaunchHostFunc`). Returns true when the
     /// stream is capturing: the callback then belongs to the graph and runs at every launch.
     c"streamLaunchHostFn" => fn stream_launch_host_fn(cx, stream: f64, callback: f64) -> bool {
+        // The run owed for a one-shot callback is taken back if it fails to queue.
+        let owed = std::cell::Cell::new(false);
         with(stream, |s| {
-            if s.is_capturing()? {
-                let cb = JsCallback::new(callback, true)?;
-                s.launch_repeat_fn(Arc::new(move || cb.run()))?;
-                return Ok(true);
-            }
-            let cb = JsCallback::new(callback, false)?;
-            callbacks::owe(cx.env, 1)?;
-            s.launch_host_fn(Box::new(move || cb.run_once())).inspect_err(|_| callbacks::forgive(cx.env, 1))?;
-            Ok(false)
+            s.launch_callback(
+                || {
+                    let cb = JsCallback::new(callback, true)?;
+                    Ok(Arc::new(move || cb.run()))
+                },
+                || {
+                    let cb = JsCallback::new(callback, false)?;
+                    callbacks::owe(cx.env, 1)?;
+                    owed.set(true);
+                    Ok(Box::new(move || cb.run_once()))
+                },
+            )
+            .inspect_err(|_| if owed.get() { callbacks::forgive(cx.env, 1) })
         })
     }
 
@@ -106,7 +112,7 @@ crate::exports! {
         #[cfg(target_family = "wasm")]
         {
             let _ = (cx, stream, func);
-            Err(Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "the WebAssembly build runs a simulated kernel after a synchronize"))
+            Err(Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_SUPPORTED, "the WebAssembly build runs a simulated kernel after a synchronize"))
         }
     }
 
@@ -154,9 +160,8 @@ crate::exports! {
     /// Releases the stream; work already queued still completes. The default streams cannot be
     /// destroyed; an external stream is released without being destroyed (it is not ours).
     c"streamDestroy" => fn stream_destroy(_cx, stream: f64) -> () {
-        let default = crate::handles::with(&STREAMS, stream, |s| matches!(s.kind(), StreamKind::Legacy | StreamKind::PerThread));
-        if default == Some(true) {
-            return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));
+        if let Some(Err(e)) = crate::handles::with(&STREAMS, stream, |s| s.check_destroy()) {
+            return Err(e);
         }
         // Destroying twice is nothing, as `using` needs.
         drop(take(stream).ok());

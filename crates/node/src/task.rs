@@ -79,12 +79,6 @@ mod waits {
     }
 }
 
-/// WebAssembly: whether a Promise waits for simulated work.
-#[cfg(target_family = "wasm")]
-pub fn waiting() -> bool {
-    waits::WAITS.with(|w| !w.borrow().is_empty())
-}
-
 /// WebAssembly: runs and settles each waiting call that would no longer block (the pump calls
 /// this after running what could run). Natively there is nothing to do.
 pub fn settle_ready(env: sys::napi_env) {
@@ -93,7 +87,9 @@ pub fn settle_ready(env: sys::napi_env) {
         let due = waits::WAITS.with(|w| {
             let mut w = w.borrow_mut();
             let i = w.iter().position(|x| (x.ready)())?;
-            Some(w.remove(i))
+            let wait = w.remove(i);
+            crate::raw::pump::set_waiting(!w.is_empty());
+            Some(wait)
         });
         let Some(wait) = due else { break };
         settle(env, wait.deferred, guard_off_thread(wait.job));
@@ -148,11 +144,12 @@ impl Ret for Blocking {
         #[cfg(target_family = "wasm")]
         {
             // No pool to block: the pump runs the job once it would return at once.
-            let ready = self.ready.unwrap_or_else(|| Box::new(|| !cuda_node_core::sim::coop::pending()));
+            let ready = self.ready.unwrap_or_else(|| Box::new(|| !cuda_node_core::host::pending()));
             if ready() {
                 settle(env, deferred, guard_off_thread(job));
             } else {
                 waits::WAITS.with(|w| w.borrow_mut().push(waits::Wait { ready, job, deferred }));
+                crate::raw::pump::set_waiting(true);
             }
             Ok(promise)
         }

@@ -1,50 +1,45 @@
-//! A JS thread's environment going away: a worker terminated (or ending), or the main thread at
-//! exit. Node then runs the environment's cleanup hooks, then the finalizers of every object, then
-//! frees the thread's JS heap — ArrayBuffers included, whatever references we hold — and last the
-//! thread's Rust thread-locals are dropped. Work this thread queued may still be in flight on the
-//! device, so the hook installed here, which runs first (hooks run last-added first, and Node adds
-//! its own when it loads the module), lets this thread's objects go in an order that keeps that
-//! work's needs alive:
-//!
-//! 1. host callbacks: nothing is sent to or run on this thread any more, and simulated kernels
-//!    queued for it are let go, their streams going on (`callbacks::env_gone`);
-//! 2. graphs: launches already queued keep what they use (`Graph::launch`);
-//! 3. streams and events: a capture left open is ended, its partial graph and what it kept let
-//!    go (`Stream::abandon_capture`), and the events recorded in it with it; queued work goes on;
-//! 4. registered host memory, its PinnedMemory still referenced or already collected: its bytes
-//!    are this thread's JS heap, so the hook waits until no queued copy or launch uses them, then
-//!    unregisters them (`PinnedBlock::wait_unused`);
-//! 5. JS references dropped later on this thread are left to the dying environment
-//!    (`handles::env_gone`).
-//!
-//! Everything else (streams, events, memory, pools) the finalizers let go as usual: each keeps
-//! what its queued work needs by itself.
+//! A JS thread's environment going away (a worker terminated or ending, or the main thread at
+//! exit): the environment cleanup hook installed here runs first (hooks run last-added first, and
+//! Node adds its own when it loads the module), before Node's finalizers and before the thread's
+//! JS heap is freed. The order in which this thread's objects go is the model's
+//! (`cuda_node_core::teardown::thread_ending`); the hook hands it this thread's tables.
 
+use cuda_node_core::stream::UserStream;
+use cuda_node_core::teardown::ThreadTables;
 use napi::sys;
 #[cfg(not(target_family = "wasm"))]
 use std::ffi::c_void;
+use std::sync::Arc;
+
+/// This thread's tables, as the model's teardown takes them.
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
+struct Tables;
+
+impl ThreadTables for Tables {
+    fn stop_callbacks(&self) {
+        crate::callbacks::env_gone();
+    }
+    fn drop_graphs(&self) {
+        drop(crate::graph::drain());
+    }
+    fn take_streams(&self) -> Vec<Arc<UserStream>> {
+        crate::stream::drain()
+    }
+    fn drop_events(&self) {
+        drop(crate::event::drain());
+    }
+    fn drop_pinned(&self) {
+        drop(crate::pinned::drain());
+    }
+    fn forget_js(&self) {
+        crate::handles::env_gone();
+    }
+}
 
 #[cfg(not(target_family = "wasm"))]
 unsafe extern "C" fn hook(_arg: *mut c_void) {
     // A panic must not unwind into Node.
-    let _ = std::panic::catch_unwind(|| {
-        crate::callbacks::env_gone();
-        drop(crate::graph::drain());
-        // Captures this thread left open end here: work captured in them (a copy into
-        // registered memory, say) never runs, yet their keep lists hold what it named.
-        for s in crate::stream::drain() {
-            s.abandon_capture();
-        }
-        // An event recorded in such a capture holds it (the simulator's capture, with its nodes).
-        drop(crate::event::drain());
-        // The table's entries go; every registered block that queued work still holds (those
-        // the GC took from the table too) is waited for until that work has run.
-        drop(crate::pinned::drain());
-        for block in crate::pinned::registered_here() {
-            cuda_node_core::pinned::PinnedBlock::wait_unused(&block);
-        }
-        crate::handles::env_gone();
-    });
+    let _ = std::panic::catch_unwind(|| cuda_node_core::teardown::thread_ending(&Tables));
 }
 
 /// Installs the hook for `env`, the napi environment of this load of the module. Node aborts on
