@@ -1,6 +1,6 @@
 import { native } from './native'
 import { Device, deviceOrdinal } from './device'
-import { INTERNAL, NativeObject, handleOf, own, ownDevice, releaseIfUnmade } from './object'
+import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
 import { currentStreamHandle, streamHandle, type StreamLike } from './stream/handle'
 
 /** Options for {@link Event}. */
@@ -39,10 +39,9 @@ export class Event extends NativeObject {
     const disableTiming = flag('disableTiming', options.disableTiming)
     const interprocess = flag('interprocess', options.interprocess)
     const dev = deviceOrdinal(options.device)
-    // The native event is made at the first use (a record, mostly), as PyTorch makes its CUDA
-    // event: an event never used costs no driver call and no finalizer. An interprocess event is
-    // made now: it exists to be shared, and its options are checked at once.
-    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev, !interprocess)
+    // The addon makes the native event at its first use (a record, mostly), as PyTorch makes its
+    // CUDA event; an interprocess one at once, where its options are checked.
+    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev)
   }
 
   /**
@@ -95,7 +94,7 @@ export class Event extends NativeObject {
 
   /** Releases the event (again: nothing). Later calls throw `CUDA_ERROR_INVALID_HANDLE`. */
   destroy(): void {
-    if (!releaseIfUnmade(this)) native.eventDestroy(own(this))
+    native.eventDestroy(own(this))
   }
 
   /** Destroys the event, for `using`, as `destroy()` does. */

@@ -5,7 +5,7 @@ import { Event } from '../event'
 import { CudaError } from '../errors'
 import { forget, persist, register } from '../callbacks'
 import { Graph } from '../graph'
-import { INTERNAL, NativeObject, handleOf, own, releaseIfUnmade } from '../object'
+import { INTERNAL, NativeObject, handleOf, own } from '../object'
 import { integer, func } from '../validate'
 import { NULL, PTDS, ownStreamHandle, streamDevice, type StreamLike } from './handle'
 
@@ -46,9 +46,9 @@ export class Stream extends NativeObject implements StreamLike {
     if (typeof nonBlocking !== 'boolean') throw new TypeError('nonBlocking must be a boolean')
     if (priority !== undefined) integer('priority', priority)
     const dev = deviceOrdinal(options.device)
-    // The native stream is made at the first use, as an Event's is: a stream never used costs no
-    // driver call and no finalizer. One with a priority is made now, where the device checks it.
-    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev, priority === undefined)
+    // The addon makes the native stream at its first use (one with a priority at once, where the
+    // device checks it): a stream never used costs no driver call.
+    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev)
   }
 
   static #null: Stream | undefined
@@ -268,12 +268,12 @@ export class Stream extends NativeObject implements StreamLike {
    * @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` for the default streams, which cannot be destroyed.
    */
   destroy(): void {
-    if (!releaseIfUnmade(this)) native.streamDestroy(ownStreamHandle(this))
+    native.streamDestroy(ownStreamHandle(this))
   }
 
   /** Destroys the stream, for `using`; does nothing for a default stream. */
   [Symbol.dispose](): void {
-    if (!releaseIfUnmade(this) && own(this) >= 0) native.streamDestroy(own(this))
+    if (own(this) >= 0) native.streamDestroy(own(this))
   }
 
   /** `'<Stream null>'`, `'<Stream ptds>'`, or `'<Stream 0x…>'` with the handle in hex. */

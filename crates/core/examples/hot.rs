@@ -57,7 +57,7 @@ fn main() -> cuda_node_core::Result<()> {
             unsafe { sys::cuCtxGetCurrent(&mut c) };
             black_box(c);
         });
-        let (rs, re) = (s.handle() as sys::CUstream, e.handle() as sys::CUevent);
+        let (rs, re) = (s.handle()? as sys::CUstream, e.handle()? as sys::CUevent);
         // SAFETY: live handles of this process's stream and event.
         time("raw cuStreamQuery", n, || unsafe {
             black_box(sys::cuStreamQuery(rs));

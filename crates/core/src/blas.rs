@@ -66,7 +66,7 @@ pub fn gemm(stream: &Stream, g: &Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &D
     if g.m == 0 || g.n == 0 {
         return Ok(());
     }
-    runtime()?.backend.blas().gemm(stream.ops(), g, a.ops()?, b.ops()?, c.ops()?)
+    runtime()?.backend.blas().gemm(stream.ops()?, g, a.ops()?, b.ops()?, c.ops()?)
 }
 
 /// `y = alpha · x + y` on `stream`.
@@ -78,5 +78,5 @@ pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> R
     if op.n == 0 {
         return Ok(());
     }
-    runtime()?.backend.blas().axpy(stream.ops(), op, x.ops()?, y.ops()?)
+    runtime()?.backend.blas().axpy(stream.ops()?, op, x.ops()?, y.ops()?)
 }

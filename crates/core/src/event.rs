@@ -4,12 +4,15 @@ use crate::error::{Code, Error, Result};
 use crate::ops::EventOps;
 use crate::runtime;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 // The seam's data (`backend.rs`), re-exported here where it was first defined.
 pub use crate::backend::EventFlags;
 
 pub struct Event {
-    ops: Box<dyn EventOps>,
+    /// The backend's event, made at the first call that needs it ([`Event::ops`]), as PyTorch
+    /// makes its CUDA event at the first record: an event never used costs no driver call.
+    made: OnceLock<Box<dyn EventOps>>,
     device: usize,
     flags: EventFlags,
     recorded: AtomicBool,
@@ -25,19 +28,21 @@ impl Event {
                 "an interprocess event cannot record timing: create it with { interprocess: true, disableTiming: true }",
             ));
         }
-        // A kept event is checked with a query, which a capture under way may bar (an event is
-        // often made at its first record, which may be inside a capture).
-        let ops = runtime()?.backend.events().create(device, flags, !crate::capture::any_active())?;
-        Ok(Event { ops, device, flags, recorded: AtomicBool::new(false), captured: AtomicBool::new(false) })
+        let e = Event { made: OnceLock::new(), device, flags, recorded: AtomicBool::new(false), captured: AtomicBool::new(false) };
+        if flags.interprocess {
+            // Made now: it exists to be shared, and the device checks its flags.
+            e.ops()?;
+        }
+        Ok(e)
     }
 
     /// Opens an interprocess event that another process shared with [`Event::ipc_handle`].
     pub fn from_ipc(device: usize, handle: &[u8]) -> Result<Event> {
         let handle: &[u8; 64] =
             handle.try_into().map_err(|_| Error::range(format!("an interprocess event handle is 64 bytes, got {}", handle.len())))?;
-        let ops = runtime()?.backend.events().open_ipc(device, handle)?;
+        let made = OnceLock::from(runtime()?.backend.events().open_ipc(device, handle)?);
         let flags = EventFlags { blocking: false, disable_timing: true, interprocess: true };
-        Ok(Event { ops, device, flags, recorded: AtomicBool::new(true), captured: AtomicBool::new(false) })
+        Ok(Event { made, device, flags, recorded: AtomicBool::new(true), captured: AtomicBool::new(false) })
     }
 
     /// The handle another process opens this event with. Needs `interprocess` (GPU only).
@@ -48,11 +53,29 @@ impl Event {
                 "only an interprocess event has a handle: create it with { interprocess: true, disableTiming: true }",
             ));
         }
-        self.ops.ipc_handle()
+        self.ops()?.ipc_handle()
     }
 
-    pub(crate) fn ops(&self) -> &dyn EventOps {
-        &*self.ops
+    /// The backend's event, made here at the first call that needs one.
+    pub(crate) fn ops(&self) -> Result<&dyn EventOps> {
+        match self.made.get() {
+            Some(ops) => Ok(&**ops),
+            None => self.make(),
+        }
+    }
+
+    #[cold]
+    fn make(&self) -> Result<&dyn EventOps> {
+        // A kept event is checked with a query, which a capture under way may bar (an event is
+        // often made at its first record, which may be inside a capture).
+        let ops = runtime()?.backend.events().create(self.device, self.flags, !crate::capture::any_active())?;
+        // Two threads making it at once: the one made second is dropped (back to the bin).
+        Ok(&**self.made.get_or_init(|| ops))
+    }
+
+    /// Whether the backend's event is made (an event is made at its first use).
+    pub fn is_made(&self) -> bool {
+        self.made.get().is_some()
     }
     pub(crate) fn mark_recorded(&self, in_capture: bool) {
         self.recorded.store(true, Ordering::Release);
@@ -68,8 +91,8 @@ impl Event {
         }
         Ok(())
     }
-    pub fn handle(&self) -> u64 {
-        self.ops.handle()
+    pub fn handle(&self) -> Result<u64> {
+        Ok(self.ops()?.handle())
     }
     pub fn device(&self) -> usize {
         self.device
@@ -84,12 +107,12 @@ impl Event {
     /// True when the recorded work is complete; an event never recorded is complete (E3).
     pub fn query(&self) -> Result<bool> {
         self.not_captured("done (an event query)")?;
-        self.ops.query()
+        self.ops()?.query()
     }
 
     pub fn synchronize(&self) -> Result<()> {
         self.not_captured("synchronize()")?;
-        self.ops.synchronize()
+        self.ops()?.synchronize()
     }
 }
 
@@ -123,9 +146,9 @@ pub fn elapsed_time(start: &Event, end: &Event) -> Result<f32> {
     }
     // The driver answers NOT_READY itself where either has not completed: only then is each
     // asked, to say which (two queries the usual call does not pay).
-    match end.ops.elapsed_since(&*start.ops) {
+    match end.ops()?.elapsed_since(start.ops()?) {
         Err(Error::Cuda { code: Code::CUDA_ERROR_NOT_READY, .. }) => {
-            let role = if start.ops.query()? { "end" } else { "start" };
+            let role = if start.ops()?.query()? { "end" } else { "start" };
             Err(Error::cuda(
                 Code::CUDA_ERROR_NOT_READY,
                 format!("the {role} event has not completed yet: synchronize it first (e.g. `await end.synchronizeAsync()`)"),

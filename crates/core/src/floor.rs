@@ -67,9 +67,9 @@ pub fn floor(op: FloorOp, stream: &Stream, event: &Event, n: u32) -> Result<f64>
         stream.synchronize()?;
     }
     if runtime()?.info.kind == BackendKind::Cuda {
-        let (s, e) = (stream.export_handle() as sys::CUstream, event.handle() as sys::CUevent);
+        let (s, e) = (stream.export_handle()? as sys::CUstream, event.handle()? as sys::CUevent);
         // What an op needs besides the two handles, made outside the timing.
-        let sleep = if op == FloorOp::Launch { Some(crate::cuda::sleep_function(stream.ops())?) } else { None };
+        let sleep = if op == FloorOp::Launch { Some(crate::cuda::sleep_function(stream.ops()?)?) } else { None };
         let start = if op == FloorOp::EventPair { raw::event_create(0).check("cuEventCreate")? } else { std::ptr::null_mut() };
         let t = Instant::now();
         let r = bare(op, s, e, start, sleep, n);

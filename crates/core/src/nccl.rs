@@ -156,7 +156,7 @@ impl Communicator {
         let s = self.buffer(send, need_send, "send")?;
         let r = self.buffer(recv, need_recv, "receive")?;
         stream.legacy_ok("an NCCL call")?;
-        ops.enqueue(call, s, r, stream.ops())
+        ops.enqueue(call, s, r, stream.ops()?)
     }
 
     /// A call's buffer, checked: on this device, large enough; `None` where the call needs none.

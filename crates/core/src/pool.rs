@@ -29,9 +29,9 @@ pub use crate::memory::{round_size, ALLOCATION_UNIT};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct ArenaKey(u64, u64);
 
-fn arena_key(s: &Stream) -> ArenaKey {
+fn arena_key(s: &Stream) -> Result<ArenaKey> {
     let thread = if s.kind() == StreamKind::PerThread { thread_tag() } else { 0 };
-    ArenaKey(s.handle(), thread)
+    Ok(ArenaKey(s.handle()?, thread))
 }
 
 fn thread_tag() -> u64 {
@@ -302,7 +302,7 @@ impl MemoryPool {
             return Ok(Block::whole(DeviceMemory::alloc(self.device, 0)?));
         }
         let size = round_size(size);
-        let key = arena_key(stream);
+        let key = arena_key(stream)?;
         let (id, mem, offset) = match self.reuse(key, size, stream) {
             Some(taken) => taken,
             None => self.grow(key, size, stream, source)?,
@@ -413,7 +413,9 @@ impl MemoryPool {
 
     /// Releases free blocks to the driver (all arenas, or only `stream`'s); the bytes released.
     pub fn free_all_blocks(&self, stream: Option<&Stream>) -> u64 {
-        let released = self.lock().release_free(stream.map(arena_key));
+        // A stream that cannot be made has no arena: nothing to release.
+        let Ok(key) = stream.map(arena_key).transpose() else { return 0 };
+        let released = self.lock().release_free(key);
         let bytes = released.iter().map(|c| c.size).sum();
         // Dropped outside the lock: freeing may wait for the device (M2), and a base
         // allocator's block may return to a pool of its own.

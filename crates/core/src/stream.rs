@@ -27,7 +27,13 @@ pub enum StreamKind {
 }
 
 pub struct Stream {
-    ops: Box<dyn StreamOps>,
+    /// The backend's stream, made at the first call that needs it ([`Stream::ops`]): a stream
+    /// never used costs no driver call (on the simulator, no thread), and its user holds a real
+    /// handle from the start. Made at once where creating checks something (a priority).
+    made: OnceLock<Box<dyn StreamOps>>,
+    /// This stream as its user holds it ([`UserStream::new`]), for the registry of streams made
+    /// here (`owned`) when its driver stream is made.
+    me: Weak<Stream>,
     device: usize,
     kind: StreamKind,
     nonblocking: bool,
@@ -56,11 +62,11 @@ impl Drop for Stream {
     /// until a capture end that would never come (#20, the fuzzer's worker termination).
     fn drop(&mut self) {
         self.abandon_capture();
-        if self.kind == StreamKind::Created {
+        if let (StreamKind::Created, Some(ops)) = (self.kind, self.made.get()) {
             // Unless a newer stream has the (recycled) handle now.
             let mut owned = owned();
-            if owned.get(&self.handle()).is_some_and(|w| std::ptr::eq(w.as_ptr(), self)) {
-                owned.remove(&self.handle());
+            if owned.get(&ops.handle()).is_some_and(|w| std::ptr::eq(w.as_ptr(), self)) {
+                owned.remove(&ops.handle());
             }
         }
     }
@@ -72,10 +78,13 @@ impl Drop for Stream {
 pub struct UserStream(Arc<Stream>);
 
 impl UserStream {
-    pub fn new(stream: Stream) -> Arc<UserStream> {
-        let stream = Arc::new(stream);
-        if stream.kind == StreamKind::Created {
-            owned().insert(stream.handle(), Arc::downgrade(&stream));
+    pub fn new(mut stream: Stream) -> Arc<UserStream> {
+        let stream = Arc::new_cyclic(|me| {
+            stream.me = me.clone();
+            stream
+        });
+        if let (StreamKind::Created, Some(ops)) = (stream.kind, stream.made.get()) {
+            owned().insert(ops.handle(), Arc::downgrade(&stream));
         }
         Arc::new(UserStream(stream))
     }
@@ -111,35 +120,34 @@ impl Stream {
                 Some(p)
             }
         };
-        let ops = backend.streams().create(device, nonblocking, asked.unwrap_or(0))?;
         let priority = asked.map_or_else(OnceLock::new, OnceLock::from);
-        Ok(Stream { ops, device, kind: StreamKind::Created, nonblocking, priority, capture: Mutex::new(None), _owner: None })
+        let s = Stream::with(OnceLock::new(), device, StreamKind::Created, nonblocking, priority, None);
+        if asked.is_some() {
+            // Made now: the device has just checked the priority, as the user expects of creating.
+            s.ops()?;
+        }
+        Ok(s)
+    }
+
+    fn with(
+        made: OnceLock<Box<dyn StreamOps>>,
+        device: usize,
+        kind: StreamKind,
+        nonblocking: bool,
+        priority: OnceLock<i32>,
+        owner: Option<Arc<Stream>>,
+    ) -> Stream {
+        Stream { made, me: Weak::new(), device, kind, nonblocking, priority, capture: Mutex::new(None), _owner: owner }
     }
 
     pub fn legacy(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.streams().legacy(device)?;
-        Ok(Stream {
-            ops,
-            device,
-            kind: StreamKind::Legacy,
-            nonblocking: false,
-            priority: OnceLock::from(0),
-            capture: Mutex::new(None),
-            _owner: None,
-        })
+        Ok(Stream::with(OnceLock::from(ops), device, StreamKind::Legacy, false, OnceLock::from(0), None))
     }
 
     pub fn per_thread(device: usize) -> Result<Stream> {
         let ops = runtime()?.backend.streams().per_thread(device)?;
-        Ok(Stream {
-            ops,
-            device,
-            kind: StreamKind::PerThread,
-            nonblocking: false,
-            priority: OnceLock::from(0),
-            capture: Mutex::new(None),
-            _owner: None,
-        })
+        Ok(Stream::with(OnceLock::from(ops), device, StreamKind::PerThread, false, OnceLock::from(0), None))
     }
 
     /// Wraps a stream created by other code (`ExternalStream`). It is never destroyed here.
@@ -162,7 +170,7 @@ impl Stream {
         let (ops, nonblocking) = runtime()?.backend.streams().external(device, handle)?;
         // Read now: it also checks the handle with the driver.
         let priority = OnceLock::from(ops.priority()?);
-        Ok(Stream { ops, device, kind: StreamKind::External, nonblocking, priority, capture: Mutex::new(None), _owner: owner })
+        Ok(Stream::with(OnceLock::from(ops), device, StreamKind::External, nonblocking, priority, owner))
     }
 
     /// Ends a capture begun on this stream that nobody will end — the stream is going, or the
@@ -171,18 +179,25 @@ impl Stream {
         let keep = self.capture.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(keep) = keep {
             // The partial graph (or the error of an invalidated capture) is dropped.
-            drop(self.ops.end_capture());
+            // A capture was begun, so the stream is made.
+            if let Some(ops) = self.made.get() {
+                drop(ops.end_capture());
+            }
             capture::ended(self.device, !self.nonblocking, &keep);
         }
     }
 
-    pub fn handle(&self) -> u64 {
-        self.ops.handle()
+    pub fn handle(&self) -> Result<u64> {
+        Ok(self.ops()?.handle())
     }
     /// The handle, for code outside the core (the JS `handle`, another library): work it queues
     /// there is unknown to the core, so the stream is no longer taken as unused.
-    pub fn export_handle(&self) -> u64 {
-        self.ops.export()
+    pub fn export_handle(&self) -> Result<u64> {
+        Ok(self.ops()?.export())
+    }
+    /// Whether the backend's stream is made (a stream is made at its first use).
+    pub fn is_made(&self) -> bool {
+        self.made.get().is_some()
     }
     pub fn device(&self) -> usize {
         self.device
@@ -197,30 +212,50 @@ impl Stream {
         if let Some(&p) = self.priority.get() {
             return Ok(p);
         }
-        let p = self.ops.priority()?;
+        let p = self.ops()?.priority()?;
         Ok(*self.priority.get_or_init(|| p))
     }
 
-    pub(crate) fn ops(&self) -> &dyn StreamOps {
-        &*self.ops
+    /// The backend's stream, made here at the first call that needs one.
+    pub(crate) fn ops(&self) -> Result<&dyn StreamOps> {
+        match self.made.get() {
+            Some(ops) => Ok(&**ops),
+            None => self.make(),
+        }
+    }
+
+    #[cold]
+    fn make(&self) -> Result<&dyn StreamOps> {
+        let priority = self.priority.get().copied().unwrap_or(0);
+        let ops = runtime()?.backend.streams().create(self.device, self.nonblocking, priority)?;
+        // Two threads making it at once: the one made second is dropped (back to the bin).
+        let mut fresh = false;
+        let ops = self.made.get_or_init(|| {
+            fresh = true;
+            ops
+        });
+        if fresh && self.kind == StreamKind::Created && self.me.strong_count() > 0 {
+            owned().insert(ops.handle(), self.me.clone());
+        }
+        Ok(&**ops)
     }
 
     /// True when all work on the stream is complete (`cuStreamQuery`).
     pub fn query(&self) -> Result<bool> {
         self.not_capturing("done (a stream query)")?;
-        self.ops.query()
+        self.ops()?.query()
     }
 
     pub fn synchronize(&self) -> Result<()> {
         self.not_capturing("synchronize()")?;
-        self.ops.synchronize()
+        self.ops()?.synchronize()
     }
 
     /// The capture status (`cuStreamIsCapturing`). Asking the legacy stream while a blocking stream
     /// captures is itself a use of it (C6c): a CudaError, as the driver gives.
     pub fn capture_status(&self) -> Result<CaptureStatus> {
         self.legacy_ok("isCapturing()")?;
-        self.ops.capture_status()
+        self.ops()?.capture_status()
     }
 
     /// Whether the stream captures. Every capture goes through this library, so while none is
@@ -229,7 +264,7 @@ impl Stream {
         if !capture::active(self.device) {
             return Ok(false);
         }
-        Ok(self.ops.capture_status()? != CaptureStatus::None)
+        Ok(self.ops()?.capture_status()? != CaptureStatus::None)
     }
 
     /// Starts capturing the work enqueued on this stream into a graph (`cuStreamBeginCapture`).
@@ -241,7 +276,7 @@ impl Stream {
             ));
         }
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        self.ops.begin_capture(mode)?;
+        self.ops()?.begin_capture(mode)?;
         let keep = capture::Keep::default();
         capture::began(self.device, !self.nonblocking, &keep);
         *cap = Some(keep);
@@ -252,7 +287,7 @@ impl Stream {
     /// capture this is `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`, and the stream is usable again.
     pub fn end_capture(&self) -> Result<Graph> {
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        let ended = self.ops.end_capture().and_then(|def| Ok((def.instantiate()?, def)));
+        let ended = self.ops()?.end_capture().and_then(|def| Ok((def.instantiate()?, def)));
         let kept = cap.take().map(|keep| {
             capture::ended(self.device, !self.nonblocking, &keep);
             std::mem::take(&mut *keep.lock().unwrap_or_else(|p| p.into_inner()))
@@ -297,7 +332,7 @@ impl Stream {
             ));
         }
         self.legacy_ok("record()")?;
-        self.ops.record(event.ops())?;
+        self.ops()?.record(event.ops()?)?;
         event.mark_recorded(self.is_capturing()?);
         Ok(())
     }
@@ -310,7 +345,7 @@ impl Stream {
         if !event.was_recorded() && !event.flags().interprocess {
             return Ok(());
         }
-        self.ops.wait_event(event.ops())
+        self.ops()?.wait_event(event.ops()?)
     }
 
     /// A host function that runs once. Refused during a capture, where a graph would run it at
@@ -320,7 +355,7 @@ impl Stream {
             return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "a run-once host function cannot be captured"));
         }
         self.legacy_ok("launchHostFunc()")?;
-        self.ops.launch_host_fn(f)
+        self.ops()?.launch_host_fn(f)
     }
 
     /// A host function that, when this stream is capturing, becomes part of the graph and runs
@@ -332,13 +367,13 @@ impl Stream {
         match cap.as_ref() {
             Some(kept) => {
                 let slot = slot();
-                self.ops.launch_repeat_fn(&slot)?;
+                self.ops()?.launch_repeat_fn(&slot)?;
                 kept.lock().unwrap_or_else(|p| p.into_inner()).host_fns.push(slot);
                 Ok(())
             }
             None if self.is_capturing()? => {
                 let slot = slot();
-                self.ops.launch_repeat_fn(&slot)?;
+                self.ops()?.launch_repeat_fn(&slot)?;
                 if capture::keep_in_joined(self.device, |c| c.host_fns.push(slot.clone())) {
                     Ok(())
                 } else {
@@ -348,7 +383,7 @@ impl Stream {
                     ))
                 }
             }
-            None => self.ops.launch_host_fn(Box::new(move || f())),
+            None => self.ops()?.launch_host_fn(Box::new(move || f())),
         }
     }
 
@@ -389,12 +424,12 @@ impl Stream {
             ));
         }
         self.legacy_ok("addCallback()")?;
-        self.ops.add_callback(f)
+        self.ops()?.add_callback(f)
     }
 
     pub fn sleep(&self, ns: u64) -> Result<()> {
         self.legacy_ok("kernels.sleep()")?;
-        self.ops.sleep(ns)
+        self.ops()?.sleep(ns)
     }
 
     pub fn fill(&self, dst: &DeviceMemory, offset: u64, pattern: Pattern, count: u64) -> Result<()> {
@@ -411,7 +446,7 @@ impl Stream {
         self.same_device(dst, "fill")?;
         dst.check_range(offset, bytes, "fill")?;
         self.legacy_ok("kernels.fill()")?;
-        self.ops.fill(dst.ops()?, offset, pattern, count)
+        self.ops()?.fill(dst.ops()?, offset, pattern, count)
     }
 
     pub fn memset(&self, dst: &DeviceMemory, offset: u64, value: u8, size: u64) -> Result<()> {
@@ -421,7 +456,7 @@ impl Stream {
         self.same_device(dst, "memset")?;
         dst.check_range(offset, size, "memset")?;
         self.legacy_ok("memset")?;
-        self.ops.memset(dst.ops()?, offset, value, size)
+        self.ops()?.memset(dst.ops()?, offset, value, size)
     }
 
     pub fn copy_htod(&self, dst: &DeviceMemory, offset: u64, src: &[u8]) -> Result<()> {
@@ -431,7 +466,7 @@ impl Stream {
         self.same_device(dst, "copy")?;
         dst.check_range(offset, src.len() as u64, "copy")?;
         self.pageable_ok("copyFromHost()", "from")?;
-        self.ops.copy_htod(dst.ops()?, offset, src)
+        self.ops()?.copy_htod(dst.ops()?, offset, src)
     }
 
     pub fn copy_dtoh(&self, dst: &mut [u8], src: &DeviceMemory, offset: u64) -> Result<()> {
@@ -441,7 +476,7 @@ impl Stream {
         self.same_device(src, "copy")?;
         src.check_range(offset, dst.len() as u64, "copy")?;
         self.pageable_ok("copyToHost()", "into")?;
-        self.ops.copy_dtoh(dst, src.ops()?, offset)
+        self.ops()?.copy_dtoh(dst, src.ops()?, offset)
     }
 
     /// Pinned host memory to device, returning before the copy completes.
@@ -454,7 +489,7 @@ impl Stream {
         src.check_range(src_offset, len, "copy")?;
         self.legacy_ok("copy")?;
         let hold = self.keep_in_capture(src)?;
-        self.ops.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len, hold)
+        self.ops()?.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len, hold)
     }
 
     /// Device to pinned host memory, returning before the copy completes.
@@ -467,7 +502,7 @@ impl Stream {
         dst.check_range(dst_offset, len, "copy")?;
         self.legacy_ok("copy")?;
         let hold = self.keep_in_capture(dst)?;
-        self.ops.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len, hold)
+        self.ops()?.copy_dtoh_async(dst.clone(), dst_offset, src.ops()?, offset, len, hold)
     }
 
     /// Migrates `[offset, offset + len)` of managed memory to `to` in stream order
@@ -480,7 +515,7 @@ impl Stream {
             return Ok(());
         }
         self.legacy_ok("prefetch")?;
-        self.ops.prefetch(mem.ops()?, offset, len, to)
+        self.ops()?.prefetch(mem.ops()?, offset, len, to)
     }
 
     /// A pitched copy (`cuMemcpy2DAsync`) between device memory and device, pinned or pageable
@@ -501,7 +536,7 @@ impl Stream {
         let dst = self.end_2d(dst, dst_len, "to", &mut hold)?;
         let src = self.end_2d(src, src_len, "from", &mut hold)?;
         self.legacy_ok(WHAT)?;
-        self.ops.copy_2d(dst, src, rows, hold)
+        self.ops()?.copy_2d(dst, src, rows, hold)
     }
 
     /// One side of a 2D copy, checked: its device, its range, and what a capture allows.
@@ -551,12 +586,12 @@ impl Stream {
         dst.check_range(dst_offset, size, "copy")?;
         src.check_range(src_offset, size, "copy")?;
         self.legacy_ok("copy")?;
-        self.ops.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
+        self.ops()?.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
     }
 
     pub(crate) fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
         self.legacy_ok("a kernel launch")?;
-        self.ops.launch_kernel(f, launch)
+        self.ops()?.launch_kernel(f, launch)
     }
 
     /// A stream-ordered allocation on this stream (`cuMemAllocAsync`).
@@ -569,7 +604,7 @@ impl Stream {
         }
         self.legacy_ok("an AsyncMemoryPool allocation")?;
         let capturing = self.is_capturing()?;
-        Ok(DeviceMemory::from_ops(self.ops.alloc_async(size)?, device, size).made_in_capture(capturing))
+        Ok(DeviceMemory::from_ops(self.ops()?.alloc_async(size)?, device, size).made_in_capture(capturing))
     }
 
     /// During a capture begun here, the graph keeps `host` alive (returns false); otherwise the
@@ -649,11 +684,11 @@ impl Graph {
     /// slot first was a use-after-free on the GPU (#20).
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "launch")?;
-        self.exec().launch(stream.ops())?;
+        self.exec().launch(stream.ops()?)?;
         if let Some(release) = self.launch_holds() {
-            if stream.ops().launch_host_fn(release).is_err() {
+            if stream.ops()?.launch_host_fn(release).is_err() {
                 // Not queued (the graph itself still holds them): wait for the launch instead.
-                let _ = stream.ops().synchronize();
+                let _ = stream.ops()?.synchronize();
             }
         }
         Ok(())
@@ -662,7 +697,7 @@ impl Graph {
     /// Prepares the graph on `stream` without running it.
     pub fn upload(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "upload")?;
-        self.exec().upload(stream.ops())
+        self.exec().upload(stream.ops()?)
     }
 }
 

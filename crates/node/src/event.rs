@@ -19,7 +19,7 @@ crate::exports! {
     /// A new event on `device` (`cuEventCreate`).
     c"eventCreate" => fn event_create(cx, owner: Owner, device: f64, blocking: bool, disable_timing: bool, interprocess: bool) -> f64 {
         let flags = EventFlags { blocking, disable_timing, interprocess };
-        insert(cx, &owner, Arc::new(Event::create(runtime()?.ordinal(device)?, flags)?))
+        insert_later(cx, &owner, Arc::new(Event::create(runtime()?.ordinal(device)?, flags)?))
     }
 
     /// Opens an interprocess event another process shared (`cuIpcOpenEventHandle`).
@@ -34,7 +34,7 @@ crate::exports! {
 
     /// The event's raw handle and device.
     c"eventInfo" => fn event_info(_cx, event: f64) -> EventInfo {
-        with(event, |e| Ok(EventInfo { handle: BigU64(e.handle()), device: e.device() as u32 }))
+        with(event, |e| Ok(EventInfo { handle: BigU64(e.handle()?), device: e.device() as u32 }))
     }
 
     /// True when the recorded work is complete, or when never recorded (`cuEventQuery`).
@@ -60,9 +60,10 @@ crate::exports! {
         with(start, |a| with(end, |b| Ok(elapsed_time(a, b)? as f64)))
     }
 
-    /// Live events on this thread (for leak checks).
+    /// Events on this thread whose native event is made (for leak checks; an event is made at
+    /// its first use).
     c"eventLive" => fn event_live(_cx) -> f64 {
-        Ok(live() as f64)
+        Ok(live_where(|e| e.is_made()) as f64)
     }
 
     /// Releases the event (again: nothing); later calls with its handle throw.

@@ -60,6 +60,7 @@ fn tables() -> Vec<&'static [Export]> {
         nvtx::EXPORTS,
         profiler::EXPORTS,
         coop::EXPORTS,
+        handles::EXPORTS,
         EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,

@@ -28,7 +28,7 @@ crate::exports! {
     /// A new stream on `device` (`cuStreamCreateWithPriority`).
     c"streamCreate" => fn stream_create(cx, owner: Owner, device: f64, non_blocking: bool, priority: Option<i32>) -> f64 {
         let s = Stream::create(ordinal(device)?, non_blocking, priority)?;
-        insert(cx, &owner, UserStream::new(s))
+        insert_later(cx, &owner, UserStream::new(s))
     }
 
     /// The legacy default stream of `device` (handle 0).
@@ -46,14 +46,15 @@ crate::exports! {
         insert(cx, &owner, UserStream::new(Stream::external(ordinal(device)?, handle.0)?))
     }
 
-    /// Live streams on this thread, the default ones included (for leak checks).
+    /// Streams on this thread whose native stream is made, the default ones included (for leak
+    /// checks; a stream is made at its first use).
     c"streamLive" => fn stream_live(_cx) -> f64 {
-        Ok(live() as f64)
+        Ok(live_where(|s| s.is_made()) as f64)
     }
 
     /// The stream's raw handle, device, priority and flags.
     c"streamInfo" => fn stream_info(_cx, stream: f64) -> StreamInfo {
-        with(stream, |s| Ok(StreamInfo { handle: BigU64(s.export_handle()), device: s.device() as u32, priority: s.priority()?, non_blocking: s.is_nonblocking() }))
+        with(stream, |s| Ok(StreamInfo { handle: BigU64(s.export_handle()?), device: s.device() as u32, priority: s.priority()?, non_blocking: s.is_nonblocking() }))
     }
 
     /// Blocks until all work on the stream is complete.
