@@ -1,7 +1,7 @@
 // What install.spec.ts and release.spec.ts share: installing packed tarballs into an empty
 // project, with no Rust and no registry, and using the installed package.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { scratchDir } from './helpers'
 
@@ -18,10 +18,10 @@ export function pathWithoutRust(): string {
 }
 
 /** An empty project at `dir` with `tarballs` installed from disk, offline. */
-export function installInto(dir: string, tarballs: string[], PATH: string): ReturnType<typeof spawnSync> {
+export function installInto(dir: string, tarballs: string[], PATH: string, env: Record<string, string> = {}): ReturnType<typeof spawnSync> {
   mkdirSync(dir)
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }))
-  return spawnSync('npm', ['install', '--offline', ...tarballs], { cwd: dir, env: { ...npmEnv, PATH }, encoding: 'utf8' })
+  return spawnSync('npm', ['install', '--offline', ...tarballs], { cwd: dir, env: { ...npmEnv, PATH, ...env }, encoding: 'utf8' })
 }
 
 /** Uses the installed package in `app` through require, import and the CLI; returns what each printed. */
@@ -40,3 +40,20 @@ export function useInstalled(app: string, PATH: string): { cjs: ReturnType<typeo
   }
 }
 
+
+/**
+ * `npm pack` as the README's install runs it, with the package's own prepack and postpack (the
+ * package.json users get: scripts/pack-manifest.js), from a copy of the files it packs, so the
+ * clone's package.json, which other tests read, is never rewritten under them. Returns the
+ * unpacked tarball's folder (`package/`) and the tarball.
+ */
+export function packAsUser(work: string, root: string): { dir: string; tgz: string } {
+  const list = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, env: npmEnv, encoding: 'utf8' }))[0].files as { path: string }[]
+  const copy = path.join(work, 'clone')
+  for (const f of [...list.map((e) => e.path), 'scripts/pack-manifest.js']) cpSync(path.join(root, f), path.join(copy, f))
+  const out = path.join(work, 'packed')
+  mkdirSync(out)
+  const tgz = path.join(out, execFileSync('npm', ['pack', '--pack-destination', out], { cwd: copy, env: npmEnv, encoding: 'utf8' }).trim().split('\n').pop()!)
+  execFileSync('tar', ['xzf', tgz, '-C', out])
+  return { dir: path.join(out, 'package'), tgz }
+}

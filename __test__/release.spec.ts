@@ -105,7 +105,7 @@ function packed(stderr: string): Map<string, string[]> {
 test('the npm/ folders are the package.json targets and the WebAssembly package, which every host installs', (t) => {
   t.deepEqual([...(pkg.napi.targets as string[]).map((target) => suffixOf[target]), 'wasm32-wasi'].sort(), readdirSync(path.join(root, 'npm')).sort())
   const wasmPkg = JSON.parse(readFileSync(path.join(root, 'npm/wasm32-wasi/package.json'), 'utf8'))
-  t.is(wasmPkg.name, 'cuda-node-wasm32-wasi')
+  t.is(wasmPkg.name, '@cuda-node/wasm32-wasi')
   // napi-rs marks its fallback wasm package cpu ["wasm32"] unless told otherwise: npm would then
   // skip it on every real host, the ones without an addon included, and on a bundler's.
   t.is(wasmPkg.cpu, undefined)
@@ -134,9 +134,9 @@ releaseTest('the release job assembles six packages that npm publish --dry-run a
   const assembled = release(['assemble', '--cwd', dir, '--artifacts', art, '--tag', `v${v}`, '--repository', 'example/cuda-node'])
   t.is(assembled.status, 0, assembled.stderr + assembled.stdout)
   const main = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'))
-  const platformNames = [...Object.values(suffixOf), 'wasm32-wasi'].map((s) => `cuda-node-${s}`).sort()
+  const platformNames = [...Object.values(suffixOf), 'wasm32-wasi'].map((s) => `@cuda-node/${s}`).sort()
   t.deepEqual(main.optionalDependencies, Object.fromEntries(platformNames.map((n) => [n, v])), 'every platform package and the WebAssembly one')
-  t.is(main.scripts.prepare, undefined, 'the published package does not build from source')
+  t.is(main.scripts?.prepare, undefined, 'the published package does not build from source')
   t.deepEqual(main.repository, { type: 'git', url: 'git+https://github.com/example/cuda-node.git' })
 
   const pub = release(['publish', '--dry-run', '--cwd', dir])
@@ -146,12 +146,12 @@ releaseTest('the release job assembles six packages that npm publish --dry-run a
   const seen = packed(pub.stderr)
   t.deepEqual([...seen.keys()], order)
   for (const suffix of Object.values(suffixOf)) {
-    t.deepEqual(seen.get(`cuda-node-${suffix}@${v}`), ['README.md', `cuda-node.${suffix}.node`, 'package.json'].sort())
+    t.deepEqual(seen.get(`@cuda-node/${suffix}@${v}`), ['README.md', `cuda-node.${suffix}.node`, 'package.json'].sort())
     const platform = JSON.parse(readFileSync(path.join(dir, 'npm', suffix, 'package.json'), 'utf8'))
     t.is(platform.version, v)
     t.deepEqual(platform.repository, main.repository, 'provenance needs each package to name the repository')
   }
-  t.deepEqual(seen.get(`cuda-node-wasm32-wasi@${v}`), ['README.md', wasmFile, 'cuda-node.wasi-browser.js', 'cuda-node.wasi.cjs', 'package.json'].sort())
+  t.deepEqual(seen.get(`@cuda-node/wasm32-wasi@${v}`), ['README.md', wasmFile, 'cuda-node.wasi-browser.js', 'cuda-node.wasi.cjs', 'package.json'].sort())
   t.deepEqual(readFileSync(path.join(dir, 'npm/wasm32-wasi', wasmFile)), readFileSync(path.join(art, 'bindings-wasm32-wasi', wasmFile)), 'the wasm job\'s .wasm')
   const wasmPkg = JSON.parse(readFileSync(path.join(dir, 'npm/wasm32-wasi/package.json'), 'utf8'))
   t.is(wasmPkg.version, v)
@@ -172,7 +172,7 @@ releaseTest('the release job assembles six packages that npm publish --dry-run a
   const install = installInto(app, tarballs, PATH)
   t.is(install.status, 0, String(install.stderr))
   t.false(existsSync(path.join(app, 'node_modules/cuda-node', addon!)))
-  t.true(existsSync(path.join(app, `node_modules/cuda-node-${localSuffix}`, addon!)))
+  t.true(existsSync(path.join(app, `node_modules/@cuda-node/${localSuffix}`, addon!)))
   const { cjs, esm, cli } = useInstalled(app, PATH)
   t.is(String(cjs.stdout).trim(), 'cjs sim true', String(cjs.stderr))
   t.is(String(esm.stdout).trim(), 'esm sim true', String(esm.stderr))
@@ -180,7 +180,7 @@ releaseTest('the release job assembles six packages that npm publish --dry-run a
 
   // The WebAssembly package is installed beside it; with a real .wasm, the installed cuda-node
   // loads it when forced, and where no addon is installed (a host without a platform package).
-  t.true(existsSync(path.join(app, 'node_modules/cuda-node-wasm32-wasi', wasmFile)))
+  t.true(existsSync(path.join(app, 'node_modules/@cuda-node/wasm32-wasi', wasmFile)))
   if (!wasmBuilt) {
     t.log(`the .wasm is a stand-in: no local build at ${path.relative(root, localWasm)} (npm run build:wasm) to load`)
     return
@@ -194,7 +194,7 @@ releaseTest('the release job assembles six packages that npm publish --dry-run a
     })
   const forced = reason({ NAPI_RS_FORCE_WASI: '1' })
   t.is(forced.stdout.trim(), 'the WebAssembly build has the simulator only', forced.stderr)
-  rmSync(path.join(app, `node_modules/cuda-node-${localSuffix}`), { recursive: true })
+  rmSync(path.join(app, `node_modules/@cuda-node/${localSuffix}`), { recursive: true })
   const fallback = reason({})
   t.is(fallback.stdout.trim(), 'the WebAssembly build has the simulator only', fallback.stderr)
 })
@@ -205,7 +205,7 @@ test('npm publish from a clone is refused: the clone is not an assembled release
   const r = release(['check', '--cwd', root])
   t.is(r.status, 1)
   t.regex(r.stderr, /not an assembled release/)
-  t.regex(r.stderr, /optionalDependencies lacks cuda-node-linux-x64-gnu/)
+  t.regex(r.stderr, /optionalDependencies lacks @cuda-node\/linux-x64-gnu/)
 })
 
 test('the release workflow runs on a version tag, builds every target, and publishes through the commands tested here', (t) => {
@@ -236,6 +236,6 @@ test('the README tells how to install today and what a release publishes, and cl
   t.regex(install, /npm pack/)
   t.regex(install, /\.github\/workflows\/release\.yml/)
   t.regex(install, /npm publish --provenance/)
-  t.regex(install, /cuda-node-wasm32-wasi/)
+  t.regex(install, /@cuda-node\/wasm32-wasi/)
   t.notRegex(readme, /binaries (are|have been) published/i)
 })

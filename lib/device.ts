@@ -115,7 +115,8 @@ export class Device {
   }
 
   /**
-   * Whether this device can reach `peer`'s memory directly (CuPy's `Device.can_access_peer`).
+   * Whether this device can reach `peer`'s memory directly (CuPy's `runtime.deviceCanAccessPeer`,
+   * cuda.core's `Device.can_access_peer`).
    * False for the device itself. Copies between devices work either way.
    */
   canAccessPeer(peer: Device | number): boolean {
@@ -123,7 +124,8 @@ export class Device {
   }
 
   /**
-   * Lets this device's kernels reach `peer`'s memory directly (`cudaDeviceEnablePeerAccess`).
+   * Lets this device's kernels reach `peer`'s memory directly (`cudaDeviceEnablePeerAccess`: CuPy's
+   * `runtime.deviceEnablePeerAccess`, run with this device current).
    * Enabling again is nothing.
    * @throws {CudaError} `CUDA_ERROR_INVALID_DEVICE` for the device itself,
    *   `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED` where `canAccessPeer(peer)` is false.

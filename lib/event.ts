@@ -45,7 +45,8 @@ export class Event extends NativeObject {
   }
 
   /**
-   * Opens an interprocess event another process shared (CuPy's `Event.from_ipc_handle`; GPU only).
+   * Opens an interprocess event another process shared (CuPy's `runtime.ipcOpenEventHandle`,
+   * PyTorch's `Event.from_ipc_handle`; GPU only).
    * @throws {TypeError} unless the handle is a Buffer or Uint8Array, {RangeError} unless it is
    *   64 bytes; {CudaError} where the driver rejects it.
    */
@@ -55,7 +56,10 @@ export class Event extends NativeObject {
     return new Event(INTERNAL, (owner) => native.eventFromIpc(owner, dev, handle), dev)
   }
 
-  /** The 64-byte handle another process opens this event with (GPU only; needs `interprocess`). */
+  /**
+   * The 64-byte handle another process opens this event with (CuPy's `runtime.ipcGetEventHandle`,
+   * PyTorch's `Event.ipc_handle`; GPU only; needs `interprocess`).
+   */
   ipcHandle(): Buffer {
     return native.eventIpcHandle(own(this))
   }

@@ -20,12 +20,50 @@ function declarations(binding) {
     const [doc, decl] = entry.split('\u0001')
     const text = doc.split('\n').map((l) => l.trim()).filter(Boolean)
     if (text.length) lines.push('/**', ...text.map((l) => ` * ${l}`), ' */')
-    lines.push(`export declare function ${decl}`, '')
+    lines.push(`export declare function ${strictParams(decl)}`, '')
   }
   return lines.join('\n')
 }
 
-module.exports = { declarations }
+/**
+ * `decl` (`name(params): ret`) with every optional parameter that a required one follows written
+ * `p: T | undefined`: TypeScript refuses a required parameter after an optional one (TS1016), and
+ * a consumer compiling with `skipLibCheck: false` would see it. The call passes such a parameter
+ * positionally, `undefined` where absent, so the type says just that.
+ */
+function strictParams(decl) {
+  const open = decl.indexOf('(')
+  let depth = 0
+  let close = -1
+  for (let i = open; i < decl.length; i++) {
+    if ('([{<'.includes(decl[i])) depth++
+    else if (')]}>'.includes(decl[i]) && decl[i - 1] !== '=') depth--
+    if (depth === 0) {
+      close = i
+      break
+    }
+  }
+  const params = []
+  let start = open + 1
+  depth = 0
+  for (let i = open + 1; i < close; i++) {
+    if ('([{<'.includes(decl[i])) depth++
+    else if (')]}>'.includes(decl[i]) && decl[i - 1] !== '=') depth--
+    else if (decl[i] === ',' && depth === 0) {
+      params.push(decl.slice(start, i).trim())
+      start = i + 1
+    }
+  }
+  if (decl.slice(start, close).trim()) params.push(decl.slice(start, close).trim())
+  const lastRequired = params.findLastIndex((p) => /^[\w$]+:/.test(p))
+  const fixed = params.map((p, i) => {
+    const m = /^([\w$]+)\?:\s*(.*)$/s.exec(p)
+    return m && i < lastRequired ? `${m[1]}: ${m[2]} | undefined` : p
+  })
+  return `${decl.slice(0, open)}(${fixed.join(', ')})${decl.slice(close + 1)}`
+}
+
+module.exports = { declarations, strictParams }
 
 if (require.main === module) {
   const root = path.join(__dirname, '..')

@@ -1,7 +1,7 @@
 // Assembles and publishes a release: the main package `cuda-node` (JavaScript only, with an
-// optional dependency on each platform package), one package a platform, `cuda-node-<platform>`
+// optional dependency on each platform package), one package a platform, `@cuda-node/<platform>`
 // under npm/<platform>/, each holding that platform's built addon, and the WebAssembly package
-// `cuda-node-wasm32-wasi` under npm/wasm32-wasi/ (the `sim` backend built by
+// `@cuda-node/wasm32-wasi` under npm/wasm32-wasi/ (the `sim` backend built by
 // scripts/wasm-build.sh, with its two loaders; docs/wasm.md), which native.js falls back to where
 // no addon loads. The release job in .github/workflows/release.yml runs these two commands;
 // __test__/release.spec.ts runs them too, with `--dry-run`, so what the job publishes is what the
@@ -16,7 +16,8 @@
 //       the addons out of the main package (napi also copies them beside package.json), gives
 //       every package the main package's version and repository (npm's provenance needs it),
 //       lists the platform packages and the WebAssembly one as the main package's
-//       optionalDependencies and drops its `prepare` (the build from source). --tag, when given,
+//       optionalDependencies and drops what only a clone needs (scripts/pack-manifest.js: `prepare`,
+//       the build from source, devDependencies, the ava config). --tag, when given,
 //       must name that version.
 //   node scripts/release.js publish [--dry-run] [--cwd DIR]
 //       `npm publish --provenance --access public` in each npm/<platform>/ and npm/wasm32-wasi/,
@@ -29,6 +30,8 @@ const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+
+const { userManifest } = require('./pack-manifest')
 
 const repoRoot = path.join(__dirname, '..')
 
@@ -69,7 +72,8 @@ function platformPackages(cwd) {
   return fs.readdirSync(npmDir).sort().map((dir) => {
     const pkgDir = path.join(npmDir, dir)
     const pkg = readJson(path.join(pkgDir, 'package.json'))
-    if (pkg.name !== `${main.name}-${dir}`) fail(`${pkgDir}/package.json is named ${pkg.name}, not ${main.name}-${dir}`)
+    // Under the project's own scope, so no one else can take a platform package's name.
+    if (pkg.name !== `@${main.name}/${dir}`) fail(`${pkgDir}/package.json is named ${pkg.name}, not @${main.name}/${dir}`)
     if (dir === WASM_DIR) {
       // The .wasm, its Node loader (package `main`, what native.js requires) and its browser
       // loader (package `browser`, what a bundler takes).
@@ -143,16 +147,18 @@ function assemble(opts) {
   // none (package.json `files` would take them); each platform package carries its own.
   for (const f of fs.readdirSync(cwd).filter((f) => f.endsWith('.node'))) fs.rmSync(path.join(cwd, f))
 
-  const repoField = main.repository ?? { type: 'git', url: `git+https://github.com/${repository}.git` }
+  // --repository, where given, names the repository the packages are published from (a fork's
+  // release); else package.json's own, else the one Actions runs in.
+  const fromName = (name) => ({ type: 'git', url: `git+https://github.com/${name}.git` })
+  const repoField = opts.repository ? fromName(opts.repository) : (main.repository ?? fromName(repository))
   const optional = {}
   for (const { pkgDir, pkg } of platformPackages(cwd)) {
     writeJson(path.join(pkgDir, 'package.json'), { ...pkg, version: main.version, repository: repoField })
     optional[pkg.name] = main.version
   }
-  // `prepare` builds from source in a clone; an installed package has nothing to build, and npm
-  // would list it among the install scripts a consumer has to approve.
-  const { prepare: _prepare, ...scripts } = main.scripts ?? {}
-  writeJson(path.join(cwd, 'package.json'), { ...main, scripts, repository: repoField, optionalDependencies: optional })
+  // What only a clone needs goes (scripts/pack-manifest.js): `prepare` builds from source, and
+  // npm would list it among the install scripts a consumer has to approve.
+  writeJson(path.join(cwd, 'package.json'), { ...userManifest(main), repository: repoField, optionalDependencies: optional })
   const left = problems(cwd)
   if (left.length) fail(`assembled, yet:\n  ${left.join('\n  ')}`)
   console.log(`release: assembled ${main.name}@${main.version} and ${Object.keys(optional).join(', ')}`)
