@@ -1,4 +1,4 @@
-//! Events on the real driver.
+//! Events on the real driver (`ops::Events`, `ops::EventOps`).
 
 use super::{raw, CudaBackend, CudaDevice};
 use crate::error::{Check, Result};

@@ -1,4 +1,6 @@
-//! Device allocations on the real driver: `cuMemAlloc` and stream-ordered `cuMemAllocAsync`.
+//! Device memory on the real driver (`ops::MemoryResource`): every kind of allocation — `cuMemAlloc`,
+//! managed, foreign, IPC-opened, and stream-ordered `cuMemAllocAsync` (made by a stream) — each
+//! saying its kind, plus pointer attributes, advice and the stream-ordered pool.
 
 use super::{raw, CudaBackend, CudaDevice};
 use crate::error::{Check, Result};

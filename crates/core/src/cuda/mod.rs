@@ -1,5 +1,9 @@
 //! The `cuda` backend: the real driver, loaded at run time through cudarc's `sys` layer.
-//! Raw driver calls live in `raw.rs` and nowhere else; each `unsafe` block says why it holds.
+//! Each part the seam asks for is implemented in the file of its concept's name (`device.rs`,
+//! `memory.rs`, `pinned.rs`, `stream.rs`, `event.rs`, `graph.rs`, `module.rs`, `blas.rs`,
+//! `nccl.rs`); this file loads the driver and hands the parts out. Raw driver calls live in
+//! `raw/` and nowhere else; each `unsafe` block says why it holds. Errors a drop cannot return
+//! are recorded in `dropped.rs`.
 
 mod blas;
 mod device;

@@ -1,4 +1,4 @@
-//! Modules and kernels on the real driver.
+//! Modules and kernels on the real driver (`ops::Modules`, `ops::ModuleOps`, `ops::FunctionOps`).
 
 use super::{raw, CudaBackend, CudaDevice};
 use crate::error::{Check, Error, Result};

@@ -1,4 +1,4 @@
-//! Pinned host memory on the real driver (`cuMemHostAlloc`).
+//! Pinned host memory on the real driver (`ops::HostMemory`): `cuMemHostAlloc` and `cuMemHostRegister`.
 
 use super::{holds, raw, CudaBackend, CudaDevice};
 use crate::error::{Check, Result};

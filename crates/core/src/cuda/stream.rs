@@ -1,4 +1,5 @@
-//! Streams on the real driver: ordering, host functions, copies, captures and launches.
+//! Streams on the real driver (`ops::Streams`, `ops::StreamOps`): making them, ordering, host
+//! functions, copies, captures and launches.
 
 use super::event::raw_event;
 use super::kernels::{self, Kernels};

@@ -98,3 +98,37 @@ impl GraphExec for SimGraphExec {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::SimBackend;
+    use crate::backend::Backend;
+    use crate::ops::{CaptureMode, Pattern};
+
+    #[test]
+    fn a_definition_instantiates_executables_that_launch_and_update_apart() {
+        let b = SimBackend::new(1, 1 << 20);
+        let s = b.streams().create(0, true, 0).unwrap();
+        let m = b.memory().alloc(0, 4).unwrap();
+        let capture = |bits| {
+            s.begin_capture(CaptureMode::Relaxed).unwrap();
+            s.fill(&*m, 0, Pattern { width: 4, bits }, 1).unwrap();
+            s.end_capture().unwrap()
+        };
+        let (seven, nine) = (capture(7), capture(9));
+        let (a, b2) = (seven.instantiate().unwrap(), seven.instantiate().unwrap());
+        let read = || {
+            let mut out = [0u8; 4];
+            s.copy_dtoh(&mut out, &*m, 0).unwrap();
+            out[0]
+        };
+        a.launch(&*s).unwrap();
+        assert_eq!(read(), 7);
+        a.update(&*nine).unwrap();
+        a.launch(&*s).unwrap();
+        assert_eq!(read(), 9, "the updated executable runs the other definition's nodes");
+        b2.launch(&*s).unwrap();
+        assert_eq!(read(), 7, "a second executable of the same definition is not updated with the first");
+        assert!(seven.to_dot().unwrap().contains("KERNEL"), "the definition still describes its own fill");
+    }
+}

@@ -1,5 +1,6 @@
 //! Simulated device memory: host bytes behind a lock, at addresses that look like a device's
-//! and are never reused, so a stale pointer can always be told apart.
+//! and are never reused, so a stale pointer can always be told apart; every kind of allocation
+//! (`ops::MemoryResource`), pointer attributes and the stream-ordered pool's counts.
 
 use super::{lock, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};

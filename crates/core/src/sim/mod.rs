@@ -1,5 +1,8 @@
 //! The `sim` backend: a host simulator with CUDA's ordering rules, so that everything runs and
-//! tests anywhere. What it presents is documented in the README ("The simulator").
+//! tests anywhere. What it presents is documented in the README ("The simulator"). Each part the
+//! seam asks for is implemented in the file of its concept's name (`device.rs`, `memory.rs`,
+//! `pinned.rs`, `stream.rs`, `event.rs`, `graph.rs`, `module.rs`, `blas.rs`, `nccl.rs`); this
+//! file makes the backend and hands the parts out.
 
 mod blas;
 #[cfg(target_family = "wasm")]
@@ -9,6 +12,7 @@ mod engine;
 mod event;
 mod graph;
 mod memory;
+mod module;
 mod nccl;
 mod op;
 mod pinned;

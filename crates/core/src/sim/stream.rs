@@ -10,7 +10,6 @@ use crate::ops::{
     copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, HostBytes, HostFn, Pattern, RepeatSlot, Rows,
     StatusFn, StreamOps, Streams,
 };
-use crate::ops::{ModuleOps, Modules};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -361,11 +360,5 @@ impl Streams for SimBackend {
         };
         let nonblocking = queue.class == Class::NonBlocking;
         Ok((Box::new(SimStream { dev: dev.clone(), queue, handle, priority: 0 }), nonblocking))
-    }
-}
-
-impl Modules for SimBackend {
-    fn load(&self, _ordinal: usize, _image: &[u8]) -> Result<Box<dyn ModuleOps>> {
-        Err(no_kernels())
     }
 }
