@@ -1,7 +1,7 @@
 // No module imports one that imports it back, in the core or the TS layer, types included; the
 // backends import only the seam. scripts/module-graph.js reads the imports; this runs it.
 import test from 'ava'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { root, scratchDir } from './helpers'
 
@@ -61,4 +61,18 @@ test('a backend that reaches runtime() through a model file is a loop', (t) => {
   const { nodes, callsRuntime } = graph.rustGraph(dir)
   t.deepEqual(graph.cycles(nodes), [['cuda', 'device', 'runtime', 'cuda']])
   t.deepEqual([...graph.reach(nodes, 'cuda')].filter((m: string) => callsRuntime.has(m)).sort(), ['device', 'runtime'])
+})
+
+// The floor (crates/core/src/floor.rs, crates/node/src/floor.rs) is bench code behind the `floor`
+// feature of both crates: the addon `npm run build` makes must hold none of it. What is looked for:
+// the binding's export name, a message of the core's floor, and its symbols' mangled path.
+const FLOOR_MARKS = ['driverFloor', 'the floor is measured on a created stream', 'cuda_node_core5floor']
+
+test('the addon npm run build makes carries no bench floor', (t) => {
+  const addons = readdirSync(root).filter((f) => /^cuda-node\..+\.node$/.test(f))
+  t.not(addons.length, 0, 'no cuda-node.*.node at the root: run npm run build first')
+  for (const f of addons) {
+    const bin = readFileSync(path.join(root, f))
+    for (const mark of FLOOR_MARKS) t.is(bin.indexOf(mark), -1, `${f} holds "${mark}": the floor is compiled in without --features floor`)
+  }
 })

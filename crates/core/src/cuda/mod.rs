@@ -23,6 +23,7 @@ use event::CudaEvent;
 use memory::CudaAlloc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
+#[cfg(feature = "floor")]
 pub(crate) use stream::sleep_function;
 use stream::CudaStream;
 

@@ -79,6 +79,7 @@ impl CudaStream {
 
 /// The built-in sleep kernel of `stream`'s device, for the bench's floor (`floor.rs`), which
 /// launches it bare. The kernels are loaded once the stream has launched one.
+#[cfg(feature = "floor")]
 pub(crate) fn sleep_function(stream: &dyn StreamOps) -> Result<sys::CUfunction> {
     let s = stream.as_any().downcast_ref::<CudaStream>().expect("the cuda backend is given its own streams");
     s.queue();
