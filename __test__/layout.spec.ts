@@ -1,11 +1,116 @@
-// No module imports one that imports it back, in the core or the TS layer, types included; the
-// backends import only the seam. scripts/module-graph.js reads the imports; this runs it.
+// The layout, over every file of crates/ and the TS layer: no file imports one that imports it
+// back (types included); the binding names only the model's public API; driver calls only in the
+// raw layer; the backends import only the seam. scripts/module-graph.js reads the code; this runs
+// it. Known violations, which issue 31's other parts remove, are listed in ALLOWLIST below.
 import test from 'ava'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { root, scratchDir } from './helpers'
 
 const graph = require(path.join(root, 'scripts', 'module-graph.js'))
+
+// Today's known violations, exactly: a finding not listed fails, and so does a listed one that is
+// gone (remove it then). Each entry is `file: what`, without its line, so that edits above it do
+// not move it; a failure prints the line. The lead empties these as the other parts land.
+const ALLOWLIST = {
+  // An edge `a → b` where b imports a back (directly or through others).
+  loops: [
+    // cuda/mod.rs holds CudaDevice and the Backend impl its children use, and uses theirs.
+    'crates/core/src/cuda/event.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/graph.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/holds.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/memory.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/mod.rs → crates/core/src/cuda/event.rs',
+    'crates/core/src/cuda/mod.rs → crates/core/src/cuda/holds.rs',
+    'crates/core/src/cuda/mod.rs → crates/core/src/cuda/memory.rs',
+    'crates/core/src/cuda/mod.rs → crates/core/src/cuda/module.rs',
+    'crates/core/src/cuda/mod.rs → crates/core/src/cuda/pinned.rs',
+    'crates/core/src/cuda/mod.rs → crates/core/src/cuda/staging.rs',
+    'crates/core/src/cuda/mod.rs → crates/core/src/cuda/stream.rs',
+    'crates/core/src/cuda/module.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/pinned.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/staging.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/stream.rs → crates/core/src/cuda/event.rs',
+    'crates/core/src/cuda/stream.rs → crates/core/src/cuda/graph.rs',
+    'crates/core/src/cuda/stream.rs → crates/core/src/cuda/holds.rs',
+    'crates/core/src/cuda/stream.rs → crates/core/src/cuda/memory.rs',
+    'crates/core/src/cuda/stream.rs → crates/core/src/cuda/mod.rs',
+    'crates/core/src/cuda/stream.rs → crates/core/src/cuda/module.rs',
+    'crates/core/src/cuda/stream.rs → crates/core/src/cuda/staging.rs',
+    // sim/mod.rs holds SimDevice, lock() and the Backend impl its children use, and uses theirs.
+    'crates/core/src/sim/event.rs → crates/core/src/sim/mod.rs',
+    'crates/core/src/sim/graph.rs → crates/core/src/sim/mod.rs',
+    'crates/core/src/sim/memory.rs → crates/core/src/sim/mod.rs',
+    'crates/core/src/sim/mod.rs → crates/core/src/sim/event.rs',
+    'crates/core/src/sim/mod.rs → crates/core/src/sim/memory.rs',
+    'crates/core/src/sim/mod.rs → crates/core/src/sim/pinned.rs',
+    'crates/core/src/sim/mod.rs → crates/core/src/sim/stream.rs',
+    'crates/core/src/sim/pinned.rs → crates/core/src/sim/memory.rs',
+    'crates/core/src/sim/pinned.rs → crates/core/src/sim/mod.rs',
+    'crates/core/src/sim/stream.rs → crates/core/src/sim/event.rs',
+    'crates/core/src/sim/stream.rs → crates/core/src/sim/graph.rs',
+    'crates/core/src/sim/stream.rs → crates/core/src/sim/memory.rs',
+    'crates/core/src/sim/stream.rs → crates/core/src/sim/mod.rs',
+    // The export framework: raw → coop → task → raw.
+    'crates/node/src/coop.rs → crates/node/src/raw.rs',
+    'crates/node/src/coop.rs → crates/node/src/task.rs',
+    'crates/node/src/raw.rs → crates/node/src/coop.rs',
+    'crates/node/src/task.rs → crates/node/src/raw.rs',
+  ],
+  // The binding around the model: to the simulator, the seam's types, the runtime's backend.
+  binding: [
+    'crates/node/src/callbacks.rs: cuda_node_core::sim::set_wait_pump',
+    'crates/node/src/coop.rs: cuda_node_core::sim::coop::next_pump',
+    'crates/node/src/coop.rs: cuda_node_core::sim::coop::pump',
+    'crates/node/src/device.rs: .backend (the seam, through the runtime)',
+    'crates/node/src/device.rs: .backend (the seam, through the runtime)',
+    'crates/node/src/device.rs: .backend (the seam, through the runtime)',
+    'crates/node/src/kernel.rs: cuda_node_core::ops::CacheConfig',
+    'crates/node/src/kernel.rs: cuda_node_core::ops::FuncAttr',
+    'crates/node/src/kernel.rs: cuda_node_core::ops::Launch',
+    'crates/node/src/pinned.rs: .backend (the seam, through the runtime)',
+    'crates/node/src/task.rs: cuda_node_core::sim::coop::pending',
+  ],
+  // The 18 driver calls outside cuda/raw.rs.
+  driver: [
+    'crates/core/src/cuda/memory.rs: sys::cuCtxSynchronize(',
+    'crates/core/src/cuda/memory.rs: sys::cuIpcCloseMemHandle(',
+    'crates/core/src/cuda/mod.rs: sys::cuIpcGetMemHandle(',
+    'crates/core/src/cuda/mod.rs: sys::cuIpcOpenMemHandle_v2(',
+    'crates/core/src/cuda/mod.rs: sys::cuMemAdvise_v2(',
+    'crates/core/src/cuda/mod.rs: sys::cuMemAllocManaged(',
+    'crates/core/src/cuda/mod.rs: sys::cuMemGetAddressRange_v2(',
+    'crates/core/src/cuda/mod.rs: sys::cuMemHostRegister_v2(',
+    'crates/core/src/cuda/mod.rs: sys::cuPointerGetAttribute(',
+    'crates/core/src/cuda/module.rs: sys::cuFuncSetCacheConfig(',
+    'crates/core/src/cuda/module.rs: sys::cuModuleGetGlobal_v2(',
+    'crates/core/src/cuda/module.rs: sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(',
+    'crates/core/src/cuda/module.rs: sys::cuOccupancyMaxActiveClusters(',
+    'crates/core/src/cuda/module.rs: sys::cuOccupancyMaxPotentialBlockSize(',
+    'crates/core/src/cuda/module.rs: sys::cuOccupancyMaxPotentialClusterSize(',
+    'crates/core/src/cuda/pinned.rs: sys::cuMemHostUnregister(',
+    'crates/core/src/cuda/stream.rs: sys::cuLaunchKernelEx(',
+    'crates/core/src/cuda/stream.rs: sys::cuMemPrefetchAsync_v2(',
+  ],
+}
+
+interface Finding {
+  file: string
+  line: number
+  what: string
+}
+
+/** Findings against their allowlist, both ways: what is new (with its line), what is gone. */
+function versus(found: Finding[], allowed: string[]): { added: string[]; gone: string[] } {
+  const left = [...allowed]
+  const added: string[] = []
+  for (const f of found) {
+    const i = left.indexOf(`${f.file}: ${f.what}`)
+    if (i === -1) added.push(`${f.file}:${f.line}: ${f.what}`)
+    else left.splice(i, 1)
+  }
+  return { added, gone: left }
+}
 
 function files(dir: string, contents: Record<string, string>): string[] {
   return Object.entries(contents).map(([name, text]) => {
@@ -15,6 +120,74 @@ function files(dir: string, contents: Record<string, string>): string[] {
     return p
   })
 }
+
+const loopFindings = (dir: string): Finding[] =>
+  graph.loopEdges(dir).map((e: { file: string; line: number; to: string }) => ({ file: e.file, line: e.line, what: `→ ${e.to}` }))
+const asLoops = (entries: string[]) => entries.map((e) => e.replace(' → ', ': → '))
+
+test('no file of crates/ or the TS layer imports one that imports it back', (t) => {
+  const { added, gone } = versus(loopFindings(root), asLoops(ALLOWLIST.loops))
+  t.deepEqual(added, [], 'these imports close a loop: the target imports the file back')
+  t.deepEqual(gone, [], 'these loops are gone: remove them from ALLOWLIST.loops')
+})
+
+test('the binding names only the model: no backend, no seam, no simulator', (t) => {
+  const { added, gone } = versus(graph.bindingReach(root), ALLOWLIST.binding)
+  t.deepEqual(added, [], `crates/node may name only what core's lib.rs declares or re-exports, never ${graph.BINDING_MAY_NOT.join(', ')}`)
+  t.deepEqual(gone, [], 'these are fixed: remove them from ALLOWLIST.binding')
+})
+
+test('driver calls are made only in the raw layer', (t) => {
+  const { added, gone } = versus(graph.driverCalls(root), ALLOWLIST.driver)
+  t.deepEqual(added, [], 'call the driver through crates/core/src/cuda/raw.rs (or a cuda/raw/ folder)')
+  t.deepEqual(gone, [], 'these are in the raw layer now: remove them from ALLOWLIST.driver')
+})
+
+test('a file-level loop through super::, a parent module and a macro is found, with its lines', (t) => {
+  const dir = scratchDir('file-loop-')
+  files(dir, {
+    'crates/core/src/lib.rs': 'pub mod sim;\npub mod error;\npub use error::Error;\n',
+    'crates/core/src/error.rs': 'pub struct Error;\n',
+    'crates/core/src/sim/mod.rs': 'mod engine;\nmod op;\nuse engine::Queue;\npub(crate) fn lock() {}\n',
+    'crates/core/src/sim/engine.rs': '// super::op in a comment is no import\nuse super::op::Op;\npub struct Queue;\n',
+    'crates/core/src/sim/op.rs': 'pub struct Op(crate::Error);\nfn f() { super::lock() }\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n',
+    'crates/node/src/lib.rs': 'mod raw;\nmod task;\n',
+    'crates/node/src/raw.rs': 'macro_rules! exports { () => {} }\nfn f() { crate::task::run() }\n',
+    'crates/node/src/task.rs': 'crate::exports! {}\npub fn run() {}\n',
+  })
+  t.deepEqual(loopFindings(dir), [
+    { file: 'crates/core/src/sim/engine.rs', line: 2, what: '→ crates/core/src/sim/op.rs' },
+    { file: 'crates/core/src/sim/mod.rs', line: 3, what: '→ crates/core/src/sim/engine.rs' },
+    { file: 'crates/core/src/sim/op.rs', line: 2, what: '→ crates/core/src/sim/mod.rs' },
+    { file: 'crates/node/src/raw.rs', line: 2, what: '→ crates/node/src/task.rs' },
+    { file: 'crates/node/src/task.rs', line: 1, what: '→ crates/node/src/raw.rs' },
+  ])
+})
+
+test('the binding reaching the simulator, the seam or the backend is found', (t) => {
+  const dir = scratchDir('binding-')
+  files(dir, {
+    'crates/core/src/lib.rs': 'pub mod ops;\npub mod sim;\npub mod stream;\npub use ops::HostFn;\npub use stream::Stream;\n',
+    'crates/node/src/lib.rs':
+      'use cuda_node_core::{ops::Launch, HostFn, Stream};\nfn f() { cuda_node_core::sim::coop::pump(); runtime().backend.count(); rt.backend_kind(); }\n',
+  })
+  t.deepEqual(
+    graph.bindingReach(dir).map((f: Finding) => `${f.line}: ${f.what}`),
+    ['1: cuda_node_core::ops::Launch', '2: cuda_node_core::sim::coop::pump', '2: .backend (the seam, through the runtime)'],
+  )
+})
+
+test('a driver call outside the raw layer is found, in the raw layer it is not', (t) => {
+  const dir = scratchDir('driver-')
+  files(dir, {
+    'crates/core/src/cuda/raw.rs': 'pub unsafe fn sync() -> u32 { sys::cuCtxSynchronize() }\n',
+    'crates/core/src/cuda/memory.rs': 'use cudarc::driver::sys::{self, cuMemFree_v2};\n// sys::cuMemAlloc(p) in a comment\nfn f() { unsafe { sys::cuCtxSynchronize() }; }\n',
+  })
+  t.deepEqual(
+    graph.driverCalls(dir).map((f: Finding) => `${f.file}:${f.line}: ${f.what}`),
+    ['crates/core/src/cuda/memory.rs:3: sys::cuCtxSynchronize(', 'crates/core/src/cuda/memory.rs:1: use cudarc::driver::sys::cuMemFree_v2'],
+  )
+})
 
 test('crates/core has no import loop', (t) => {
   const { nodes } = graph.rustGraph(path.join(root, 'crates/core/src'))
@@ -61,4 +234,18 @@ test('a backend that reaches runtime() through a model file is a loop', (t) => {
   const { nodes, callsRuntime } = graph.rustGraph(dir)
   t.deepEqual(graph.cycles(nodes), [['cuda', 'device', 'runtime', 'cuda']])
   t.deepEqual([...graph.reach(nodes, 'cuda')].filter((m: string) => callsRuntime.has(m)).sort(), ['device', 'runtime'])
+})
+
+// The floor (crates/core/src/floor.rs, crates/node/src/floor.rs) is bench code behind the `floor`
+// feature of both crates: the addon `npm run build` makes must hold none of it. What is looked for:
+// the binding's export name, a message of the core's floor, and its symbols' mangled path.
+const FLOOR_MARKS = ['driverFloor', 'the floor is measured on a created stream', 'cuda_node_core5floor']
+
+test('the addon npm run build makes carries no bench floor', (t) => {
+  const addons = readdirSync(root).filter((f) => /^cuda-node\..+\.node$/.test(f))
+  t.not(addons.length, 0, 'no cuda-node.*.node at the root: run npm run build first')
+  for (const f of addons) {
+    const bin = readFileSync(path.join(root, f))
+    for (const mark of FLOOR_MARKS) t.is(bin.indexOf(mark), -1, `${f} holds "${mark}": the floor is compiled in without --features floor`)
+  }
 })

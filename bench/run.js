@@ -1,6 +1,7 @@
 // `npm run bench`: builds the addon again with the `floor` feature (the in-process driver floor the
 // table's ratios are taken against) into bench/addon, then runs bench/bench.ts on that addon.
-// The package's own addon never carries the floor; only this build does.
+// The package's own addon never carries the floor (the `floor` feature of crates/node, which turns on
+// crates/core's); only this build does.
 'use strict'
 const { spawnSync } = require('node:child_process')
 const { existsSync, readdirSync } = require('node:fs')

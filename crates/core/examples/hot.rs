@@ -1,4 +1,4 @@
-//! Per-call cost of the hot core calls, without JS: `cargo run --release --example hot`.
+//! Per-call cost of the hot core calls, without JS: `cargo run --release --example hot --features floor`.
 //! Compare with `bench/micro.js` (the same calls from JS) to see what the binding adds.
 use cuda_node_core::floor::{floor, FloorOp};
 use cuda_node_core::{runtime, Event, EventFlags, MemoryPool, Stream};

@@ -16,7 +16,8 @@ pub mod driver_sys;
 pub mod dynlib;
 pub mod error;
 pub mod event;
-#[cfg(not(target_family = "wasm"))]
+/// Bench code (`npm run bench`), never in the core users get: behind the `floor` feature.
+#[cfg(all(feature = "floor", not(target_family = "wasm")))]
 pub mod floor;
 pub mod graph;
 pub mod host;

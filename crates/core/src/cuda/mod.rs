@@ -29,6 +29,7 @@ use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams
 use device::CudaDevice;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+#[cfg(feature = "floor")]
 pub(crate) use stream::sleep_function;
 
 /// This backend's own object behind a seam trait object it is given back (its stream, graph

@@ -80,6 +80,7 @@ impl CudaStream {
 
 /// The built-in sleep kernel of `stream`'s device, for the bench's floor (`floor.rs`), which
 /// launches it bare. The kernels are loaded once the stream has launched one.
+#[cfg(feature = "floor")]
 pub(crate) fn sleep_function(stream: &dyn StreamOps) -> Result<sys::CUfunction> {
     let s = own::<CudaStream>(stream.as_any());
     s.queue();
