@@ -2,6 +2,7 @@
 //! and the few BLAS calls the `blas` module offers. Column-major, as BLAS is; the TS layer maps
 //! row-major calls onto it.
 
+use crate::block::Block;
 use crate::error::{Error, Result};
 use crate::memory::DeviceMemory;
 use crate::runtime;
@@ -24,9 +25,30 @@ impl Gemm {
         }
         Ok(())
     }
+
+    /// Places the matrices in their blocks: each must lie inside its own block (a pool block is
+    /// part of a larger allocation), matrix `i` at `offset(i)` of it. Sets where each lies in its
+    /// allocation and returns the allocations, A, B and C.
+    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
+        let [ea, eb, ec] = self.extents()?;
+        let (am, a_off) = blocks[0].range(offset(0)?, ea, "matrix A")?;
+        let (bm, b_off) = blocks[1].range(offset(1)?, eb, "matrix B")?;
+        let (cm, c_off) = blocks[2].range(offset(2)?, ec, "matrix C")?;
+        (self.a_off, self.b_off, self.c_off) = (a_off, b_off, c_off);
+        Ok([am, bm, cm])
+    }
 }
 
 impl Axpy {
+    /// Places the vectors in their blocks, as [`Gemm::place`] does: x, then y.
+    pub fn place<'a>(&mut self, blocks: [&'a Block; 2], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 2]> {
+        let [ex, ey] = self.extents()?;
+        let (xm, x_off) = blocks[0].range(offset(0)?, ex, "vector x")?;
+        let (ym, y_off) = blocks[1].range(offset(1)?, ey, "vector y")?;
+        (self.x_off, self.y_off) = (x_off, y_off);
+        Ok([xm, ym])
+    }
+
     /// Checks the vectors' extents against their allocations, and cuBLAS's 32-bit sizes.
     pub fn check(&self, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
         let [ex, ey] = self.extents()?;

@@ -240,3 +240,28 @@ pub fn check_range(size: u64, offset: u64, len: u64, what: &str) -> Result<()> {
         _ => Err(Error::range(format!("{what} of {len} bytes at offset {offset} runs past the end of the {size}-byte allocation"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_memset_value_is_a_byte() {
+        assert_eq!(memset_byte(255).unwrap(), 255);
+        assert_eq!(memset_byte(256).unwrap_err().message(), "memset value must be a byte (0 to 255), got 256");
+    }
+
+    #[test]
+    fn a_fill_covers_count_times_width_bytes_and_refuses_an_overflow() {
+        let (pattern, bytes) = fill_pattern(4, 0xdead_beef, 10).unwrap();
+        assert_eq!((pattern.width, pattern.bits, bytes), (4, 0xdead_beef, 40));
+        assert_eq!(fill_pattern(1000, 0, 1).unwrap().0.width, 255, "the width is at most 255 bytes");
+        assert_eq!(fill_pattern(8, 0, u64::MAX).unwrap_err().message(), "fill count is too large");
+    }
+
+    #[test]
+    fn an_ipc_memory_handle_is_64_bytes() {
+        assert!(ipc_handle_bytes(&[0; 64]).is_ok());
+        assert_eq!(ipc_handle_bytes(&[0; 63]).unwrap_err().message(), "an IPC memory handle is 64 bytes, got 63");
+    }
+}

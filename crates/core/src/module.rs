@@ -2,10 +2,13 @@
 
 use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
-use crate::ops::{AllocOps, CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps};
+use crate::ops::{AllocOps, FunctionOps, ModuleOps};
 use crate::runtime;
 use crate::stream::Stream;
 use std::sync::Arc;
+
+// The seam's data (`ops.rs`), re-exported here for the model's users.
+pub use crate::ops::{CacheConfig, FuncAttr, Launch};
 
 pub struct Module {
     ops: Arc<dyn ModuleOps>,

@@ -56,12 +56,7 @@ crate::exports! {
             b_off: 0,
             c_off: 0,
         };
-        // Each matrix must lie inside its own block (a pool block is part of a larger allocation).
-        let [ea, eb, ec] = spec.extents()?;
-        let (am, a_off) = a.range(count(d, 8, "offset")?, ea, "matrix A")?;
-        let (bm, b_off) = b.range(count(d, 9, "offset")?, eb, "matrix B")?;
-        let (cm, c_off) = c.range(count(d, 10, "offset")?, ec, "matrix C")?;
-        (spec.a_off, spec.b_off, spec.c_off) = (a_off, b_off, c_off);
+        let [am, bm, cm] = spec.place([&a, &b, &c], |i| count(d, 8 + i, "offset"))?;
         stream::with(stream, |s| blas::gemm(s, &spec, am, bm, cm))
     }
 
@@ -78,10 +73,7 @@ crate::exports! {
             x_off: 0,
             y_off: 0,
         };
-        let [ex, ey] = op.extents()?;
-        let (xm, x_off) = x.range(count(d, 4, "offset")?, ex, "vector x")?;
-        let (ym, y_off) = y.range(count(d, 5, "offset")?, ey, "vector y")?;
-        (op.x_off, op.y_off) = (x_off, y_off);
+        let [xm, ym] = op.place([&x, &y], |i| count(d, 4 + i, "offset"))?;
         stream::with(stream, |s| blas::axpy(s, &op, xm, ym))
     }
 }

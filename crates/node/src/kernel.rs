@@ -2,8 +2,7 @@
 
 use crate::raw::{Bytes, Count, Words};
 use crate::stream;
-use cuda_node_core::module::{self, Function};
-use cuda_node_core::ops::{CacheConfig, FuncAttr, Launch};
+use cuda_node_core::module::{self, CacheConfig, FuncAttr, Function, Launch};
 use cuda_node_core::{runtime, Error};
 use std::sync::Arc;
 

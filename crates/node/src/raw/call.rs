@@ -16,19 +16,7 @@ pub struct Cx {
     /// WebAssembly: the typed arrays the call writes, copied back to JS when it returns
     /// (emnapi gives native code a copy of JS memory in wasm memory).
     #[cfg(target_family = "wasm")]
-    written: std::cell::RefCell<Vec<sys::napi_value>>,
-}
-
-#[cfg(target_family = "wasm")]
-extern "C" {
-    /// emnapi: copies between a JS ArrayBuffer or view and its copy in wasm memory.
-    fn emnapi_sync_memory(
-        env: sys::napi_env,
-        js_to_wasm: bool,
-        arraybuffer_or_view: *mut sys::napi_value,
-        offset: usize,
-        len: usize,
-    ) -> sys::napi_status;
+    pub(super) written: std::cell::RefCell<Vec<sys::napi_value>>,
 }
 
 impl Cx {

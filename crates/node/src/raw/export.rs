@@ -11,6 +11,18 @@ use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
+#[cfg(target_family = "wasm")]
+extern "C" {
+    /// emnapi: copies between a JS ArrayBuffer or view and its copy in wasm memory.
+    fn emnapi_sync_memory(
+        env: sys::napi_env,
+        js_to_wasm: bool,
+        arraybuffer_or_view: *mut sys::napi_value,
+        offset: usize,
+        len: usize,
+    ) -> sys::napi_status;
+}
+
 /// A parameter as `native.d.ts` declares it: its Rust name, TypeScript type, and whether it
 /// may be left out.
 pub type Param = (&'static str, String, bool);
