@@ -7,6 +7,7 @@ mod async_pool;
 mod backend;
 mod blas;
 mod callbacks;
+mod constants;
 mod coop;
 mod device;
 mod error_class;
@@ -62,6 +63,7 @@ fn tables() -> Vec<&'static [Export]> {
         profiler::EXPORTS,
         coop::EXPORTS,
         handles::EXPORTS,
+        constants::EXPORTS,
         EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,
