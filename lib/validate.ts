@@ -1,5 +1,9 @@
 // Argument checks that must happen before the native layer sees a value: napi converts numbers
 // loosely (1.5 to a u32 is 1), so kinds and integrality are checked here.
+import { native } from './native'
+
+/** The addon's limits (crates/node/src/constants.rs), read once: each rule is written in Rust only. */
+const { maxCount } = native.constants()
 
 /** A number that is a whole number; TypeError for other kinds, RangeError for fractions or NaN. */
 export function integer(name: string, value: unknown): number {
@@ -12,10 +16,10 @@ export function integer(name: string, value: unknown): number {
   return value
 }
 
-/** A size, offset or count: a safe non-negative integer; TypeError for other kinds, RangeError otherwise. */
+/** A size, offset or count: a whole number in [0, the addon's `maxCount`]; TypeError for other kinds, RangeError otherwise. */
 export function count(name: string, value: unknown): number {
   if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${describe(value)}`)
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`)
+  if (!Number.isInteger(value) || value < 0 || value > maxCount) throw new RangeError(`${name} must be a non-negative integer, got ${value}`)
   return value
 }
 

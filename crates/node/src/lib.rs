@@ -6,6 +6,7 @@ mod async_pool;
 mod backend;
 mod blas;
 mod callbacks;
+mod constants;
 mod coop;
 mod device;
 mod error_class;
@@ -61,6 +62,7 @@ fn tables() -> Vec<&'static [Export]> {
         profiler::EXPORTS,
         coop::EXPORTS,
         handles::EXPORTS,
+        constants::EXPORTS,
         EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,

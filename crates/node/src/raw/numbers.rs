@@ -2,9 +2,14 @@
 
 use cuda_node_core::{Error, Result};
 
-/// A byte count, offset or element count: a whole number in [0, 2^53].
+/// The largest byte count, offset or element count: 2^53 - 1, the largest integer a JS number
+/// holds exactly (`Number.MAX_SAFE_INTEGER`; 2^53 + 1 would arrive as 2^53). The TS layer checks
+/// with this one (`constants().maxCount`).
+pub const MAX_COUNT: u64 = (1 << 53) - 1;
+
+/// A byte count, offset or element count: a whole number in [0, [`MAX_COUNT`]].
 pub fn count(name: &str, v: f64) -> Result<u64> {
-    if !v.is_finite() || v.fract() != 0.0 || !(0.0..=9_007_199_254_740_992.0).contains(&v) {
+    if !v.is_finite() || v.fract() != 0.0 || !(0.0..=MAX_COUNT as f64).contains(&v) {
         return Err(Error::range(format!("{name} must be a non-negative integer, got {v}")));
     }
     Ok(v as u64)
