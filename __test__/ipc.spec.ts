@@ -6,7 +6,12 @@ import { randomBytes } from 'node:crypto'
 import { alloc, CudaError, mallocPlain, MemoryPointer } from '..'
 import { gpuTest, onGpu, root, scratchDir } from './helpers'
 
-const simTest = onGpu ? test.skip : test
+/** `test.skip` with the reason in the title, so the skip says why. */
+function skipping(why: string): typeof test {
+  return ((title: string, ...rest: any[]) => (test.skip as any)(`${title} (${why})`, ...rest)) as any
+}
+
+const simTest: typeof test = onGpu ? skipping('simulator only: backend is cuda') : test
 
 simTest('interprocess memory is CUDA_ERROR_NOT_SUPPORTED on the simulator, saying why', (t) => {
   const p = mallocPlain(64)
@@ -60,7 +65,7 @@ gpuTest('two Node processes share device memory through IPC handles, a pool bloc
 })
 
 const python = spawnSync('python3', ['-c', 'import cupy'], { encoding: 'utf8' })
-const cupyTest = onGpu && python.status === 0 ? test : test.skip
+const cupyTest: typeof test = onGpu && python.status === 0 ? test : skipping(onGpu ? 'needs CuPy: python3 -c "import cupy" failed' : 'GPU only, with CuPy: backend is sim')
 
 const PRODUCER = `
 import cupy, sys

@@ -19,7 +19,9 @@ function run(cmd, args, env = process.env) {
 const haveCargo = spawnSync('cargo', ['--version'], { stdio: 'ignore' }).status === 0
 if (!process.env.CUDA_NODE_BENCH_ADDON && haveCargo) {
   run('npx', ['napi', 'build', '--platform', '--release', '--manifest-path', 'crates/node/Cargo.toml', '--package-json-path', 'package.json',
-    '--features', 'floor', '--target-dir', 'target/bench', '--output-dir', out, '--no-js', '--dts', 'ignored.d.ts'])
+    '--features', 'floor', '--target-dir', 'target/bench', '--output-dir', out, '--no-js', '--dts', 'ignored.d.ts'],
+  // With its symbols (the release profile strips the shipped addon), for perf in bench/split.sh and profile.sh.
+  { ...process.env, CARGO_PROFILE_RELEASE_STRIP: 'false' })
 }
 const built = existsSync(out) ? readdirSync(out).find((f) => f.endsWith('.node')) : undefined
 if (!process.env.CUDA_NODE_BENCH_ADDON && built === undefined) {

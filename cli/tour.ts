@@ -22,11 +22,11 @@ export async function tour(outDir: string = mkdtempSync(path.join(tmpdir(), 'cud
     )
   }
 
-  // Everything from here to the callback runs under a trace: a timeline you can open.
+  // Everything from here on runs under a trace: a timeline you can open.
   const out = outDir
   mkdirSync(out, { recursive: true })
   const traceFile = path.join(out, 'tour-trace.json')
-  const { producer } = (await profiler.trace(async () => {
+  await profiler.trace(async () => {
     // Streams and events: a copy on one stream, a kernel, two events, a wait across streams.
     const n = 1 << 20
     const producer = new Stream({ nonBlocking: true })
@@ -68,16 +68,15 @@ export async function tour(outDir: string = mkdtempSync(path.join(tmpdir(), 'cud
     const tile = new Float32Array(256)
     tiles.offset(99 * 1024).copyToHost(tile)
     console.log(`graph of 100 captured fills: one launch, ${getElapsedTime(g0, g1).toFixed(3)} ms; tile 99 holds ${tile[0]}`)
-    return { producer }
-  }, { path: traceFile })).result
-  console.log(`timeline: ${traceFile} (Perfetto or chrome://tracing) and ${traceFile.replace(/json$/, 'svg')}`)
 
-  // A host callback runs on the JS thread once the stream reaches it.
-  await new Promise<void>((resolve) => {
-    kernels.sleep(10e6, producer)
-    producer.launchHostFunc((msg: string) => {
-      console.log(msg)
-      resolve()
-    }, 'host callback: ran after the 10 ms kernel, on the JS thread')
-  })
+    // A host callback runs on the JS thread once the stream reaches it.
+    await new Promise<void>((resolve) => {
+      kernels.sleep(10e6, producer)
+      producer.launchHostFunc((msg: string) => {
+        console.log(msg)
+        resolve()
+      }, 'host callback: ran after the 10 ms kernel, on the JS thread')
+    })
+  }, { path: traceFile })
+  console.log(`timeline: ${traceFile} (Perfetto or chrome://tracing) and ${traceFile.replace(/json$/, 'svg')}`)
 }

@@ -1,4 +1,5 @@
-// The timeline: while `profiler.trace(fn)` runs, each copy, memset, kernel and graph launch is
+// The timeline: while `profiler.trace(fn)` runs, each copy, memset, kernel, graph launch and host
+// callback is
 // bracketed by two events on its own stream, so its slice is the GPU's own timing; NVTX ranges
 // are timed on the host lane. Written as a Chrome trace (Perfetto, chrome://tracing) and an SVG.
 // When not tracing, the hooks cost one check of `active`.
@@ -108,7 +109,7 @@ export interface TraceSlice {
   lane: string
   /** What ran, e.g. `'copy H2D 4096 B'` or a kernel's name and launch shape. */
   name: string
-  /** The kind: `'kernel'`, `'memcpy'`, `'memset'`, `'graph'` or `'nvtx'`. */
+  /** The kind: `'kernel'`, `'memcpy'`, `'memset'`, `'graph'`, `'callback'` (a host function) or `'nvtx'`. */
   cat: string
   /** Milliseconds from the start of the trace. */
   start: number
@@ -175,15 +176,56 @@ export function chromeTrace(slices: TraceSlice[]): string {
   )
 }
 
-const COLORS: Record<string, string> = { kernel: '#4e79a7', memcpy: '#59a14f', memset: '#f28e2b', graph: '#b07aa1', nvtx: '#9c9c9c' }
+const COLORS: Record<string, string> = {
+  kernel: '#4e79a7',
+  memcpy: '#59a14f',
+  memset: '#f28e2b',
+  graph: '#b07aa1',
+  callback: '#e15759',
+  nvtx: '#9c9c9c',
+}
+
+/**
+ * The narrowest a slice of each kind is drawn, in pixels, so that it can be seen and hovered: a
+ * graph launch of a hundred kernels takes as long as a few of them, a sliver beside a long kernel.
+ */
+const MIN_WIDTH: Record<string, number> = { graph: 14, callback: 8 }
+const MIN_WIDTH_OTHER = 4
+
+/** Pixels a character of the slices' 10 px labels takes, at most (sans-serif). */
+const CHAR_WIDTH = 6.2
 
 function esc(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 }
 
+/** A round step (1, 2 or 5 times a power of ten) that cuts `span` into about `count` parts. */
+export function tickStep(span: number, count = 8): number {
+  const raw = span / count
+  const pow = 10 ** Math.floor(Math.log10(raw))
+  const m = raw / pow
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * pow
+}
+
+/** `ms` written with as many decimals as `step` needs, so a tick reads 0.5 or 20, never 17.5 from rounding. */
+function tickLabel(ms: number, step: number): string {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9))
+  return `${ms.toFixed(decimals)} ms`
+}
+
+/** `label` as it fits in `width` pixels: whole, cut with an ellipsis, or not at all. */
+export function fitLabel(label: string, width: number): string {
+  const room = Math.floor((width - 6) / CHAR_WIDTH)
+  if (label.length <= room) return label
+  return room >= 4 ? `${label.slice(0, room - 1)}…` : ''
+}
+
 export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline'): string {
   const lanes = [...new Set(slices.map((s) => s.lane))]
-  const end = Math.max(0.001, ...slices.map((s) => s.start + s.duration))
+  const last = Math.max(0.001, ...slices.map((s) => s.start + s.duration))
+  const step = tickStep(last)
+  // The axis ends on a round tick at or past the last slice.
+  const end = Math.ceil(last / step - 1e-9) * step
   const left = 210
   const width = 1100
   const plot = width - left - 20
@@ -192,35 +234,40 @@ export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline'):
   const height = top + lanes.length * row + 40
   const x = (ms: number) => left + (Math.max(0, ms) / end) * plot
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="10" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
   ]
   lanes.forEach((lane, i) => {
     const y = top + i * row
     parts.push(`<rect x="0" y="${y}" width="${width}" height="${row}" fill="${i % 2 ? '#f6f6f6' : '#ffffff'}"/>`)
-    parts.push(`<text x="10" y="${y + 19}">${esc(lane)}</text>`)
+    parts.push(`<text x="10" y="${y + 19}">${esc(fitLabel(lane, left - 14))}<title>${esc(lane)}</title></text>`)
   })
   const axis = top + lanes.length * row + 14
-  for (let i = 0; i <= 10; i++) {
-    const ms = (end * i) / 10
-    parts.push(`<line x1="${x(ms)}" y1="${top}" x2="${x(ms)}" y2="${axis - 10}" stroke="#ddd"/>`)
-    parts.push(`<text x="${x(ms)}" y="${axis + 4}" text-anchor="middle" font-size="10">${ms.toFixed(ms < 10 ? 2 : 1)} ms</text>`)
+  for (let i = 0; i * step <= end + step * 1e-9; i++) {
+    const ms = i * step
+    parts.push(`<line x1="${x(ms).toFixed(1)}" y1="${top}" x2="${x(ms).toFixed(1)}" y2="${axis - 10}" stroke="#ddd"/>`)
+    parts.push(`<text class="tick" x="${x(ms).toFixed(1)}" y="${axis + 4}" text-anchor="middle" font-size="10">${tickLabel(ms, step)}</text>`)
   }
+  // The legend: the kinds this timeline has, in a fixed order.
+  const present = new Set(slices.map((s) => s.cat))
   let lx = width - 20
   for (const [cat, color] of Object.entries(COLORS).reverse()) {
+    if (!present.has(cat)) continue
     lx -= 8 + cat.length * 7
-    parts.push(`<rect x="${lx}" y="12" width="10" height="10" fill="${color}"/><text x="${lx + 14}" y="21" font-size="11">${cat}</text>`)
+    parts.push(`<g class="legend"><rect x="${lx}" y="12" width="10" height="10" fill="${color}"/><text x="${lx + 14}" y="21" font-size="11">${cat}</text></g>`)
     lx -= 18
   }
   for (const s of slices) {
     const y = top + lanes.indexOf(s.lane) * row + 5
     const x0 = x(s.start)
-    const w = Math.max(1, x(s.start + s.duration) - x0)
+    const w = Math.max(MIN_WIDTH[s.cat] ?? MIN_WIDTH_OTHER, x(s.start + s.duration) - x0)
+    const outline = s.cat === 'graph' ? ' stroke="#5a3d57" stroke-width="1"' : ''
     parts.push(
-      `<rect x="${x0.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${row - 10}" rx="2" fill="${COLORS[s.cat] ?? '#e15759'}" fill-opacity="0.85"><title>${esc(s.name)}: ${s.duration.toFixed(3)} ms at ${s.start.toFixed(3)} ms</title></rect>`,
+      `<rect class="slice" data-cat="${esc(s.cat)}" x="${x0.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${row - 10}" rx="2" fill="${COLORS[s.cat] ?? '#76b7b2'}" fill-opacity="0.85"${outline}><title>${esc(s.name)}: ${s.duration.toFixed(3)} ms at ${s.start.toFixed(3)} ms</title></rect>`,
     )
-    if (w > 60) parts.push(`<text x="${(x0 + 3).toFixed(1)}" y="${y + 14}" fill="white" font-size="10">${esc(s.name.slice(0, Math.floor(w / 6)))}</text>`)
+    const label = fitLabel(s.name, w)
+    if (label) parts.push(`<text class="label" x="${(x0 + 3).toFixed(1)}" y="${y + 14}" fill="white" font-size="10" pointer-events="none">${esc(label)}</text>`)
   }
   parts.push('</svg>')
   return parts.join('\n')

@@ -26,12 +26,19 @@ export CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-self-contained=no -L native
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target/wasm}
 export EMNAPI_LINK_DIR=${EMNAPI_LINK_DIR:-$PWD/node_modules/emnapi/lib/wasm32-wasip1}
 export WASI_LIBC
-# napi 3.16 and the core call u64::is_multiple_of, stable since 1.87; rustc-web 1.85 has it
-# behind a gate.
-WASM_CARGO_FLAGS="--ignore-rust-version -Zbuild-std=std,panic_abort -Zprofile-rustflags --target wasm32-wasip1"
-for pkg in napi cuda-node-core; do
-  for profile in release dev; do
-    WASM_CARGO_FLAGS="$WASM_CARGO_FLAGS --config profile.$profile.package.$pkg.rustflags=[\"-Zcrate-attr=feature(unsigned_is_multiple_of)\"]"
+# The workspace's rust-version is 1.88, and napi 3.16 and the core call u64::is_multiple_of,
+# stable since 1.87: an older rustc-web (bookworm had 1.85) builds with --ignore-rust-version and
+# the feature enabled for those two crates; 1.87 and later need neither (and would warn).
+wasm_minor=$("$WASM_RUSTC" --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/')
+# The release profile strips the native addon; the module keeps its name section as before
+# (binaryen's wasm-opt, where installed, drops it).
+WASM_CARGO_FLAGS="-Zbuild-std=std,panic_abort -Zprofile-rustflags --target wasm32-wasip1 --config profile.release.strip=false"
+if [ "$wasm_minor" -lt 88 ]; then WASM_CARGO_FLAGS="--ignore-rust-version $WASM_CARGO_FLAGS"; fi
+if [ "$wasm_minor" -lt 87 ]; then
+  for pkg in napi cuda-node-core; do
+    for profile in release dev; do
+      WASM_CARGO_FLAGS="$WASM_CARGO_FLAGS --config profile.$profile.package.$pkg.rustflags=[\"-Zcrate-attr=feature(unsigned_is_multiple_of)\"]"
+    done
   done
-done
+fi
 export WASM_CARGO_FLAGS

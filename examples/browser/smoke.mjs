@@ -1,6 +1,8 @@
 // Opens examples/browser/ in headless Chromium, runs the tour there, prints the page's console
-// as JSON lines ({"console": "..."}), and saves a screenshot once the tour is done:
-//   node --experimental-websocket examples/browser/smoke.mjs [screenshot.png]
+// as JSON lines ({"console": "..."}), and saves a screenshot once the tour is done, and one of
+// the timeline alone, with what Chromium laid out of it ({"timeline": {...}}: ticks, legend, each
+// slice's width, how far each label runs past its slice, what is under a graph launch's middle):
+//   node --experimental-websocket examples/browser/smoke.mjs [screenshot.png [timeline.png]]
 // (Node 22 and later have WebSocket without the flag.) CHROMIUM names the browser (default
 // `chromium`). Exits 0 when the page said the tour is done with its timeline drawn.
 import { spawn } from 'node:child_process'
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const shot = process.argv[2] ?? path.join(here, '..', 'out', 'browser-tour.png')
+const timelineShot = process.argv[3] ?? shot.replace(/\.png$/, '') + '-timeline.png'
 const browser = process.env.CHROMIUM ?? 'chromium'
 const limitMs = Number(process.env.SMOKE_TIMEOUT_MS ?? 90_000)
 if (typeof WebSocket !== 'function') throw new Error('this Node has no WebSocket: run with --experimental-websocket (Node 20) or on Node 22+')
@@ -76,6 +79,14 @@ ws.onmessage = async (ev) => {
       const { data } = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true })
       writeFileSync(shot, Buffer.from(data, 'base64'))
       console.log(JSON.stringify({ screenshot: shot }))
+      const { result } = await send('Runtime.evaluate', { expression: `(${measureTimeline})()`, returnByValue: true })
+      if (result.value) {
+        console.log(JSON.stringify({ timeline: result.value }))
+        const { x, y, width, height } = result.value.box
+        const clip = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x, y, width, height, scale: 1 } })
+        writeFileSync(timelineShot, Buffer.from(clip.data, 'base64'))
+        console.log(JSON.stringify({ timelineScreenshot: timelineShot }))
+      }
       done(text.includes('timeline drawn') ? 0 : 1)
     } else if (/failed/.test(text)) {
       done(1, text)
@@ -83,6 +94,25 @@ ws.onmessage = async (ev) => {
   }
   if (msg.method === 'Runtime.exceptionThrown') done(1, msg.params.exceptionDetails.exception?.description ?? msg.params.exceptionDetails.text)
 }
+/** Runs in the page: the timeline as laid out (CSS pixels), or null where none was drawn. */
+function measureTimeline() {
+  const svg = document.querySelector('#timeline svg')
+  if (!svg) return null
+  svg.scrollIntoView()
+  const box = svg.getBoundingClientRect()
+  const text = (sel) => [...svg.querySelectorAll(sel)].map((e) => e.textContent)
+  const slices = [...svg.querySelectorAll('rect.slice')].map((e) => {
+    const r = e.getBoundingClientRect()
+    const under = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)
+    return { cat: e.dataset.cat, width: r.width, hoverable: under === e || under?.parentNode === e }
+  })
+  const labels = [...svg.querySelectorAll('text.label')].map((e) => {
+    const slice = e.previousElementSibling.getBoundingClientRect()
+    return { text: e.textContent, overflow: e.getBoundingClientRect().right - slice.right }
+  })
+  return { box: { x: box.x + scrollX, y: box.y + scrollY, width: box.width, height: box.height }, ticks: text('text.tick'), legend: text('g.legend text'), slices, labels }
+}
+
 await new Promise((r) => (ws.onopen = r))
 await send('Runtime.enable')
 await send('Page.enable')

@@ -7,6 +7,7 @@ import { forget, persist, register } from '../callbacks'
 import { Graph } from '../graph'
 import { INTERNAL, NativeObject, handleOf, own } from '../object'
 import { integer, func } from '../validate'
+import { traced } from '../trace'
 import { NULL, PTDS, ownStreamHandle, streamDevice, type StreamLike } from './handle'
 
 /** Options for {@link Stream}. */
@@ -140,7 +141,7 @@ export class Stream extends NativeObject implements StreamLike {
     const id = register(cb as (a: unknown) => void, arg)
     let captured: boolean
     try {
-      captured = native.streamLaunchHostFn(s, id)
+      captured = traced(s, 'host callback', 'callback', () => native.streamLaunchHostFn(s, id))
     } catch (e) {
       forget(id)
       throw e

@@ -4,9 +4,27 @@
 'use strict'
 const { readFileSync } = require('node:fs')
 const path = require('node:path')
-const { WASI } = require('node:wasi')
+const { WASI } = requireQuietly('node:wasi')
 const { instantiateNapiModuleSync, emnapiAsyncWorkPlugin, emnapiTSFNPlugin } = require('@napi-rs/wasm-runtime')
 const { createContext } = require('@emnapi/runtime')
+
+/**
+ * `require(id)` without Node 20's "ExperimentalWarning: WASI is an experimental feature" in the
+ * user's output (emitted when node:wasi loads): the warning is ours to take, not the user's to read.
+ */
+function requireQuietly(id) {
+  const emit = process.emitWarning
+  process.emitWarning = function (warning, ...rest) {
+    const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type
+    if (type === 'ExperimentalWarning' && /WASI/.test(String(warning))) return
+    return emit.call(this, warning, ...rest)
+  }
+  try {
+    return require(id)
+  } finally {
+    process.emitWarning = emit
+  }
+}
 
 const file = process.env.CUDA_NODE_WASM_PATH || path.join(__dirname, 'cuda-node.wasm32-wasi.wasm')
 const wasi = new WASI({ version: 'preview1', env: process.env })

@@ -13,6 +13,6 @@ crate::exports! {
     /// The limits the TS layer checks arguments against before a native call (read once):
     /// `maxCount`, the largest byte count, offset or element count.
     c"constants" => fn constants(_cx) -> Constants {
-        Ok(Constants { max_count: crate::args::MAX_COUNT as f64 })
+        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64 })
     }
 }

@@ -57,6 +57,8 @@ pub(super) fn sim_props(ordinal: usize, memory: u64) -> DeviceProps {
             "computeCapabilityMajor" => 9,
             "computeCapabilityMinor" => 0,
             "concurrentKernels" | "unifiedAddressing" | "canMapHostMemory" => 1,
+            // mallocManaged works here (host memory the simulator shares with its streams).
+            "managedMemory" => 1,
             "asyncEngineCount" => 2,
             "streamPrioritiesSupported" | "memoryPoolsSupported" => 1,
             "cooperativeLaunch" | "clusterLaunch" => 1,
