@@ -14,13 +14,15 @@ const N = {
 }
 
 /**
- * Device memory after the measured round is what it was before it. The simulator's memInfo is
- * exact, so there it must not move at all (in CI, every run); on the GPU other processes and the
- * driver's own use move it, so the full soak allows 8 MiB.
+ * What this process holds on the device after the measured round is what it held before it: the
+ * default pool's reserved bytes (`held`), and on the simulator, whose memInfo is this process's
+ * own and exact, the free memory too. On the GPU, memInfo is the whole device's: other processes
+ * (other spec files, which ava runs beside this one) move it, so it is not this process's to
+ * assert (#32.9: it read -521.6 MiB beside other spec files).
  */
-function assertDrift(t: ExecutionContext, drift: number): void {
-  if (!onGpu) t.is(drift, 0, `device memory drifted ${drift} bytes on the simulator`)
-  else if (full) t.true(Math.abs(drift) <= 8 * 2 ** 20, `device memory drifted ${drift} bytes (tolerance 8 MiB)`)
+function assertHeld(t: ExecutionContext, r: { held: number; deviceDrift: number }): void {
+  t.is(r.held, 0, `the default pool still reserves ${r.held} bytes after freeAllBlocks`)
+  if (!onGpu) t.is(r.deviceDrift, 0, `device memory drifted ${r.deviceDrift} bytes on the simulator`)
 }
 
 function soak(script: string): any {
@@ -74,15 +76,15 @@ test.serial(`${N.poolOps} pool alloc+free, ${N.streams} streams and ${N.events} 
     await round();
     const rss1 = await rss(), free1 = d.memInfo().free, streams0 = native.streamLive(), events0 = native.eventLive();
     const poolMs = await round();
-    return { live: native.memLive() - live0, streams: native.streamLive() - streams0, events: native.eventLive() - events0, firstRound: rss1 - rssBefore, rssGrowth: (await rss()) - rss1, deviceDrift: free1 - d.memInfo().free, poolMs, used: getDefaultMemoryPool().usedBytes() };
+    return { live: native.memLive() - live0, streams: native.streamLive() - streams0, events: native.eventLive() - events0, firstRound: rss1 - rssBefore, rssGrowth: (await rss()) - rss1, deviceDrift: free1 - d.memInfo().free, held: getDefaultMemoryPool().totalBytes(), poolMs, used: getDefaultMemoryPool().usedBytes() };
   `)
-  t.log(`pool ${N.poolOps} ops in ${r.poolMs} ms; RSS: first two rounds +${(r.firstRound / 2 ** 20).toFixed(1)} MiB, third round +${(r.rssGrowth / 2 ** 20).toFixed(1)} MiB; device drift ${(r.deviceDrift / 2 ** 20).toFixed(1)} MiB`)
+  t.log(`pool ${N.poolOps} ops in ${r.poolMs} ms; RSS: first two rounds +${(r.firstRound / 2 ** 20).toFixed(1)} MiB, third round +${(r.rssGrowth / 2 ** 20).toFixed(1)} MiB; device-wide drift ${(r.deviceDrift / 2 ** 20).toFixed(1)} MiB (the simulator's is this process's), pool reserves ${r.held} bytes`)
   t.is(r.live, 0)
   t.is(r.streams, 0, 'every stream made was destroyed')
   t.is(r.events, 0, 'every event made was destroyed')
   t.is(r.used, 0)
   t.true(r.rssGrowth < 16 * 2 ** 20, `RSS grew ${r.rssGrowth} bytes in the third round (tolerance 16 MiB)`)
-  assertDrift(t, r.deviceDrift)
+  assertHeld(t, r)
 })
 
 test.serial(`${N.gcPointers} pointers, ${N.gcStreams} streams and ${N.gcEvents} events left to the GC are all released`, (t) => {
@@ -109,9 +111,9 @@ test.serial(`${N.gcPointers} pointers, ${N.gcStreams} streams and ${N.gcEvents} 
     const m1 = process.memoryUsage();
     await round();
     const rssGrowth = (await rss()) - rss1, m2 = process.memoryUsage();
-    return { live: native.memLive() - live0, streams: native.streamLive() - streams0, events: native.eventLive() - events0, rssGrowth, heapGrowth: m2.heapTotal - m1.heapTotal, heapUsedGrowth: m2.heapUsed - m1.heapUsed, deviceDrift: free1 - d.memInfo().free };
+    return { live: native.memLive() - live0, streams: native.streamLive() - streams0, events: native.eventLive() - events0, rssGrowth, heapGrowth: m2.heapTotal - m1.heapTotal, heapUsedGrowth: m2.heapUsed - m1.heapUsed, deviceDrift: free1 - d.memInfo().free, held: getDefaultMemoryPool().totalBytes() };
   `)
-  t.log(`third round: RSS +${(r.rssGrowth / 2 ** 20).toFixed(1)} MiB, of which V8's heap +${(r.heapGrowth / 2 ** 20).toFixed(1)} (used +${(r.heapUsedGrowth / 2 ** 20).toFixed(1)}); device drift ${(r.deviceDrift / 2 ** 20).toFixed(1)} MiB`)
+  t.log(`third round: RSS +${(r.rssGrowth / 2 ** 20).toFixed(1)} MiB, of which V8's heap +${(r.heapGrowth / 2 ** 20).toFixed(1)} (used +${(r.heapUsedGrowth / 2 ** 20).toFixed(1)}); device-wide drift ${(r.deviceDrift / 2 ** 20).toFixed(1)} MiB (the simulator's is this process's), pool reserves ${r.held} bytes`)
   t.is(r.live, 0)
   t.is(r.streams, 0, 'every stream left to the GC was released')
   t.is(r.events, 0, 'every event left to the GC was released')
@@ -119,7 +121,7 @@ test.serial(`${N.gcPointers} pointers, ${N.gcStreams} streams and ${N.gcEvents} 
   // it reserve: used did not move): what is measured is the memory outside it, and what JS keeps.
   t.true(r.rssGrowth - r.heapGrowth < 16 * 2 ** 20, `RSS outside V8's heap grew ${r.rssGrowth - r.heapGrowth} bytes in the third round (tolerance 16 MiB)`)
   t.true(r.heapUsedGrowth < 16 * 2 ** 20, `V8's used heap grew ${r.heapUsedGrowth} bytes in the third round (tolerance 16 MiB)`)
-  assertDrift(t, r.deviceDrift)
+  assertHeld(t, r)
 })
 
 test.serial('10^4 host callbacks over 8 streams are each delivered once, in order per stream', (t) => {
