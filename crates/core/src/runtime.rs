@@ -29,6 +29,13 @@ pub struct BackendInfo {
     pub driver_version: Option<i32>,
 }
 
+impl BackendInfo {
+    /// Whether compiled kernels run; the simulator runs a kernel's host implementation instead.
+    pub fn compiled_kernels(&self) -> bool {
+        self.kind == BackendKind::Cuda
+    }
+}
+
 pub struct Runtime {
     pub info: BackendInfo,
     pub backend: Box<dyn Backend>,

@@ -1,7 +1,7 @@
 //! Which backend runs, and why.
 
 use crate::raw::Ret;
-use cuda_node_core::{runtime, BackendKind};
+use cuda_node_core::runtime;
 use napi::sys;
 
 /// `{ name, reason, driverVersion?, compiledKernels, webAssembly }`.
@@ -19,8 +19,7 @@ impl Ret for BackendInfo {
                 (c"name", i.kind.name().to_string().write(env)?),
                 (c"reason", i.reason.clone().write(env)?),
                 (c"driverVersion", i.driver_version.write(env)?),
-                // Whether compiled kernels run; the simulator runs a kernel's host implementation.
-                (c"compiledKernels", (i.kind == BackendKind::Cuda).write(env)?),
+                (c"compiledKernels", i.compiled_kernels().write(env)?),
                 // The WebAssembly build (simulator only, no threads, no external ArrayBuffers).
                 (c"webAssembly", cfg!(target_family = "wasm").write(env)?),
             ],
