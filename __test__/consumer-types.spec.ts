@@ -64,8 +64,8 @@ function consumer(): string {
   mkdirSync(path.join(app, 'node_modules/@types'), { recursive: true })
   cpSync(dir, path.join(app, 'node_modules/cuda-node'), { recursive: true })
   // @types/node and what it imports (undici-types), as npm installs them.
-  symlinkSync(path.join(root, 'node_modules/@types/node'), path.join(app, 'node_modules/@types/node'))
-  symlinkSync(path.join(root, 'node_modules/undici-types'), path.join(app, 'node_modules/undici-types'))
+  symlinkSync(path.join(root, 'node_modules/@types/node'), path.join(app, 'node_modules/@types/node'), 'junction')
+  symlinkSync(path.join(root, 'node_modules/undici-types'), path.join(app, 'node_modules/undici-types'), 'junction')
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }))
   writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2))
   writeFileSync(path.join(app, 'cjs.ts'), use)
@@ -73,7 +73,8 @@ function consumer(): string {
   return app
 }
 
-const consumerTest: typeof test = hasNpm ? test : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs npm to pack)`, ...rest)) as any)
+const consumerTest: typeof test =
+  hasNpm && process.platform !== 'win32' ? test : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs npm and a POSIX shell to pack)`, ...rest)) as any)
 
 consumerTest('the packed types compile in a strict nodenext project with skipLibCheck false, on TypeScript 5 and 7', (t) => {
   const app = consumer()

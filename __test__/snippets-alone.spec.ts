@@ -45,7 +45,7 @@ function blocks(markdown: string): Block[] {
 function project(): string {
   const dir = scratchDir('alone-')
   mkdirSync(path.join(dir, 'node_modules'))
-  symlinkSync(root, path.join(dir, 'node_modules/cuda-node'))
+  symlinkSync(root, path.join(dir, 'node_modules/cuda-node'), 'junction')
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'paste', version: '1.0.0', private: true, type: 'module' }))
   return dir
 }

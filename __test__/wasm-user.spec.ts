@@ -44,7 +44,7 @@ builtTest('docs/wasm.md gives the size of the .wasm this build makes (with wasm-
 })
 
 builtTest('loading the WebAssembly build prints no ExperimentalWarning into the user\'s output', (t) => {
-  const env = { ...process.env, NAPI_RS_FORCE_WASI: '1' }
+  const env: NodeJS.ProcessEnv = { ...process.env, NAPI_RS_FORCE_WASI: '1' }
   delete env.NODE_NO_WARNINGS
   delete env.NODE_OPTIONS
   const r = spawnSync(process.execPath, ['-e', `const c = require('.'); console.log(c.backend().name)`], { cwd: root, env, encoding: 'utf8', timeout: 60_000 })

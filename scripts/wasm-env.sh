@@ -30,9 +30,9 @@ export WASI_LIBC
 # stable since 1.87: an older rustc-web (bookworm had 1.85) builds with --ignore-rust-version and
 # the feature enabled for those two crates; 1.87 and later need neither (and would warn).
 wasm_minor=$("$WASM_RUSTC" --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/')
-# The release profile strips the native addon; the module keeps its name section as before
-# (binaryen's wasm-opt, where installed, drops it).
-WASM_CARGO_FLAGS="-Zbuild-std=std,panic_abort -Zprofile-rustflags --target wasm32-wasip1 --config profile.release.strip=false"
+# The release profile strips the native addon's symbols; the module is stripped of debug info
+# only, Cargo's default, as it always was (binaryen's wasm-opt, where installed, shrinks it further).
+WASM_CARGO_FLAGS="-Zbuild-std=std,panic_abort -Zprofile-rustflags --target wasm32-wasip1 --config profile.release.strip=\"debuginfo\""
 if [ "$wasm_minor" -lt 88 ]; then WASM_CARGO_FLAGS="--ignore-rust-version $WASM_CARGO_FLAGS"; fi
 if [ "$wasm_minor" -lt 87 ]; then
   for pkg in napi cuda-node-core; do
