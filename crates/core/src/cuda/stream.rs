@@ -2,14 +2,15 @@
 //! functions, copies, captures and launches.
 
 use super::event::raw_event;
+use super::graph::{CudaGraph, CudaGraphExec};
 use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::raw;
 use super::{own, CudaBackend, CudaDevice};
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::{
-    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn,
-    StreamOps, Streams,
+    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows,
+    StatusFn, StreamOps, Streams,
 };
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -306,7 +307,21 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         // SAFETY: the stream is live.
         let graph = unsafe { raw::stream_end_capture(self.raw) }.check("cuStreamEndCapture")?;
-        Ok(Box::new(super::graph::CudaGraph { dev: self.dev.clone(), graph }))
+        Ok(Box::new(CudaGraph { dev: self.dev.clone(), graph }))
+    }
+
+    fn launch_graph(&self, exec: &dyn GraphExec) -> Result<()> {
+        let exec = own::<CudaGraphExec>(exec.as_any()).exec;
+        self.dev.bind()?;
+        // SAFETY: the exec and stream are live.
+        unsafe { raw::graph_launch(exec, self.queue()) }.check("cuGraphLaunch")
+    }
+
+    fn upload_graph(&self, exec: &dyn GraphExec) -> Result<()> {
+        let exec = own::<CudaGraphExec>(exec.as_any()).exec;
+        self.dev.bind()?;
+        // SAFETY: the exec and stream are live.
+        unsafe { raw::graph_upload(exec, self.queue()) }.check("cuGraphUpload")
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {
