@@ -1,7 +1,9 @@
 //! Graphs on the real driver: the captured `CUgraph` (the definition) and each `CUgraphExec`
 //! instantiated from it.
 
-use super::{own, raw, CudaDevice};
+use super::device::CudaDevice;
+use super::own::own;
+use super::raw;
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::{GraphDef, GraphExec};
 use cudarc::driver::sys;

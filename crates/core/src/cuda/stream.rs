@@ -1,12 +1,13 @@
 //! Streams on the real driver (`ops::Streams`, `ops::StreamOps`): making them, ordering, host
 //! functions, copies, captures and launches.
 
+use super::device::{CudaBackend, CudaDevice};
 use super::event::raw_event;
 use super::graph::{CudaGraph, CudaGraphExec};
 use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
+use super::own::own;
 use super::raw;
-use super::{own, CudaBackend, CudaDevice};
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::{
     AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows,
@@ -221,7 +222,7 @@ impl StreamOps for CudaStream {
     fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()> {
         self.dev.bind()?;
         if src.len() >= super::staging::MIN {
-            return super::staging::htod(&self.dev, self.queue(), alloc_ptr(dst, offset), src);
+            return super::staging::htod(&self.dev.staging, self.queue(), alloc_ptr(dst, offset), src);
         }
         // SAFETY: `src` is valid for its length during the call; from pageable memory the driver
         // stages the bytes before returning (M5), so `src` may be reused once this returns.
@@ -232,7 +233,7 @@ impl StreamOps for CudaStream {
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()> {
         self.dev.bind()?;
         if dst.len() >= super::staging::MIN {
-            return super::staging::dtoh(&self.dev, self.queue(), dst, alloc_ptr(src, offset));
+            return super::staging::dtoh(&self.dev.staging, self.queue(), dst, alloc_ptr(src, offset));
         }
         // SAFETY: `dst` is valid for writes of its length until the stream synchronize below
         // returns, after which the copy is complete.
