@@ -684,7 +684,7 @@ impl Graph {
     /// slot first was a use-after-free on the GPU (#20).
     pub fn launch(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "launch")?;
-        self.exec().launch(stream.ops()?)?;
+        stream.ops()?.launch_graph(self.exec())?;
         if let Some(release) = self.launch_holds() {
             if stream.ops()?.launch_host_fn(release).is_err() {
                 // Not queued (the graph itself still holds them): wait for the launch instead.
@@ -697,7 +697,7 @@ impl Graph {
     /// Prepares the graph on `stream` without running it.
     pub fn upload(&self, stream: &Stream) -> Result<()> {
         self.check_stream(stream, "upload")?;
-        self.exec().upload(stream.ops()?)
+        stream.ops()?.upload_graph(self.exec())
     }
 }
 

@@ -2,8 +2,9 @@
 //! (as CuPy keeps them: a handle must not be used by two threads at once, so none is shared),
 //! bound to the stream at each call.
 
+use super::device::{CudaBackend, CudaDevice};
+use super::own::own;
 use super::stream::CudaStream;
-use super::{CudaBackend, CudaDevice};
 use crate::dynlib;
 use crate::error::{Error, Result};
 use crate::ops::blas::{Axpy, BlasOps, Gemm, Library as Lib, Real};
@@ -246,7 +247,7 @@ fn axpy(dev: &Arc<CudaDevice>, stream: sys::CUstream, op: &Axpy, x: u64, y: u64)
 }
 
 fn cuda_stream(s: &dyn StreamOps) -> &CudaStream {
-    super::own::<CudaStream>(s.as_any())
+    own::<CudaStream>(s.as_any())
 }
 
 impl BlasOps for CudaBackend {

@@ -1,10 +1,16 @@
-//! Devices on the real driver: each device's primary context, its properties, and peer access.
+//! Devices on the real driver: the backend and its devices (what every other file of the backend
+//! shares), each device's primary context, its properties, and peer access.
 
-use super::{kernels, raw, recycle, staging, CudaBackend};
+use super::{kernels, raw, recycle, staging};
 use crate::error::{Check, Error, Result};
 use crate::ops::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 use cudarc::driver::sys;
 use std::sync::{Arc, OnceLock, Weak};
+
+/// The backend: its devices, by ordinal.
+pub struct CudaBackend {
+    pub(super) devices: Vec<Arc<CudaDevice>>,
+}
 
 pub(crate) struct CudaDevice {
     pub(super) ordinal: usize,

@@ -1,6 +1,7 @@
 //! Events on the real driver (`ops::Events`, `ops::EventOps`).
 
-use super::{raw, CudaBackend, CudaDevice};
+use super::device::{CudaBackend, CudaDevice};
+use super::raw;
 use crate::error::{Check, Result};
 use crate::ops::{EventFlags, EventOps, Events};
 use cudarc::driver::sys;

@@ -1,10 +1,11 @@
 //! Graphs on the real driver: the captured `CUgraph` (the definition) and each `CUgraphExec`
 //! instantiated from it.
 
-use super::stream::CudaStream;
-use super::{own, raw, CudaDevice};
+use super::device::CudaDevice;
+use super::own::own;
+use super::raw;
 use crate::error::{Check, Code, Error, Result};
-use crate::ops::{GraphDef, GraphExec, StreamOps};
+use crate::ops::{GraphDef, GraphExec};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::CString;
@@ -20,7 +21,7 @@ pub struct CudaGraph {
 /// An executable graph instantiated from a [`CudaGraph`].
 pub struct CudaGraphExec {
     dev: Arc<CudaDevice>,
-    exec: sys::CUgraphExec,
+    pub(super) exec: sys::CUgraphExec,
 }
 
 // SAFETY: graph handles may be used from any thread once the context is bound; the library
@@ -82,20 +83,6 @@ impl GraphDef for CudaGraph {
 }
 
 impl GraphExec for CudaGraphExec {
-    fn launch(&self, stream: &dyn StreamOps) -> Result<()> {
-        let s = own::<CudaStream>(stream.as_any());
-        s.dev.bind()?;
-        // SAFETY: the exec and stream are live.
-        unsafe { raw::graph_launch(self.exec, s.queue()) }.check("cuGraphLaunch")
-    }
-
-    fn upload(&self, stream: &dyn StreamOps) -> Result<()> {
-        let s = own::<CudaStream>(stream.as_any());
-        s.dev.bind()?;
-        // SAFETY: the exec and stream are live.
-        unsafe { raw::graph_upload(self.exec, s.queue()) }.check("cuGraphUpload")
-    }
-
     fn update(&self, from: &dyn GraphDef) -> Result<()> {
         self.dev.bind()?;
         // SAFETY: both graphs are live.
@@ -107,5 +94,9 @@ impl GraphExec for CudaGraphExec {
                 ),
             )
         })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }

@@ -4,7 +4,8 @@
 //! after each copy would do it too, but it stalls the stream on the driver's one callback thread,
 //! which kept pipelines over several streams from overlapping their copies.
 
-use super::{raw, CudaDevice};
+use super::device::CudaDevice;
+use super::raw;
 use crate::error::{Check, Result};
 use crate::ops::HostBytes;
 use cudarc::driver::sys;

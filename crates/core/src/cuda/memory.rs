@@ -2,7 +2,8 @@
 //! managed, foreign, IPC-opened, and stream-ordered `cuMemAllocAsync` (made by a stream) — each
 //! saying its kind, plus pointer attributes, advice and the stream-ordered pool.
 
-use super::{raw, CudaBackend, CudaDevice};
+use super::device::{CudaBackend, CudaDevice};
+use super::raw;
 use crate::error::{Check, Result};
 use crate::ops::{Advice, AllocKind, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
 use cudarc::driver::sys;

@@ -1,6 +1,7 @@
 //! Modules and kernels on the real driver (`ops::Modules`, `ops::ModuleOps`, `ops::FunctionOps`).
 
-use super::{raw, CudaBackend, CudaDevice};
+use super::device::{CudaBackend, CudaDevice};
+use super::raw;
 use crate::error::{Check, Error, Result};
 use crate::ops::{CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps, Modules};
 use cudarc::driver::sys;

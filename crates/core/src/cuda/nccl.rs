@@ -2,8 +2,9 @@
 //! (never cudarc's, which panics where a library is missing), with the few entry points this
 //! module declares itself (nccl.h, NCCL 2.x).
 
+use super::device::{CudaBackend, CudaDevice};
+use super::own::own;
 use super::stream::CudaStream;
-use super::CudaBackend;
 use crate::dynlib;
 use crate::error::{Error, Result};
 use crate::ops::nccl::{result_name, Buf, Call, Collective, CommOps, NcclOps, UniqueId, UNIQUE_ID_BYTES};
@@ -133,7 +134,7 @@ fn check(r: NcclResult, call: &str) -> Result<()> {
 
 struct CudaComm {
     raw: Comm,
-    dev: Arc<super::CudaDevice>,
+    dev: Arc<CudaDevice>,
     aborted: AtomicBool,
 }
 
@@ -162,7 +163,7 @@ fn ptr(b: Buf) -> *mut c_void {
 impl CommOps for CudaComm {
     fn enqueue(&self, call: &Call, send: Buf, recv: Buf, stream: &dyn StreamOps) -> Result<()> {
         let a = api()?;
-        let s = super::own::<CudaStream>(stream.as_any());
+        let s = own::<CudaStream>(stream.as_any());
         self.dev.bind()?;
         let (sp, rp, n, dt, st, c) = (ptr(send), ptr(recv), call.count as usize, call.dtype as c_int, s.queue(), self.raw);
         // SAFETY: the buffers lie inside live allocations of the communicator's device, sized

@@ -1,6 +1,7 @@
 //! Pinned host memory on the real driver (`ops::HostMemory`): `cuMemHostAlloc` and `cuMemHostRegister`.
 
-use super::{holds, raw, CudaBackend, CudaDevice};
+use super::device::{CudaBackend, CudaDevice};
+use super::{holds, raw};
 use crate::error::{Check, Result};
 use crate::ops::{HostMemory, PinnedOps};
 use cudarc::driver::sys;

@@ -3,12 +3,12 @@
 //! copies through a single staging area in turn; overlapping the two, and filling with a few
 //! threads kept for it, is what lets a plain Buffer approach pinned bandwidth.
 
-use super::{raw, CudaDevice};
+use super::raw;
 use crate::error::{Check, Result};
 use cudarc::driver::sys;
 use rayon::prelude::*;
 use std::ffi::c_void;
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Copies of at least this many bytes are staged; smaller ones take the driver's path.
 pub const MIN: usize = 8 << 20;
@@ -87,9 +87,9 @@ fn fill(to: *mut u8, from: &[u8]) {
     });
 }
 
-/// The device's staging buffers, made on first use, under its lock.
-fn staging(dev: &CudaDevice) -> Result<std::sync::MutexGuard<'_, Option<Staging>>> {
-    let mut slot = dev.staging.lock().unwrap_or_else(|p| p.into_inner());
+/// A device's staging buffers (its `staging` slot), made on first use, under its lock.
+fn staging(buffers: &Mutex<Option<Staging>>) -> Result<MutexGuard<'_, Option<Staging>>> {
+    let mut slot = buffers.lock().unwrap_or_else(|p| p.into_inner());
     if slot.is_none() {
         *slot = Some(Staging::new()?);
     }
@@ -109,8 +109,8 @@ fn settle(b: &mut Buffer) -> Result<()> {
 /// Copies device address `src` into `dst` on `stream`, after the stream's earlier work, and
 /// returns once `dst` holds every byte. Up to BUFFERS chunks are in flight on the copy engine
 /// while host threads drain the chunk that landed.
-pub fn dtoh(dev: &CudaDevice, stream: sys::CUstream, dst: &mut [u8], src: sys::CUdeviceptr) -> Result<()> {
-    let mut slot = staging(dev)?;
+pub fn dtoh(buffers: &Mutex<Option<Staging>>, stream: sys::CUstream, dst: &mut [u8], src: sys::CUdeviceptr) -> Result<()> {
+    let mut slot = staging(buffers)?;
     let st = slot.as_mut().expect("staging was just made");
     let mut chunks: Vec<&mut [u8]> = dst.chunks_mut(CHUNK).collect();
     let issue = |st: &mut Staging, i: usize, len: usize| -> Result<()> {
@@ -146,8 +146,8 @@ pub fn dtoh(dev: &CudaDevice, stream: sys::CUstream, dst: &mut [u8], src: sys::C
 
 /// Copies `src` to device address `dst` on `stream`. Returns once `src` may be reused: every
 /// byte is in a staging buffer or already on the device.
-pub fn htod(dev: &CudaDevice, stream: sys::CUstream, dst: sys::CUdeviceptr, src: &[u8]) -> Result<()> {
-    let mut slot = staging(dev)?;
+pub fn htod(buffers: &Mutex<Option<Staging>>, stream: sys::CUstream, dst: sys::CUdeviceptr, src: &[u8]) -> Result<()> {
+    let mut slot = staging(buffers)?;
     let st = slot.as_mut().expect("staging was just made");
     for (i, chunk) in src.chunks(CHUNK).enumerate() {
         let b = &mut st.bufs[i % BUFFERS];

@@ -1,15 +1,17 @@
 //! Streams on the real driver (`ops::Streams`, `ops::StreamOps`): making them, ordering, host
 //! functions, copies, captures and launches.
 
+use super::device::{CudaBackend, CudaDevice};
 use super::event::raw_event;
+use super::graph::{CudaGraph, CudaGraphExec};
 use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
+use super::own::own;
 use super::raw;
-use super::{own, CudaBackend, CudaDevice};
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::{
-    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn,
-    StreamOps, Streams,
+    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows,
+    StatusFn, StreamOps, Streams,
 };
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -220,7 +222,7 @@ impl StreamOps for CudaStream {
     fn copy_htod(&self, dst: &dyn AllocOps, offset: u64, src: &[u8]) -> Result<()> {
         self.dev.bind()?;
         if src.len() >= super::staging::MIN {
-            return super::staging::htod(&self.dev, self.queue(), alloc_ptr(dst, offset), src);
+            return super::staging::htod(&self.dev.staging, self.queue(), alloc_ptr(dst, offset), src);
         }
         // SAFETY: `src` is valid for its length during the call; from pageable memory the driver
         // stages the bytes before returning (M5), so `src` may be reused once this returns.
@@ -231,7 +233,7 @@ impl StreamOps for CudaStream {
     fn copy_dtoh(&self, dst: &mut [u8], src: &dyn AllocOps, offset: u64) -> Result<()> {
         self.dev.bind()?;
         if dst.len() >= super::staging::MIN {
-            return super::staging::dtoh(&self.dev, self.queue(), dst, alloc_ptr(src, offset));
+            return super::staging::dtoh(&self.dev.staging, self.queue(), dst, alloc_ptr(src, offset));
         }
         // SAFETY: `dst` is valid for writes of its length until the stream synchronize below
         // returns, after which the copy is complete.
@@ -306,7 +308,21 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         // SAFETY: the stream is live.
         let graph = unsafe { raw::stream_end_capture(self.raw) }.check("cuStreamEndCapture")?;
-        Ok(Box::new(super::graph::CudaGraph { dev: self.dev.clone(), graph }))
+        Ok(Box::new(CudaGraph { dev: self.dev.clone(), graph }))
+    }
+
+    fn launch_graph(&self, exec: &dyn GraphExec) -> Result<()> {
+        let exec = own::<CudaGraphExec>(exec.as_any()).exec;
+        self.dev.bind()?;
+        // SAFETY: the exec and stream are live.
+        unsafe { raw::graph_launch(exec, self.queue()) }.check("cuGraphLaunch")
+    }
+
+    fn upload_graph(&self, exec: &dyn GraphExec) -> Result<()> {
+        let exec = own::<CudaGraphExec>(exec.as_any()).exec;
+        self.dev.bind()?;
+        // SAFETY: the exec and stream are live.
+        unsafe { raw::graph_upload(exec, self.queue()) }.check("cuGraphUpload")
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {

@@ -1,8 +1,9 @@
 //! Graphs at the seam: a graph's definition (`CUgraph`, what a capture recorded) apart from the
 //! executable graph instantiated from it (`CUgraphExec`, what launches). A graph built node by
-//! node is another way to make a definition; everything past it stays the same.
+//! node is another way to make a definition; everything past it stays the same. Launching and
+//! uploading an executable are stream work (`StreamOps::launch_graph`, `upload_graph`), so this
+//! file names no stream: the stream names the graph.
 
-use super::stream::StreamOps;
 use crate::error::Result;
 use std::any::Any;
 
@@ -18,11 +19,9 @@ pub trait GraphDef: Send + Sync + 'static {
 
 /// An executable graph (`CUgraphExec`), destroyed when dropped (a launch still running completes).
 pub trait GraphExec: Send + Sync + 'static {
-    /// Runs it on `stream`, after earlier work there and after its own previous launch.
-    fn launch(&self, stream: &dyn StreamOps) -> Result<()>;
-    /// Prepares it on `stream` without running it (`cuGraphUpload`).
-    fn upload(&self, stream: &dyn StreamOps) -> Result<()>;
     /// Takes the node parameters of `from`, a definition of the same topology
     /// (`cuGraphExecUpdate`).
     fn update(&self, from: &dyn GraphDef) -> Result<()>;
+    /// The backend's own executable, for the backend's stream that launches or uploads it.
+    fn as_any(&self) -> &dyn Any;
 }

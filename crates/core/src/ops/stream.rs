@@ -1,7 +1,7 @@
 //! Streams at the seam: making them, and everything a backend's stream queues.
 
 use super::event::EventOps;
-use super::graph::GraphDef;
+use super::graph::{GraphDef, GraphExec};
 use super::memory::{AllocOps, Location};
 use super::module::{FunctionOps, Launch};
 use super::pinned::HostBytes;
@@ -148,10 +148,14 @@ pub trait StreamOps: Send + Sync + 'static {
     fn begin_capture(&self, mode: CaptureMode) -> Result<()>;
     /// Ends the capture begun on this stream: the graph it recorded (not yet instantiated).
     fn end_capture(&self) -> Result<Box<dyn GraphDef>>;
+    /// Runs the executable graph `exec`, after earlier work here and after its own previous
+    /// launch (`cuGraphLaunch`).
+    fn launch_graph(&self, exec: &dyn GraphExec) -> Result<()>;
+    /// Prepares `exec` here without running it (`cuGraphUpload`).
+    fn upload_graph(&self, exec: &dyn GraphExec) -> Result<()>;
     fn capture_status(&self) -> Result<CaptureStatus>;
     fn launch_kernel(&self, f: &dyn FunctionOps, launch: &Launch) -> Result<()>;
-    /// The backend's own stream, for the backend's other parts given it (an executable graph's
-    /// launch, `blas::BlasOps`, …).
+    /// The backend's own stream, for the backend's other parts given it (`blas::BlasOps`, …).
     fn as_any(&self) -> &dyn Any;
 }
 

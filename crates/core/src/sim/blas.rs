@@ -1,6 +1,7 @@
 //! The simulator's BLAS: cuBLAS's column-major results, computed on the host in stream order.
 
-use super::memory::{sim_alloc, Buffer};
+use super::bytes::Buffer;
+use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;

@@ -1,14 +1,30 @@
-//! Simulated devices: each device's queues, scheduler and counts, the properties it presents,
-//! and the simulated topology.
+//! Simulated devices: the backend and its devices (what every other file of the simulator
+//! shares), each device's queues, scheduler and counts, the properties it presents, and the
+//! simulated topology.
 
+use super::bytes::Known;
 use super::engine::{Queue, Scheduler};
-use super::{lock, memory, SimBackend, PRIORITY_RANGE};
+use super::lock::lock;
+use super::pool::PoolModel;
 use crate::error::Result;
 use crate::ops::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::thread::ThreadId;
+
+/// The stream priorities the simulator accepts, as an H100 reports them (S9).
+pub const PRIORITY_RANGE: (i32, i32) = (0, -5);
+/// Host ranges pinned or registered: address → length.
+pub(super) type HostRanges = Arc<Mutex<std::collections::BTreeMap<u64, u64>>>;
+
+/// The simulator: its devices, by ordinal, and what spans them.
+pub struct SimBackend {
+    pub(crate) devices: Vec<Arc<SimDevice>>,
+    /// `(device, peer)` pairs with peer access enabled.
+    pub(super) peers: Mutex<std::collections::HashSet<(usize, usize)>>,
+    pub(super) host: HostRanges,
+}
 
 pub(crate) struct SimDevice {
     pub(super) ordinal: usize,
@@ -22,9 +38,9 @@ pub(crate) struct SimDevice {
     /// Created streams by handle, so `ExternalStream` can find them.
     pub(super) by_handle: Mutex<HashMap<u64, Weak<Queue>>>,
     /// The stream-ordered pool's counts.
-    pub(crate) async_pool: Mutex<memory::PoolModel>,
+    pub(crate) async_pool: Mutex<PoolModel>,
     /// Live allocations by address, for pointer attributes and foreign pointers.
-    pub(super) allocs: Mutex<std::collections::BTreeMap<u64, memory::Known>>,
+    pub(super) allocs: Mutex<std::collections::BTreeMap<u64, Known>>,
 }
 
 /// The simulated topology: devices come in pairs joined by a link (0–1, 2–3, …), as on a board

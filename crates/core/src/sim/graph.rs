@@ -2,10 +2,9 @@
 //! that runs them in order at each launch.
 
 use super::engine::{Completion, Node};
-use super::stream::SimStream;
 use super::{lock, own};
 use crate::error::{Code, Error, Result};
-use crate::ops::{GraphDef, GraphExec, StreamOps};
+use crate::ops::{GraphDef, GraphExec};
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
@@ -17,8 +16,8 @@ pub struct SimGraph {
 
 /// An executable graph: its nodes (another definition's after an update) and its last launch.
 pub struct SimGraphExec {
-    nodes: Mutex<Arc<Vec<Node>>>,
-    last_launch: Mutex<Option<Arc<Completion>>>,
+    pub(super) nodes: Mutex<Arc<Vec<Node>>>,
+    pub(super) last_launch: Mutex<Option<Arc<Completion>>>,
 }
 
 impl GraphDef for SimGraph {
@@ -60,26 +59,6 @@ impl GraphDef for SimGraph {
 }
 
 impl GraphExec for SimGraphExec {
-    fn launch(&self, stream: &dyn StreamOps) -> Result<()> {
-        let s = own::<SimStream>(stream.as_any());
-        let nodes = lock(&self.nodes).clone();
-        let mut last = lock(&self.last_launch);
-        // One operation runs every node in recording order (a topological order, PG 4.2.1),
-        // after the graph's previous launch (G2: an executable never runs concurrently with itself).
-        let done =
-            s.dev.scheduler.enqueue(&s.queue, last.iter().cloned().collect(), Arc::new(move || nodes.iter().for_each(|n| (n.work)())));
-        *last = Some(done);
-        Ok(())
-    }
-
-    fn upload(&self, stream: &dyn StreamOps) -> Result<()> {
-        let s = own::<SimStream>(stream.as_any());
-        let mut last = lock(&self.last_launch);
-        let done = s.dev.scheduler.enqueue(&s.queue, last.iter().cloned().collect(), Arc::new(|| {}));
-        *last = Some(done);
-        Ok(())
-    }
-
     fn update(&self, from: &dyn GraphDef) -> Result<()> {
         let theirs = own::<SimGraph>(from.as_any()).nodes.clone();
         let mut mine = lock(&self.nodes);
@@ -96,6 +75,10 @@ impl GraphExec for SimGraphExec {
         }
         *mine = theirs;
         Ok(())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 
@@ -122,12 +105,12 @@ mod tests {
             s.copy_dtoh(&mut out, &*m, 0).unwrap();
             out[0]
         };
-        a.launch(&*s).unwrap();
+        s.launch_graph(&*a).unwrap();
         assert_eq!(read(), 7);
         a.update(&*nine).unwrap();
-        a.launch(&*s).unwrap();
+        s.launch_graph(&*a).unwrap();
         assert_eq!(read(), 9, "the updated executable runs the other definition's nodes");
-        b2.launch(&*s).unwrap();
+        s.launch_graph(&*b2).unwrap();
         assert_eq!(read(), 7, "a second executable of the same definition is not updated with the first");
         assert!(seven.to_dot().unwrap().contains("KERNEL"), "the definition still describes its own fill");
     }

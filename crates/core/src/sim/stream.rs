@@ -2,13 +2,13 @@
 
 use super::engine::{Class, Queue, Submitted, Work};
 use super::event::{sim_event, Recorded};
-use super::graph::SimGraph;
+use super::graph::{SimGraph, SimGraphExec};
 use super::memory::sim_alloc;
-use super::{lock, SimBackend, SimDevice};
+use super::{lock, own, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};
 use crate::ops::{
-    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, HostBytes, HostFn, Pattern, RepeatSlot, Rows,
-    StatusFn, StreamOps, Streams,
+    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, Pattern, RepeatSlot,
+    Rows, StatusFn, StreamOps, Streams,
 };
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
@@ -286,6 +286,29 @@ impl StreamOps for SimStream {
     fn end_capture(&self) -> Result<Box<dyn GraphDef>> {
         let nodes = self.dev.scheduler.end_capture(&self.queue)?;
         Ok(Box::new(SimGraph { id: self.dev.next_handle.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed), nodes: Arc::new(nodes) }))
+    }
+
+    fn launch_graph(&self, exec: &dyn GraphExec) -> Result<()> {
+        let g = own::<SimGraphExec>(exec.as_any());
+        let nodes = lock(&g.nodes).clone();
+        let mut last = lock(&g.last_launch);
+        // One operation runs every node in recording order (a topological order, PG 4.2.1),
+        // after the graph's previous launch (G2: an executable never runs concurrently with itself).
+        let done = self.dev.scheduler.enqueue(
+            &self.queue,
+            last.iter().cloned().collect(),
+            Arc::new(move || nodes.iter().for_each(|n| (n.work)())),
+        );
+        *last = Some(done);
+        Ok(())
+    }
+
+    fn upload_graph(&self, exec: &dyn GraphExec) -> Result<()> {
+        let g = own::<SimGraphExec>(exec.as_any());
+        let mut last = lock(&g.last_launch);
+        let done = self.dev.scheduler.enqueue(&self.queue, last.iter().cloned().collect(), Arc::new(|| {}));
+        *last = Some(done);
+        Ok(())
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {

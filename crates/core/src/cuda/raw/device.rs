@@ -1,6 +1,8 @@
 //! Devices and contexts: the driver itself, each device's facts, primary contexts, peers.
 
-use super::*;
+use super::check::{ok, Raw};
+use cudarc::driver::sys::{self, CUresult};
+use std::ffi::{c_char, c_int, CStr};
 
 // ---- the driver ----------------------------------------------------------------------------
 

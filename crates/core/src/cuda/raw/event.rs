@@ -1,6 +1,8 @@
 //! Events.
 
-use super::*;
+use super::check::{ok, ready, Raw};
+use cudarc::driver::sys;
+use std::ffi::c_char;
 
 // ---- events --------------------------------------------------------------------------------
 

@@ -1,6 +1,8 @@
 //! Graphs: definitions and executables.
 
-use super::*;
+use super::check::{ok, Raw};
+use cudarc::driver::sys::{self, CUresult};
+use std::ffi::CStr;
 
 // ---- graphs --------------------------------------------------------------------------------
 

@@ -1,6 +1,8 @@
 //! Memory: allocations of every kind, copies, and the stream-ordered pool.
 
-use super::*;
+use super::check::{ok, Raw};
+use cudarc::driver::sys;
+use std::ffi::{c_char, c_void};
 
 // ---- memory --------------------------------------------------------------------------------
 

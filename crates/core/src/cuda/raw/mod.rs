@@ -7,6 +7,7 @@
 //! context, as each `# Safety` says. The few with no handle to misuse are safe. One file a
 //! concept, as the seam is split; every function is re-exported here, as `raw::name`.
 
+mod check;
 mod device;
 mod event;
 mod graph;
@@ -14,32 +15,10 @@ mod memory;
 mod module;
 mod stream;
 
-use cudarc::driver::sys::{self, CUresult};
+pub(crate) use check::Raw;
 pub(crate) use device::*;
 pub(crate) use event::*;
 pub(crate) use graph::*;
 pub(crate) use memory::*;
 pub(crate) use module::*;
-use std::ffi::{c_char, c_int, c_void, CStr};
 pub(crate) use stream::*;
-
-/// A driver call's result: the value it wrote, or its code.
-pub(crate) type Raw<T> = std::result::Result<T, CUresult>;
-
-#[inline(always)]
-fn ok(r: CUresult) -> Raw<()> {
-    match r {
-        CUresult::CUDA_SUCCESS => Ok(()),
-        code => Err(code),
-    }
-}
-
-/// `Ok(true)` for success, `Ok(false)` for `CUDA_ERROR_NOT_READY`, the code otherwise.
-#[inline(always)]
-fn ready(r: CUresult) -> Raw<bool> {
-    match r {
-        CUresult::CUDA_SUCCESS => Ok(true),
-        CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-        code => Err(code),
-    }
-}

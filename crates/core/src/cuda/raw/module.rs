@@ -1,6 +1,8 @@
 //! Modules, kernels and launches.
 
-use super::*;
+use super::check::{ok, Raw};
+use cudarc::driver::sys;
+use std::ffi::{c_void, CStr};
 
 // ---- modules and kernels -------------------------------------------------------------------
 

@@ -1,6 +1,9 @@
 //! Streams: creation, ordering, host functions and captures.
 
-use super::*;
+use super::check::{ok, ready, Raw};
+use super::graph::graph_destroy;
+use cudarc::driver::sys::{self, CUresult};
+use std::ffi::c_void;
 
 // ---- streams -------------------------------------------------------------------------------
 

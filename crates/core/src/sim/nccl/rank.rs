@@ -4,8 +4,8 @@
 use super::wire::{encode_tag, nccl_error, read_frame, write_frame, Reader, Reply, Tag, INVALID_ARGUMENT, MAGIC, REMOTE, SYSTEM};
 use crate::error::{Error, Result};
 use crate::ops::nccl::{Call, Collective, UniqueId};
+use crate::sim::bytes::Buffer;
 use crate::sim::lock;
-use crate::sim::memory::Buffer;
 use std::collections::HashMap;
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
