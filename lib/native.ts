@@ -37,10 +37,6 @@ function pump(): void {
 }
 native.simSetScheduler(schedule)
 
-// A new Stream's or Event's GC backstop is attached by the addon at the next macrotask, if the
-// object is still alive then (most made in a hot loop are destroyed sooner): this asks for it.
-native.setOwnScheduler(() => setImmediate(native.ownPending).unref())
-
 let libraryHandles = false
 
 /** The cuBLAS/cuSOLVER handles exist: destroy them when the main thread exits (CuPy does this at exit). */
