@@ -41,7 +41,7 @@ export class Event extends NativeObject {
     const dev = deviceOrdinal(options.device)
     // The addon makes the native event at its first use (a record, mostly), as PyTorch makes its
     // CUDA event; an interprocess one at once, where its options are checked.
-    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev)
+    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev, native.eventOwn)
   }
 
   /**

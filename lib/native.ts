@@ -14,6 +14,9 @@ export const native: typeof Binding = { ...require('../native.js') }
 
 native.registerErrorClass(CudaError)
 
+/** The addon's limits and layouts (crates/node/src/constants.rs), read once: each is written in Rust only. */
+export const constants: Readonly<ReturnType<typeof Binding.constants>> = Object.freeze(native.constants())
+
 // The WebAssembly build has no threads: the simulator runs queued stream work when JS waits,
 // and between macrotasks through this pump, which says when to pump next (at once, or when a
 // sleep under way ends); one timer at a time, the earliest asked for (natively the scheduler is
@@ -36,10 +39,6 @@ function pump(): void {
   if (ms >= 0) schedule(ms)
 }
 native.simSetScheduler(schedule)
-
-// A new Stream's or Event's GC backstop is attached by the addon at the next macrotask, if the
-// object is still alive then (most made in a hot loop are destroyed sooner): this asks for it.
-native.setOwnScheduler(() => setImmediate(native.ownPending).unref())
 
 let libraryHandles = false
 

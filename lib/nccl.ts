@@ -4,7 +4,7 @@
 import { scope } from './context'
 import { Device, deviceOrdinal } from './device'
 import { MemoryPointer } from './memory/pointer'
-import { native } from './native'
+import { constants, native } from './native'
 import { INTERNAL, NativeObject, own, ownDevice as ownDeviceOf } from './object'
 import type { Stream } from './stream/stream'
 import { streamOption } from './stream/handle'
@@ -15,10 +15,14 @@ export type NcclDType = 'int8' | 'uint8' | 'int32' | 'uint32' | 'int64' | 'uint6
 /** NCCL's reductions, by name or number (`nccl.NCCL_SUM`, …). */
 export type NcclOp = 'sum' | 'prod' | 'max' | 'min' | 'avg' | number
 
-const DTYPES: Record<string, number> = {
-  int8: 0, uint8: 1, int32: 2, uint32: 3, int64: 4, uint64: 5, float16: 6, float32: 7, float64: 8, bfloat16: 9,
+/** Each name's number, from the addon's list of names by number (crates/node/src/constants.rs). */
+function numbers(names: readonly string[]): Record<string, number> {
+  return Object.freeze(Object.fromEntries(names.map((n, i) => [n, i])))
 }
-const OPS: Record<string, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 }
+const DTYPES = numbers(constants.nccl.dtypes)
+const OPS = numbers(constants.nccl.ops)
+/** The calls, as the binding numbers them. */
+const KIND = numbers(constants.nccl.kinds)
 
 function code(table: Record<string, number>, v: unknown, what: string): number {
   if (typeof v === 'number') return v
@@ -26,16 +30,6 @@ function code(table: Record<string, number>, v: unknown, what: string): number {
   throw new TypeError(`${what} must be one of ${Object.keys(table).join(', ')} or NCCL's number for it, got ${describe(v)}`)
 }
 
-/** The calls, as the binding numbers them. */
-const enum Kind {
-  AllReduce = 0,
-  Reduce = 1,
-  Broadcast = 2,
-  AllGather = 3,
-  ReduceScatter = 4,
-  Send = 5,
-  Recv = 6,
-}
 
 function buffer(p: MemoryPointer | null | undefined, what: string): [number | undefined, number] {
   if (p === null || p === undefined) return [undefined, 0]
@@ -122,7 +116,7 @@ export class NcclCommunicator extends NativeObject {
     return comms
   }
 
-  #call(kind: Kind, send: MemoryPointer | null | undefined, recv: MemoryPointer | null | undefined, n: number, dtype: NcclDType, op: NcclOp, root: number, stream: Stream | undefined): void {
+  #call(kind: number, send: MemoryPointer | null | undefined, recv: MemoryPointer | null | undefined, n: number, dtype: NcclDType, op: NcclOp, root: number, stream: Stream | undefined): void {
     const [s, so] = buffer(send, 'send buffer')
     const [r, ro] = buffer(recv, 'receive buffer')
     const h = streamOption(stream, this.deviceId)
@@ -131,37 +125,37 @@ export class NcclCommunicator extends NativeObject {
 
   /** Reduces `count` elements of every rank's `send` into every rank's `recv` (`ncclAllReduce`). */
   allReduce(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, op: NcclOp, stream?: Stream): void {
-    this.#call(Kind.AllReduce, send, recv, count, dtype, op, 0, stream)
+    this.#call(KIND.allReduce, send, recv, count, dtype, op, 0, stream)
   }
 
   /** Reduces into `recv` of rank `root` only; `recv` may be null elsewhere (`ncclReduce`). */
   reduce(send: MemoryPointer, recv: MemoryPointer | null, count: number, dtype: NcclDType, op: NcclOp, root: number, stream?: Stream): void {
-    this.#call(Kind.Reduce, send, recv, count, dtype, op, integer('root', root) as number, stream)
+    this.#call(KIND.reduce, send, recv, count, dtype, op, integer('root', root) as number, stream)
   }
 
   /** Copies `send` of rank `root` into every rank's `recv`; `send` may be null elsewhere (`ncclBroadcast`). */
   broadcast(send: MemoryPointer | null, recv: MemoryPointer, count: number, dtype: NcclDType, root: number, stream?: Stream): void {
-    this.#call(Kind.Broadcast, send, recv, count, dtype, 0, integer('root', root) as number, stream)
+    this.#call(KIND.broadcast, send, recv, count, dtype, 0, integer('root', root) as number, stream)
   }
 
   /** Gathers `count` elements from each rank, in rank order, into every `recv` (`size · count` elements) (`ncclAllGather`). */
   allGather(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, stream?: Stream): void {
-    this.#call(Kind.AllGather, send, recv, count, dtype, 0, 0, stream)
+    this.#call(KIND.allGather, send, recv, count, dtype, 0, 0, stream)
   }
 
   /** Reduces `size · count` elements and gives rank i the i-th `count` (`ncclReduceScatter`; `count` is what each receives). */
   reduceScatter(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, op: NcclOp, stream?: Stream): void {
-    this.#call(Kind.ReduceScatter, send, recv, count, dtype, op, 0, stream)
+    this.#call(KIND.reduceScatter, send, recv, count, dtype, op, 0, stream)
   }
 
   /** Sends `count` elements to rank `peer`, which must `recv` them (`ncclSend`); pair them inside a group. */
   send(buf: MemoryPointer, count: number, dtype: NcclDType, peer: number, stream?: Stream): void {
-    this.#call(Kind.Send, buf, null, count, dtype, 0, integer('peer', peer) as number, stream)
+    this.#call(KIND.send, buf, null, count, dtype, 0, integer('peer', peer) as number, stream)
   }
 
   /** Receives `count` elements from rank `peer` (`ncclRecv`). */
   recv(buf: MemoryPointer, count: number, dtype: NcclDType, peer: number, stream?: Stream): void {
-    this.#call(Kind.Recv, null, buf, count, dtype, 0, integer('peer', peer) as number, stream)
+    this.#call(KIND.recv, null, buf, count, dtype, 0, integer('peer', peer) as number, stream)
   }
 
   /** Throws the error that asynchronous work met, if any (CuPy's `check_async_error`). */

@@ -3,6 +3,7 @@
 // the object and its lifetime (crates/node/src/handles.rs); a class here holds the handle,
 // checks arguments and adds the ergonomics.
 import { describe } from './validate'
+import { ownLater, type Attach } from './lifetime'
 
 /**
  * The token internal code passes to build an object around a handle the addon made:
@@ -28,13 +29,15 @@ export abstract class NativeObject {
    * `handle` is the addon's handle, or a function making one owned by the object under
    * construction (the addon releases it when the object is collected). What the handle names is
    * valid for as long as the handle is: the addon decides when its native object is made (a
-   * Stream's or an Event's at its first use) and when the GC backstop is attached.
+   * Stream's or an Event's at its first use). With `attach`, a handle made with no owner gets
+   * this object as its owner at the next macrotask, if both are alive then (`lifetime.ts`).
    */
-  constructor(token: typeof INTERNAL, kind: Kind, handle: number | ((owner: object) => number), device: number) {
+  constructor(token: typeof INTERNAL, kind: Kind, handle: number | ((owner: object) => number), device: number, attach?: Attach) {
     if (token !== INTERNAL) throw new TypeError(`a ${kind} cannot be made this way`)
     this.#handle = typeof handle === 'number' ? handle : handle(this)
     this.#kind = kind
     this.#device = device
+    if (attach !== undefined) ownLater(this, this.#handle, attach)
   }
 
   static {

@@ -1,9 +1,8 @@
 // Argument checks that must happen before the native layer sees a value: napi converts numbers
 // loosely (1.5 to a u32 is 1), so kinds and integrality are checked here.
-import { native } from './native'
+import { constants } from './native'
 
-/** The addon's limits (crates/node/src/constants.rs), read once: each rule is written in Rust only. */
-const { maxCount } = native.constants()
+const { maxCount } = constants
 
 /** A number that is a whole number; TypeError for other kinds, RangeError for fractions or NaN. */
 export function integer(name: string, value: unknown): number {

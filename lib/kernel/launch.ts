@@ -1,6 +1,7 @@
 // Packing a launch: the arguments' bytes and the launch's shape go to the addon in two reused
 // typed arrays, so a launch allocates nothing.
 import { MemoryPointer } from '../memory/pointer'
+import { constants } from '../native'
 import { describe } from '../validate'
 import { Scalar, writeScalar } from './scalar'
 import type { Param } from './signature'
@@ -13,9 +14,10 @@ export type Dim3 = number | readonly [number, number?, number?]
 
 // The launch's scratch, reused by every launch on this thread: the arguments' bytes (the driver
 // copies them at the launch) and the shape: grid x y z, block x y z, shared memory, the argument
-// count, flags (1: cooperative, 2: programmatic dependent launch), cluster x y z (0s: none), then
-// each argument's size (crates/node/src/kernel.rs reads it). Packing here costs no allocation per launch.
-const HEAD = 12
+// count, flags (cooperative, programmatic dependent launch), cluster x y z (0s: none), then each
+// argument's size. The layout is the addon's (crates/node/src/constants.rs), which reads it.
+// Packing here costs no allocation per launch.
+const { head: HEAD, grid: GRID, block: BLOCK, sharedMem: SHARED_MEM, args: ARGS, flags: FLAGS, cluster: CLUSTER, cooperative: COOPERATIVE, programmatic: PROGRAMMATIC } = constants.launch
 let argBytes = new Uint8Array(1024)
 let argView = new DataView(argBytes.buffer)
 let shape = new Uint32Array(HEAD + 32)
@@ -79,31 +81,30 @@ export function pack(
     shape[HEAD + i] = n
     at += n
   }
-  shape[0] = grid[0]
-  shape[1] = grid[1]
-  shape[2] = grid[2]
-  shape[3] = block[0]
-  shape[4] = block[1]
-  shape[5] = block[2]
-  shape[6] = sharedMem
-  shape[7] = args.length
-  packHead(shape, attrs)
+  packHead(shape, grid, block, sharedMem, args.length, attrs)
 }
 
-/** Writes the attributes' part of a shape's head. */
-function packHead(into: Uint32Array, attrs: LaunchAttributes): void {
-  into[8] = (attrs.cooperative ? 1 : 0) | (attrs.programmatic ? 2 : 0)
+/** Writes a shape's head. */
+function packHead(into: Uint32Array, grid: readonly number[], block: readonly number[], sharedMem: number, args: number, attrs: LaunchAttributes): void {
+  into[GRID] = grid[0]
+  into[GRID + 1] = grid[1]
+  into[GRID + 2] = grid[2]
+  into[BLOCK] = block[0]
+  into[BLOCK + 1] = block[1]
+  into[BLOCK + 2] = block[2]
+  into[SHARED_MEM] = sharedMem
+  into[ARGS] = args
+  into[FLAGS] = (attrs.cooperative ? COOPERATIVE : 0) | (attrs.programmatic ? PROGRAMMATIC : 0)
   const c = attrs.cluster
-  into[9] = c ? c[0] : 0
-  into[10] = c ? c[1] : 0
-  into[11] = c ? c[2] : 0
+  into[CLUSTER] = c ? c[0] : 0
+  into[CLUSTER + 1] = c ? c[1] : 0
+  into[CLUSTER + 2] = c ? c[2] : 0
 }
 
 /** A shape with no arguments, for the occupancy calls that take a launch's shape. */
 export function shapeOf(grid: readonly number[], block: readonly number[], sharedMem: number, attrs: LaunchAttributes): Uint32Array {
   const s = new Uint32Array(HEAD)
-  s.set([grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedMem, 0])
-  packHead(s, attrs)
+  packHead(s, grid, block, sharedMem, 0, attrs)
   return s
 }
 

@@ -4,7 +4,7 @@ import { scope } from '../context'
 import { Device } from '../device'
 import { CudaError } from '../errors'
 import { native } from '../native'
-import { own, type NativeObject } from '../object'
+import type { NativeObject } from '../object'
 import { Stream } from '../stream/stream'
 import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handle'
 import { getCurrentStream } from '../stream/current'
@@ -122,9 +122,9 @@ function privateStream(device: number): Stream {
   let s = privateStreams.get(device)
   if (s === undefined) {
     privateStreams.set(device, (s = new Stream({ nonBlocking: true, device })))
-    // Made now, not at its first use: that is inside the kernel's host implementation, which may
-    // run while a synchronize on this thread holds the streams' table, where none can be made.
-    own(s)
+    // Its native stream is made now (a query is a use), not at its first use: that is inside the
+    // kernel's host implementation, which may run in the middle of a synchronize on this thread.
+    void s.done
   }
   return s
 }

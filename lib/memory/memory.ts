@@ -3,7 +3,6 @@ import { Device, deviceOrdinal } from '../device'
 import { INTERNAL, NativeObject, own, ownDevice } from '../object'
 import { count } from '../validate'
 import { memoryChannels } from './channels'
-import { track } from './lifetime'
 
 /**
  * A device allocation (CuPy's `cupy.cuda.Memory`): a plain `cudaMalloc` one, or a block of a
@@ -20,12 +19,11 @@ export class Memory extends NativeObject {
   constructor(token: typeof INTERNAL, handle: number, device: number)
   constructor(nbytes: number | typeof INTERNAL, device?: number | Device, known?: number) {
     if (nbytes === INTERNAL) {
-      super(INTERNAL, 'Memory', device as number, known!)
+      super(INTERNAL, 'Memory', device as number, known!, attachMemory)
     } else {
       const dev = deviceOrdinal(device)
-      super(INTERNAL, 'Memory', native.memAlloc(dev, count('size', nbytes)), dev)
+      super(INTERNAL, 'Memory', native.memAlloc(dev, count('size', nbytes)), dev, attachMemory)
     }
-    track(this, own(this))
   }
 
   #describe(): { ptr: bigint; size: number } {
@@ -70,4 +68,9 @@ export class Memory extends NativeObject {
     native.memFree(own(this))
     this.#freed = true
   }
+}
+
+/** A Memory's GC backstop, attached if it outlives the macrotask that made it (`lifetime.ts`). */
+function attachMemory(m: object, handle: number): void {
+  if (!(m as Memory).freed) native.memOwn(m, handle)
 }

@@ -1,4 +1,4 @@
-import { native } from '../native'
+import { constants, native } from '../native'
 import { scope } from '../context'
 import { Device } from '../device'
 import { CudaError } from '../errors'
@@ -43,9 +43,8 @@ export function limitBytes(limit: { size?: number; fraction?: number }): number 
   return Math.floor(new Device().totalMemory * fraction)
 }
 
-// What the native pool reads back from a base allocator (crates/node/src/pool.rs).
-const OUT_OF_MEMORY = -1
-const FAILED = -2
+// What the native pool reads back from a base allocator in place of a block (the addon's).
+const { outOfMemory: OUT_OF_MEMORY, failed: FAILED } = constants.allocator
 /** What a base allocator threw, rethrown as it was once the native call has returned. */
 let thrown: { error: unknown } | undefined
 

@@ -49,7 +49,7 @@ export class Stream extends NativeObject implements StreamLike {
     const dev = deviceOrdinal(options.device)
     // The addon makes the native stream at its first use (one with a priority at once, where the
     // device checks it): a stream never used costs no driver call.
-    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev)
+    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev, native.streamOwn)
   }
 
   static #null: Stream | undefined

@@ -413,7 +413,10 @@ impl MemoryPool {
 
     /// Releases free blocks to the driver (all arenas, or only `stream`'s); the bytes released.
     pub fn free_all_blocks(&self, stream: Option<&Stream>) -> u64 {
-        // A stream that cannot be made has no arena: nothing to release.
+        // A stream never made (any allocation on it makes it) has no arena: nothing to release.
+        if stream.is_some_and(|s| !s.is_made()) {
+            return 0;
+        }
         let Ok(key) = stream.map(arena_key).transpose() else { return 0 };
         let released = self.lock().release_free(key);
         let bytes = released.iter().map(|c| c.size).sum();

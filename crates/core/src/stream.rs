@@ -176,13 +176,12 @@ impl Stream {
     /// Ends a capture begun on this stream that nobody will end — the stream is going, or the
     /// thread that began it is — dropping the partial graph (never launched) and what it kept.
     pub fn abandon_capture(&self) {
+        // A stream never made never captured.
+        let Some(ops) = self.made.get() else { return };
         let keep = self.capture.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(keep) = keep {
             // The partial graph (or the error of an invalidated capture) is dropped.
-            // A capture was begun, so the stream is made.
-            if let Some(ops) = self.made.get() {
-                drop(ops.end_capture());
-            }
+            drop(ops.end_capture());
             capture::ended(self.device, !self.nonblocking, &keep);
         }
     }

@@ -1,18 +1,104 @@
-//! The numbers the TS layer checks arguments against, from the Rust that enforces them: one
-//! `constants()` export, typed in native.d.ts through its `js_object!` like every other, read
-//! once when the package loads. A rule written here is not written again in TS.
+//! The numbers the TS layer checks arguments against and the layouts it packs, from the Rust
+//! that enforces and reads them: one `constants()` export, typed in native.d.ts through its
+//! `js_object!` like every other, read once when the package loads (`lib/native.ts`). A rule
+//! written here is not written again in TS.
+
+/// The head of a launch shape (`kernelLaunch` and the occupancy calls; `lib/kernel/launch.ts`
+/// packs it, `kernel.rs` reads it): the index of each field, then each argument's size follows.
+pub mod launch {
+    /// Grid x, y, z.
+    pub const GRID: usize = 0;
+    /// Block x, y, z.
+    pub const BLOCK: usize = 3;
+    /// Dynamic shared memory bytes.
+    pub const SHARED_MEM: usize = 6;
+    /// How many arguments (sizes) follow the head.
+    pub const ARGS: usize = 7;
+    /// [`COOPERATIVE`] | [`PROGRAMMATIC`].
+    pub const FLAGS: usize = 8;
+    /// Cluster x, y, z (0s: none).
+    pub const CLUSTER: usize = 9;
+    /// How many numbers the head has.
+    pub const HEAD: usize = 12;
+    /// A cooperative launch (`cuLaunchCooperativeKernel`).
+    pub const COOPERATIVE: u32 = 1;
+    /// Programmatic dependent launch.
+    pub const PROGRAMMATIC: u32 = 2;
+}
+
+/// What a pool's base allocator returns in place of a block's handle (`poolMallocFrom`; the TS
+/// layer's `MemoryPool(allocator)` returns them).
+pub mod allocator {
+    /// Out of memory: the pool releases its cache and asks once more.
+    pub const OUT_OF_MEMORY: f64 = -1.0;
+    /// Anything else went wrong: the allocation fails (the TS layer rethrows what was thrown).
+    pub const FAILED: f64 = -2.0;
+}
 
 crate::js_object! {
-    /// The limits and constants the TS layer checks with, as the addon enforces them.
+    /// What a pool's base allocator returns in place of a block's handle ([`allocator`]).
+    pub struct AllocatorCodes {
+        out_of_memory: f64 = c"outOfMemory",
+        failed: f64 = c"failed",
+    }
+}
+
+crate::js_object! {
+    /// Where each field of a launch shape's head lies ([`launch`]).
+    pub struct LaunchLayout {
+        grid: u32 = c"grid",
+        block: u32 = c"block",
+        shared_mem: u32 = c"sharedMem",
+        args: u32 = c"args",
+        flags: u32 = c"flags",
+        cluster: u32 = c"cluster",
+        head: u32 = c"head",
+        cooperative: u32 = c"cooperative",
+        programmatic: u32 = c"programmatic",
+    }
+}
+
+crate::js_object! {
+    /// NCCL's numbers by name, each list indexed by the number: the calls `ncclCall` takes, the
+    /// element types (CuPy's dtype names) and the reductions.
+    pub struct NcclCodes {
+        kinds: Vec<String> = c"kinds",
+        dtypes: Vec<String> = c"dtypes",
+        ops: Vec<String> = c"ops",
+    }
+}
+
+crate::js_object! {
+    /// The limits and layouts the TS layer works with, as the addon enforces and reads them.
     pub struct Constants {
         max_count: f64 = c"maxCount",
+        launch: LaunchLayout = c"launch",
+        nccl: NcclCodes = c"nccl",
+        allocator: AllocatorCodes = c"allocator",
     }
 }
 
 crate::exports! {
-    /// The limits the TS layer checks arguments against before a native call (read once):
-    /// `maxCount`, the largest byte count, offset or element count.
+    /// The limits and layouts the TS layer works with (read once): `maxCount`, the largest byte
+    /// count, offset or element count; `launch`, the head of a launch shape; `nccl`, NCCL's
+    /// numbers by name; `allocator`, what a pool's base allocator returns in place of a block.
     c"constants" => fn constants(_cx) -> Constants {
-        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64 })
+        use launch::*;
+        let launch = LaunchLayout {
+            grid: GRID as u32,
+            block: BLOCK as u32,
+            shared_mem: SHARED_MEM as u32,
+            args: ARGS as u32,
+            flags: FLAGS as u32,
+            cluster: CLUSTER as u32,
+            head: HEAD as u32,
+            cooperative: COOPERATIVE,
+            programmatic: PROGRAMMATIC,
+        };
+        use cuda_node_core::nccl::{Collective, DataType, RedOp};
+        let names = |all: &[&str]| all.iter().map(|n| n.to_string()).collect();
+        let nccl = NcclCodes { kinds: names(&Collective::KINDS), dtypes: names(&DataType::NAMES), ops: names(&RedOp::NAMES) };
+        let allocator = AllocatorCodes { out_of_memory: allocator::OUT_OF_MEMORY, failed: allocator::FAILED };
+        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, launch, nccl, allocator })
     }
 }

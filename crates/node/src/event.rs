@@ -16,10 +16,19 @@ crate::js_object! {
 }
 
 crate::exports! {
-    /// A new event on `device` (`cuEventCreate`).
-    c"eventCreate" => fn event_create(cx, owner: Owner, device: f64, blocking: bool, disable_timing: bool, interprocess: bool) -> f64 {
+    /// A new event on `device` (`cuEventCreate` at its first use; at once for an interprocess
+    /// one). Nothing is attached to `owner` yet: `eventOwn` makes it the owner once it outlives
+    /// a macrotask (the TS layer's `lifetime.ts`), so until then only `eventDestroy` releases it.
+    c"eventCreate" => fn event_create(_cx, owner: Owner, device: f64, blocking: bool, disable_timing: bool, interprocess: bool) -> f64 {
+        let _ = owner;
         let flags = EventFlags { blocking, disable_timing, interprocess };
-        insert_later(cx, &owner, Arc::new(Event::create(runtime()?.ordinal(device)?, flags)?))
+        insert_unowned(Arc::new(Event::create(runtime()?.ordinal(device)?, flags)?))
+    }
+
+    /// Releases the event when `owner` is collected (the GC backstop of `eventCreate`'s, given
+    /// once the event outlives a macrotask); nothing for a destroyed one.
+    c"eventOwn" => fn event_own(cx, owner: Owner, event: f64) -> () {
+        own_later(cx, &owner, event)
     }
 
     /// Opens an interprocess event another process shared (`cuIpcOpenEventHandle`).

@@ -175,10 +175,6 @@ unsafe fn unpack(data: *mut std::ffi::c_void) -> f64 {
 /// Releases `handle` from `table` when `owner` is collected (the GC backstop; `destroy()` or
 /// `free()` release it sooner, and the finalizer then finds nothing).
 pub fn own<T: 'static>(cx: &Cx, owner: &Owner, table: &'static Local<T>, handle: f64) -> Result<()> {
-    own_in(cx.env, owner.0, table, handle)
-}
-
-fn own_in<T: 'static>(env: sys::napi_env, owner: sys::napi_value, table: &'static Local<T>, handle: f64) -> Result<()> {
     unsafe extern "C" fn finalize<T: 'static>(_env: sys::napi_env, data: *mut std::ffi::c_void, hint: *mut std::ffi::c_void) {
         // SAFETY: `hint` is the `&'static Local<T>` given to napi_add_finalizer below.
         let table = unsafe { &*(hint as *const Local<T>) };
@@ -192,8 +188,8 @@ fn own_in<T: 'static>(env: sys::napi_env, owner: sys::napi_value, table: &'stati
         // `finalize`, which Node-API runs once, on this thread, when the owner is collected.
         unsafe {
             sys::napi_add_finalizer(
-                env,
-                owner,
+                cx.env,
+                owner.0,
                 pack(handle),
                 Some(finalize::<T>),
                 table as *const Local<T> as *mut std::ffi::c_void,
@@ -202,118 +198,6 @@ fn own_in<T: 'static>(env: sys::napi_env, owner: sys::napi_value, table: &'stati
         }
     };
     crate::raw::ok(status, "attaching a finalizer")
-}
-
-/// Attaches the GC backstop of the entry `handle` of one table to `owner`, if the entry is still
-/// there: one function a table (`table!`'s `insert`).
-pub type Attach = fn(sys::napi_env, sys::napi_value, f64) -> Result<()>;
-
-/// [`Attach`] for `table`.
-pub fn attach_if_live<T: 'static>(env: sys::napi_env, owner: sys::napi_value, table: &'static Local<T>, handle: f64) -> Result<()> {
-    if with(table, handle, |_| ()).is_none() {
-        return Ok(());
-    }
-    own_in(env, owner, table, handle)
-}
-
-/// Past this many owners waiting, they are attached at once (a synchronous loop that never
-/// reaches the next macrotask would otherwise keep every one of them alive until then).
-const ATTACH_AT: usize = 1024;
-
-/// An entry whose owner waits to be attached: its handle, its table's [`Attach`], and a strong
-/// reference to the owner (a Node-API reference costs a tenth of a finalizer).
-type Waiting = (f64, Attach, usize);
-
-thread_local! {
-    static WAITING: RefCell<Vec<Waiting>> = const { RefCell::new(Vec::new()) };
-    /// `() => void`: asks JS to call `ownPending` at the next macrotask (`setOwnScheduler`).
-    static SCHEDULER: std::cell::Cell<sys::napi_ref> = const { std::cell::Cell::new(std::ptr::null_mut()) };
-    static SCHEDULED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Releases `handle` when `owner` is collected, as [`own`] does, but attaches the finalizer only
-/// if both are still alive at the next macrotask: attaching one (~0.4 µs) costs more than making
-/// a stream or an event, and most made in a hot loop are destroyed before the macrotask ends.
-/// Until then the owner is kept (it cannot be collected before it is attached).
-pub fn own_later(cx: &Cx, owner: &Owner, handle: f64, attach: Attach) -> Result<()> {
-    let mut r = std::ptr::null_mut();
-    // SAFETY: `owner` is an object of this call; `r` is a valid out-pointer.
-    crate::raw::ok(unsafe { sys::napi_create_reference(cx.env, owner.0, 1, &mut r) }, "keeping an owner")?;
-    let waiting = WAITING.with(|w| {
-        let mut w = w.borrow_mut();
-        w.push((handle, attach, r as usize));
-        w.len()
-    });
-    if waiting >= ATTACH_AT {
-        return attach_waiting(cx.env);
-    }
-    if !SCHEDULED.get() {
-        schedule(cx.env);
-    }
-    Ok(())
-}
-
-/// Asks JS for `ownPending` at the next macrotask (nothing where no scheduler is registered: the
-/// owners are then attached once `ATTACH_AT` wait).
-fn schedule(env: sys::napi_env) {
-    let r = SCHEDULER.get();
-    if r.is_null() {
-        return;
-    }
-    let (mut f, mut undefined) = (std::ptr::null_mut(), std::ptr::null_mut());
-    // SAFETY: `r` is a reference made on this thread's env; the out-pointers are valid. The
-    // scheduler only calls setImmediate, so it cannot re-enter the addon.
-    unsafe {
-        sys::napi_get_reference_value(env, r, &mut f);
-        sys::napi_get_undefined(env, &mut undefined);
-        if !f.is_null() && sys::napi_call_function(env, undefined, f, 0, std::ptr::null(), std::ptr::null_mut()) == sys::Status::napi_ok {
-            SCHEDULED.set(true);
-        }
-    }
-}
-
-/// Attaches every waiting owner whose entry is still live, and lets the owners go.
-fn attach_waiting(env: sys::napi_env) -> Result<()> {
-    let waiting = WAITING.with(|w| std::mem::take(&mut *w.borrow_mut()));
-    let mut first = Ok(());
-    for (handle, attach, r) in waiting {
-        let r = r as sys::napi_ref;
-        let mut owner = std::ptr::null_mut();
-        // SAFETY: `r` is a reference made on this thread's env by `own_later`, read and deleted once.
-        let got = crate::raw::ok(unsafe { sys::napi_get_reference_value(env, r, &mut owner) }, "reading an owner");
-        // An entry destroyed meanwhile is not attached (`attach` finds it gone).
-        if let Err(e) = got.and_then(|()| attach(env, owner, handle)) {
-            // Unattached, the entry is released by its destroy or at thread exit (`teardown.rs`).
-            if first.is_ok() {
-                first = Err(e);
-            }
-        }
-        // SAFETY: as above.
-        unsafe { sys::napi_delete_reference(env, r) };
-    }
-    first
-}
-
-crate::exports! {
-    /// Registers `() => void`, called when owners wait to be attached: it calls `ownPending` at
-    /// the next macrotask (`setImmediate`).
-    c"setOwnScheduler" => fn set_own_scheduler(cx, scheduler: crate::raw::Func) -> () {
-        let mut r = std::ptr::null_mut();
-        // SAFETY: `scheduler` is a function of this call; `r` is a valid out-pointer.
-        crate::raw::ok(unsafe { sys::napi_create_reference(cx.env, scheduler.0, 1, &mut r) }, "keeping the scheduler")?;
-        let old = SCHEDULER.replace(r);
-        if !old.is_null() {
-            // SAFETY: the old reference was made on this thread and is no longer kept.
-            unsafe { sys::napi_delete_reference(cx.env, old) };
-        }
-        Ok(())
-    }
-
-    /// Attaches the GC backstop of each new object still alive (`own_later`).
-    c"ownPending" => fn own_pending(cx) -> () {
-        SCHEDULED.set(false);
-        attach_waiting(cx.env)
-    }
 }
 
 /// A strong reference to a JS value that Rust keeps alive (foreign memory's owner, a registered
@@ -359,22 +243,12 @@ thread_local! {
 /// A new environment on this thread: JS references made from now on are deleted as usual.
 pub fn env_started() {
     let _ = ENV_GONE.try_with(|g| g.set(false));
-    forget_waiting();
-}
-
-/// The owners waiting to be attached and the scheduler are references of an environment that is
-/// gone (or of none yet): forgotten, never touched again (the environment frees its own).
-fn forget_waiting() {
-    let _ = WAITING.try_with(|w| w.borrow_mut().clear());
-    let _ = SCHEDULER.try_with(|s| s.set(std::ptr::null_mut()));
-    let _ = SCHEDULED.try_with(|s| s.set(false));
 }
 
 /// This thread's environment is going away: JS references are no longer deleted from here.
 #[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub fn env_gone() {
     release_pending();
-    forget_waiting();
     let _ = ENV_GONE.try_with(|g| g.set(true));
 }
 
@@ -448,17 +322,21 @@ macro_rules! table {
             Ok(handle)
         }
 
-        /// Stores `value`, owned by `owner` from the next macrotask on, if both live until then
-        /// (`handles::own_later`); returns the handle.
+        /// Stores `value` with no owner yet; returns the handle. [`own_later`] attaches one: until
+        /// then only a destroy (or the thread's end) releases it.
         #[allow(dead_code)]
-        pub(crate) fn insert_later(cx: &$crate::raw::Cx, owner: &$crate::raw::Owner, value: $ty) -> cuda_node_core::Result<f64> {
-            let handle = $crate::handles::insert(&$name, value).ok_or_else($crate::handles::held)?;
-            let attach: $crate::handles::Attach = |env, owner, handle| $crate::handles::attach_if_live(env, owner, &$name, handle);
-            if let Err(e) = $crate::handles::own_later(cx, owner, handle, attach) {
-                drop($crate::handles::remove(&$name, handle));
-                return Err(e);
+        pub(crate) fn insert_unowned(value: $ty) -> cuda_node_core::Result<f64> {
+            $crate::handles::insert(&$name, value).ok_or_else($crate::handles::held)
+        }
+
+        /// Releases `handle` when `owner` is collected, if it is still live (the GC backstop of an
+        /// entry stored by `insert_unowned`; nothing for one destroyed since).
+        #[allow(dead_code)]
+        pub(crate) fn own_later(cx: &$crate::raw::Cx, owner: &$crate::raw::Owner, handle: f64) -> cuda_node_core::Result<()> {
+            if $crate::handles::with(&$name, handle, |_| ()).is_none() {
+                return Ok(());
             }
-            Ok(handle)
+            $crate::handles::own(cx, owner, &$name, handle)
         }
 
         /// Live entries on this thread that `f` counts (for leak checks).

@@ -6,15 +6,14 @@ use cuda_node_core::module::{self, CacheConfig, FuncAttr, Function, Launch};
 use cuda_node_core::{runtime, Error};
 use std::sync::Arc;
 
-/// How many numbers head a launch shape: grid x y z, block x y z, shared memory bytes, argument
-/// count, flags (1: cooperative, 2: programmatic dependent launch), cluster x y z (0s: none).
-const HEAD: usize = 12;
+// The head of a launch shape, as the TS layer packs it (written once, in constants.rs).
+use crate::constants::launch::{ARGS, BLOCK, CLUSTER, COOPERATIVE, FLAGS, GRID, HEAD, PROGRAMMATIC, SHARED_MEM};
 
 /// The launch `shape` describes (the head above, then each argument's size), the arguments'
 /// bytes in `args` in turn.
 fn unpack<'a>(shape: &[u32], args: &'a [u8], parts: &'a mut [&'a [u8]]) -> cuda_node_core::Result<Launch<'a>> {
     let (head, sizes) = shape.split_at_checked(HEAD).ok_or_else(|| Error::range("the launch shape needs 12 numbers and the sizes"))?;
-    let sizes = sizes.get(..head[7] as usize).ok_or_else(|| Error::range("the launch shape lists fewer sizes than arguments"))?;
+    let sizes = sizes.get(..head[ARGS] as usize).ok_or_else(|| Error::range("the launch shape lists fewer sizes than arguments"))?;
     let parts = &mut parts[..sizes.len()];
     let mut at = 0usize;
     for (&n, part) in sizes.iter().zip(parts.iter_mut()) {
@@ -27,13 +26,13 @@ fn unpack<'a>(shape: &[u32], args: &'a [u8], parts: &'a mut [&'a [u8]]) -> cuda_
 
 fn with_head<'a>(head: &[u32], args: &'a [&'a [u8]]) -> Launch<'a> {
     Launch {
-        grid: [head[0], head[1], head[2]],
-        block: [head[3], head[4], head[5]],
-        shared_mem: head[6],
+        grid: [head[GRID], head[GRID + 1], head[GRID + 2]],
+        block: [head[BLOCK], head[BLOCK + 1], head[BLOCK + 2]],
+        shared_mem: head[SHARED_MEM],
         args,
-        cooperative: head[8] & 1 != 0,
-        programmatic: head[8] & 2 != 0,
-        cluster: [head[9], head[10], head[11]],
+        cooperative: head[FLAGS] & COOPERATIVE != 0,
+        programmatic: head[FLAGS] & PROGRAMMATIC != 0,
+        cluster: [head[CLUSTER], head[CLUSTER + 1], head[CLUSTER + 2]],
     }
 }
 

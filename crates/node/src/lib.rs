@@ -61,7 +61,6 @@ fn tables() -> Vec<&'static [Export]> {
         nvtx::EXPORTS,
         profiler::EXPORTS,
         coop::EXPORTS,
-        handles::EXPORTS,
         constants::EXPORTS,
         EXPORTS,
         #[cfg(feature = "floor")]

@@ -41,8 +41,8 @@ crate::exports! {
         Communicator::join_all(&all)
     }
 
-    /// Enqueues a collective on `stream`. `kind`: 0 allReduce, 1 reduce, 2 broadcast, 3 allGather,
-    /// 4 reduceScatter, 5 send, 6 recv; `root` is the root or the peer; unused buffers are null.
+    /// Enqueues a collective on `stream`. `kind`: its number in `constants().nccl.kinds`
+    /// (`Collective::KINDS`); `root` is the root or the peer; unused buffers are null.
     c"ncclCall" => fn nccl_call(
         _cx, comm: f64, kind: u32, send: Option<f64>, send_offset: Count, recv: Option<f64>, recv_offset: Count,
         count: Count, dtype: u32, op: u32, root: f64, stream: f64
@@ -50,16 +50,7 @@ crate::exports! {
         with(comm, |c| {
             let op = RedOp::from_code(op)?;
             let r = crate::raw::numbers::uint32("root", root)? as usize;
-            let coll = match kind {
-                0 => Collective::AllReduce { op },
-                1 => Collective::Reduce { op, root: r },
-                2 => Collective::Broadcast { root: r },
-                3 => Collective::AllGather,
-                4 => Collective::ReduceScatter { op },
-                5 => Collective::Send { peer: r },
-                6 => Collective::Recv { peer: r },
-                _ => return Err(Error::range(format!("{kind} is not an NCCL call"))),
-            };
+            let coll = Collective::from_kind(kind, op, r).ok_or_else(|| Error::range(format!("{kind} is not an NCCL call")))?;
             let call = Call { coll, count: count.0, dtype: DataType::from_code(dtype)? };
             let (need_send, need_recv) = call.extents(c.rank(), c.size())?;
             let blocks = (send.map(memory::get).transpose()?, recv.map(memory::get).transpose()?);

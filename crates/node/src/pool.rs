@@ -43,12 +43,12 @@ crate::exports! {
     }
 
     /// As `poolMalloc`, growing from `alloc` (CuPy's `MemoryPool(allocator)`): called with the
-    /// rounded size, it returns the handle of a block, or -1 when out of memory (the pool then
-    /// releases its cache and calls it once more); anything else fails the allocation.
+    /// rounded size, it returns the handle of a block, or `constants().allocator.outOfMemory`
+    /// (the pool then releases its cache and calls it once more); anything else fails it.
     c"poolMallocFrom" => fn pool_malloc_from(cx, pool: f64, size: Count, stream: f64, alloc: Func) -> f64 {
         let mut source = |n: u64| -> cuda_node_core::Result<Arc<cuda_node_core::Block>> {
             let h = raw::call_number(cx, alloc.0, n as f64)?;
-            if h == -1.0 {
+            if h == crate::constants::allocator::OUT_OF_MEMORY {
                 return Err(Error::cuda(Code::CUDA_ERROR_OUT_OF_MEMORY, format!("the allocator is out of memory for {n} bytes")));
             }
             if h < 0.0 {

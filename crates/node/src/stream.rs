@@ -25,10 +25,19 @@ crate::js_object! {
 }
 
 crate::exports! {
-    /// A new stream on `device` (`cuStreamCreateWithPriority`).
-    c"streamCreate" => fn stream_create(cx, owner: Owner, device: f64, non_blocking: bool, priority: Option<i32>) -> f64 {
-        let s = Stream::create(ordinal(device)?, non_blocking, priority)?;
-        insert_later(cx, &owner, UserStream::new(s))
+    /// A new stream on `device` (`cuStreamCreateWithPriority` at its first use; at once with a
+    /// priority, which the device checks). Nothing is attached to `owner` yet: `streamOwn` makes
+    /// it the owner once it outlives a macrotask (the TS layer's `lifetime.ts`), so until then
+    /// only `streamDestroy` releases the stream.
+    c"streamCreate" => fn stream_create(_cx, owner: Owner, device: f64, non_blocking: bool, priority: Option<i32>) -> f64 {
+        let _ = owner;
+        insert_unowned(UserStream::new(Stream::create(ordinal(device)?, non_blocking, priority)?))
+    }
+
+    /// Releases the stream when `owner` is collected (the GC backstop of `streamCreate`'s, given
+    /// once the stream outlives a macrotask); nothing for a destroyed one.
+    c"streamOwn" => fn stream_own(cx, owner: Owner, stream: f64) -> () {
+        own_later(cx, &owner, stream)
     }
 
     /// The legacy default stream of `device` (handle 0).

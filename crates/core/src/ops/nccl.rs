@@ -25,6 +25,10 @@ pub enum DataType {
 }
 
 impl DataType {
+    /// Each type's name (CuPy's dtype name), by its code: what the TS layer accepts for it.
+    pub const NAMES: [&'static str; 10] =
+        ["int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64", "bfloat16"];
+
     pub fn from_code(code: u32) -> Result<DataType> {
         use DataType::*;
         Ok(match code {
@@ -65,6 +69,9 @@ pub enum RedOp {
 }
 
 impl RedOp {
+    /// Each reduction's name, by its code: what the TS layer accepts for it.
+    pub const NAMES: [&'static str; 5] = ["sum", "prod", "max", "min", "avg"];
+
     pub fn from_code(code: u32) -> Result<RedOp> {
         Ok(match code {
             0 => RedOp::Sum,
@@ -102,6 +109,41 @@ pub enum Collective {
     Recv {
         peer: usize,
     },
+}
+
+impl Collective {
+    /// Each call's name (the TS method), by its kind number: the number the binding's `ncclCall`
+    /// takes and the simulator's wire format carries.
+    pub const KINDS: [&'static str; 7] = ["allReduce", "reduce", "broadcast", "allGather", "reduceScatter", "send", "recv"];
+
+    /// The call of kind number `kind` (see [`Collective::KINDS`]), with its reduction and its
+    /// root or peer where it has them; `None` for no kind.
+    pub fn from_kind(kind: u32, op: RedOp, rank: usize) -> Option<Collective> {
+        Some(match kind {
+            0 => Collective::AllReduce { op },
+            1 => Collective::Reduce { op, root: rank },
+            2 => Collective::Broadcast { root: rank },
+            3 => Collective::AllGather,
+            4 => Collective::ReduceScatter { op },
+            5 => Collective::Send { peer: rank },
+            6 => Collective::Recv { peer: rank },
+            _ => return None,
+        })
+    }
+
+    /// Its kind number, reduction (`Sum` where it has none) and root or peer (0 where none):
+    /// what [`Collective::from_kind`] takes back.
+    pub fn kind(self) -> (u32, RedOp, usize) {
+        match self {
+            Collective::AllReduce { op } => (0, op, 0),
+            Collective::Reduce { op, root } => (1, op, root),
+            Collective::Broadcast { root } => (2, RedOp::Sum, root),
+            Collective::AllGather => (3, RedOp::Sum, 0),
+            Collective::ReduceScatter { op } => (4, op, 0),
+            Collective::Send { peer } => (5, RedOp::Sum, peer),
+            Collective::Recv { peer } => (6, RedOp::Sum, peer),
+        }
+    }
 }
 
 /// A collective with its element count and type.

@@ -71,31 +71,14 @@ pub(super) struct Tag {
     pub(super) call: Call,
 }
 
+/// A call's kind number, reduction and root or peer on the wire (`Collective::kind`).
 fn kind_code(c: Collective) -> (u8, u8, u32) {
-    match c {
-        Collective::AllReduce { op } => (0, op as u8, 0),
-        Collective::Reduce { op, root } => (1, op as u8, root as u32),
-        Collective::Broadcast { root } => (2, 0, root as u32),
-        Collective::AllGather => (3, 0, 0),
-        Collective::ReduceScatter { op } => (4, op as u8, 0),
-        Collective::Send { peer } => (5, 0, peer as u32),
-        Collective::Recv { peer } => (6, 0, peer as u32),
-    }
+    let (kind, op, rank) = c.kind();
+    (kind as u8, op as u8, rank as u32)
 }
 
 fn from_kind(k: u8, op: u8, r: u32) -> Option<Collective> {
-    let op = RedOp::from_code(op as u32).ok()?;
-    let r = r as usize;
-    Some(match k {
-        0 => Collective::AllReduce { op },
-        1 => Collective::Reduce { op, root: r },
-        2 => Collective::Broadcast { root: r },
-        3 => Collective::AllGather,
-        4 => Collective::ReduceScatter { op },
-        5 => Collective::Send { peer: r },
-        6 => Collective::Recv { peer: r },
-        _ => return None,
-    })
+    Collective::from_kind(k as u32, RedOp::from_code(op as u32).ok()?, r as usize)
 }
 
 pub(super) fn encode_tag(out: &mut Vec<u8>, t: &Tag) {
