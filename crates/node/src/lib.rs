@@ -31,6 +31,7 @@ mod raw;
 mod stream;
 mod task;
 mod teardown;
+mod vmm;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -64,6 +65,7 @@ fn tables() -> Vec<&'static [Export]> {
         handles::EXPORTS,
         constants::EXPORTS,
         EXPORTS,
+        vmm::EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,
     ]

@@ -20,6 +20,7 @@ pub(crate) mod raw;
 mod recycle;
 mod staging;
 mod stream;
+mod vmm;
 
 use crate::backend::Backend;
 use crate::error::{Check, Code, Error, Result};
@@ -123,6 +124,9 @@ impl Backend for CudaBackend {
         self
     }
     fn nccl(&self) -> &dyn NcclOps {
+        self
+    }
+    fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
         self
     }
 }

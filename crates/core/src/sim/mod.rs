@@ -17,6 +17,7 @@ mod nccl;
 mod op;
 mod pinned;
 mod stream;
+pub mod vmm;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -137,6 +138,9 @@ impl Backend for SimBackend {
         self
     }
     fn nccl(&self) -> &dyn NcclOps {
+        self
+    }
+    fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
         self
     }
 }

@@ -13,6 +13,8 @@ mod graph;
 mod memory;
 mod module;
 mod stream;
+/// Virtual memory, called as `raw::vmm::name` (not re-exported: a glob back would close a loop).
+pub(crate) mod vmm;
 
 use cudarc::driver::sys::{self, CUresult};
 pub(crate) use device::*;
