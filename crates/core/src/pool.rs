@@ -144,7 +144,8 @@ impl State {
             let tail = self.insert(rest);
             match next {
                 Some(n) => self.chunk(n).prev = Some(tail),
-                None => self.moved_last(id, tail),
+                None if segment => self.moved_last(id, tail),
+                None => {}
             }
             let c = self.chunk(id);
             c.size = size;
@@ -178,7 +179,8 @@ impl State {
             c.next = next.next;
             match next.next {
                 Some(nn) => self.chunk(nn).prev = Some(id),
-                None => self.moved_last(n, id),
+                None if next.segment => self.moved_last(n, id),
+                None => {}
             }
         }
         if let Some(p) = self.is_free_in(self.chunks[id].as_ref().and_then(|c| c.prev), arena) {
@@ -192,7 +194,8 @@ impl State {
             c.next = me.next;
             match me.next {
                 Some(n) => self.chunk(n).prev = Some(p),
-                None => self.moved_last(id, p),
+                None if me.segment => self.moved_last(id, p),
+                None => {}
             }
             id = p;
         }
