@@ -31,7 +31,8 @@ test('an expandable pool grows one segment in place and unmaps its free tail on 
   a.free()
   pool.freeAllBlocks()
   t.like(pool.stats(), { usedBytes: 0, totalBytes: 0, mappedBytes: 0, segments: 0, peakTotalBytes: 2 * g, releasedBytes: 2 * g })
-  t.is(new Device().memInfo().free, free0, 'nothing left mapped')
+  // memInfo is device-wide: on a GPU other test processes allocate at the same time.
+  if (!onGpu) t.is(new Device().memInfo().free, free0, 'nothing left mapped')
 })
 
 test('blocks freed out of order: the expandable pool extends its free tail where the classic pool needs a new segment', (t) => {
