@@ -20,7 +20,7 @@ export {
   memoryChannels, type AllocMessage, type AllocSource, type FreeMessage, type OomRetryMessage, type ReleaseMessage,
 } from './lib/memory/events'
 export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
-export { MemoryPool, type PoolStats } from './lib/memory/pool'
+export { MemoryPool, type PoolStats, type MemoryPoolOptions } from './lib/memory/pool'
 export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
@@ -47,3 +47,4 @@ export { blas, type GemmOptions, type AxpyOptions } from './lib/blas'
 export { nccl, NcclCommunicator, type NcclDType, type NcclOp } from './lib/nccl'
 export { profiler } from './lib/profiler'
 export type { TraceSlice, TraceResult } from './lib/trace'
+export { VirtualMemoryResource, type VirtualMemoryOptions, type MemoryAccess } from './lib/memory/virtual'

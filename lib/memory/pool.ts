@@ -29,6 +29,23 @@ export interface PoolStats {
   oomRetries: number
   /** Bytes given back to the allocator (the driver by default) so far. */
   releasedBytes: number
+  /** Allocations held from the allocator (classic), or expandable segments with memory mapped. */
+  segments: number
+  /** Bytes of device memory held mapped: every byte the pool holds (`totalBytes`). */
+  mappedBytes: number
+}
+
+/** What `new MemoryPool(options)` takes. */
+export interface MemoryPoolOptions {
+  /** Where the pool grows from (CuPy's `MemoryPool(allocator)`); the driver by default. */
+  allocator?: Allocator | null
+  /**
+   * Grow in place (PyTorch's expandable segments): each stream's blocks live in one address
+   * range reserved once, and a request no free block fits maps more memory at its end;
+   * `freeAllBlocks()` and the limit unmap free tails. Not with an allocator. By default, as
+   * `CUDA_NODE_ALLOC_CONF=expandable_segments:true` says (pools without an allocator).
+   */
+  expandable?: boolean
 }
 
 /** @internal Bytes of a `{ size }` or `{ fraction }` limit, checked as CuPy's `set_limit` checks it. */
@@ -41,6 +58,13 @@ export function limitBytes(limit: { size?: number; fraction?: number }): number 
   if (typeof fraction !== 'number') throw new TypeError(`fraction must be a number, got ${describe(fraction)}`)
   if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must lie in [0, 1], got ${fraction}`)
   return Math.floor(new Device().totalMemory * fraction)
+}
+
+function poolOptions(o: unknown): MemoryPoolOptions {
+  if (typeof o !== 'object' || o === null) throw new TypeError(`a MemoryPool takes an allocator or { allocator, expandable }, got ${describe(o)}`)
+  const { allocator, expandable } = o as MemoryPoolOptions
+  if (expandable !== undefined && typeof expandable !== 'boolean') throw new TypeError(`expandable must be a boolean, got ${describe(expandable)}`)
+  return { allocator, expandable }
 }
 
 // What the native pool reads back from a base allocator in place of a block (the addon's).
@@ -76,11 +100,28 @@ function source(allocator: Allocator): (nbytes: number) => number {
  */
 export class MemoryPool {
   /** The native pool of each device this pool is used on, owned by this object. */
-  readonly #pools = new PerDevice((d) => native.poolCreate(this, d))
+  readonly #pools = new PerDevice((d) => native.poolCreate(this, d, this.#expandable))
   readonly #source: ((nbytes: number) => number) | undefined
+  readonly #expandable: boolean | undefined
 
-  constructor(allocator?: Allocator | null) {
-    if (allocator !== undefined && allocator !== null) this.#source = source(func('allocator', allocator) as Allocator)
+  /**
+   * `new MemoryPool()`, `new MemoryPool(allocator)` or `new MemoryPool({ allocator, expandable })`.
+   * @throws {TypeError} for an allocator that is not a function, `expandable` not a boolean, or both an allocator and `expandable: true`.
+   */
+  constructor(options?: Allocator | MemoryPoolOptions | null) {
+    const { allocator, expandable } = typeof options === 'function' || options === null || options === undefined ? { allocator: options } : poolOptions(options)
+    if (allocator !== undefined && allocator !== null) {
+      if (expandable === true) throw new TypeError('an expandable pool grows from the driver: it takes no allocator')
+      this.#source = source(func('allocator', allocator) as Allocator)
+      this.#expandable = false
+    } else {
+      this.#expandable = expandable
+    }
+  }
+
+  /** Whether the pool grows its segments in place (on the current device). */
+  get expandable(): boolean {
+    return native.poolExpandable(this.#pools.get())
   }
 
   /**

@@ -28,6 +28,8 @@ pub trait Backend: Send + Sync + 'static {
     fn blas(&self) -> &dyn BlasOps;
     /// NCCL (`ops/nccl.rs` owns the trait, `nccl.rs` the checked calls).
     fn nccl(&self) -> &dyn NcclOps;
+    /// Virtual memory: reserved ranges and the physical memory mapped into them (`ops/vmm.rs`).
+    fn vmm(&self) -> &dyn crate::ops::VirtualMemory;
 }
 
 /// The calls `crates/node` makes on the backend directly, at their old names, until the binding

@@ -36,6 +36,7 @@ pub mod runtime;
 pub mod sim;
 pub mod stream;
 pub mod teardown;
+pub mod vmm;
 
 pub use async_pool::AsyncMemoryPool;
 pub use block::Block;
@@ -49,6 +50,7 @@ pub use ops::{HostFn, Pattern, StatusFn};
 pub use pool::MemoryPool;
 pub use runtime::{runtime, BackendInfo, BackendKind, Runtime};
 pub use stream::{priority_range, Stream, StreamKind, UserStream};
+pub use vmm::{Reservation, VirtualMemoryResource};
 
 /// The driver errors that drops in the cuda backend could not return (a failed destroy, free,
 /// unregister, close or unload), since the last call, oldest first; none on the simulator.

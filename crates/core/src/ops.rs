@@ -13,6 +13,7 @@ pub mod module;
 pub mod nccl;
 pub mod pinned;
 pub mod stream;
+pub mod vmm;
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 pub use event::{EventFlags, EventOps, Events};
@@ -23,3 +24,4 @@ pub use pinned::{HostBytes, HostMemory, PinnedOps};
 pub use stream::{
     copy_rows, extent, CaptureMode, CaptureStatus, End, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn, StreamOps, Streams,
 };
+pub use vmm::{Access, ReservationOps, VirtualMemory};

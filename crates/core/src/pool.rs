@@ -11,12 +11,18 @@
 //! - it grows from the driver (`cuMemAlloc`), or from another allocator (CuPy's
 //!   `MemoryPool(allocator)`): a block that allocator handed it, kept until released;
 //! - a limit from `CUDA_NODE_GPU_MEMORY_LIMIT` applies to every pool made (CuPy's
-//!   `CUPY_GPU_MEMORY_LIMIT`); statistics keep high-water marks until reset.
+//!   `CUPY_GPU_MEMORY_LIMIT`); statistics keep high-water marks until reset;
+//! - expandable (PyTorch's expandable segments, `CUDA_NODE_ALLOC_CONF=expandable_segments:true`
+//!   or `expandable: true`): each arena has one segment, an address range reserved once
+//!   (`vmm.rs`), and a request no free block fits maps more physical memory at the segment's
+//!   end, extending its free tail in place, instead of allocating a new segment; releasing
+//!   (`free_all_blocks`, the limit, out of memory) unmaps the mappings a free tail covers.
 
 use crate::block::{Block, Release};
 use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
 use crate::stream::{Stream, StreamKind};
+use crate::vmm::Reservation;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -57,6 +63,16 @@ struct Chunk {
     next: Option<usize>,
     arena: ArenaKey,
     in_use: bool,
+    /// A piece of an expandable segment: never released whole, only its mapped tail.
+    segment: bool,
+}
+
+/// An arena's expandable segment: a reserved range mapped from its start up to `mapped`.
+struct Segment {
+    res: Arc<Reservation>,
+    mapped: u64,
+    /// The chunk at the end of what is mapped.
+    last: Option<usize>,
 }
 
 struct Arena {
@@ -80,6 +96,8 @@ struct State {
     retries: u64,
     /// Bytes given back to the driver (or the base allocator) since the pool was made.
     released: u64,
+    /// Expandable segments by the arena that made them.
+    segments: FxHashMap<ArenaKey, Segment>,
 }
 
 impl State {
@@ -117,14 +135,17 @@ impl State {
         let &(have, id) = arena.free.range((size, 0)..).next()?;
         arena.free.remove(&(have, id));
         if have > size {
-            let (mem, keep, offset, next) = {
+            let (mem, keep, offset, next, segment) = {
                 let c = self.chunk(id);
-                (c.mem.clone(), c.keep.clone(), c.offset, c.next)
+                (c.mem.clone(), c.keep.clone(), c.offset, c.next, c.segment)
             };
-            let tail =
-                self.insert(Chunk { mem, keep, offset: offset + size, size: have - size, prev: Some(id), next, arena: key, in_use: false });
-            if let Some(n) = next {
-                self.chunk(n).prev = Some(tail);
+            let rest =
+                Chunk { mem, keep, offset: offset + size, size: have - size, prev: Some(id), next, arena: key, in_use: false, segment };
+            let tail = self.insert(rest);
+            match next {
+                Some(n) => self.chunk(n).prev = Some(tail),
+                None if segment => self.moved_last(id, tail),
+                None => {}
             }
             let c = self.chunk(id);
             c.size = size;
@@ -156,8 +177,10 @@ impl State {
             let c = self.chunk(id);
             c.size += next.size;
             c.next = next.next;
-            if let Some(nn) = next.next {
-                self.chunk(nn).prev = Some(id);
+            match next.next {
+                Some(nn) => self.chunk(nn).prev = Some(id),
+                None if next.segment => self.moved_last(n, id),
+                None => {}
             }
         }
         if let Some(p) = self.is_free_in(self.chunks[id].as_ref().and_then(|c| c.prev), arena) {
@@ -169,8 +192,10 @@ impl State {
             let c = self.chunk(p);
             c.size += me.size;
             c.next = me.next;
-            if let Some(n) = me.next {
-                self.chunk(n).prev = Some(p);
+            match me.next {
+                Some(n) => self.chunk(n).prev = Some(p),
+                None if me.segment => self.moved_last(id, p),
+                None => {}
             }
             id = p;
         }
@@ -178,6 +203,51 @@ impl State {
         if let Some(a) = self.arenas.get_mut(&arena) {
             a.free.insert((size, id));
         }
+    }
+
+    /// The segment whose last chunk was `old` ends in `new` now.
+    fn moved_last(&mut self, old: usize, new: usize) {
+        if let Some(seg) = self.segments.values_mut().find(|s| s.last == Some(old)) {
+            seg.last = Some(new);
+        }
+    }
+
+    /// Cuts the free tails of the expandable segments (of `only`'s arena, or all) down past the
+    /// mappings they cover; the reservations and the mappings to unmap, the counts already
+    /// uncounted. The caller unmaps them with no lock held.
+    fn cut_tails(&mut self, only: Option<ArenaKey>) -> Vec<(Arc<Reservation>, Vec<u64>)> {
+        let mut out = Vec::new();
+        let keys: Vec<ArenaKey> = self.segments.keys().copied().collect();
+        for key in keys {
+            let Some(last) = self.segments[&key].last else { continue };
+            let (offset, size, arena, prev) = match self.chunks[last].as_ref() {
+                Some(c) if !c.in_use && only.is_none_or(|o| o == c.arena) => (c.offset, c.size, c.arena, c.prev),
+                _ => continue,
+            };
+            let res = self.segments[&key].res.clone();
+            let maps = res.mappings_from(offset);
+            let cut: u64 = maps.iter().map(|&(_, s)| s).sum();
+            if cut == 0 {
+                continue;
+            }
+            let free = &mut self.arenas.get_mut(&arena).expect("arena exists").free;
+            free.remove(&(size, last));
+            if cut == size {
+                self.remove(last);
+                if let Some(p) = prev {
+                    self.chunk(p).next = None;
+                }
+                self.segments.get_mut(&key).expect("segment exists").last = prev;
+            } else {
+                self.chunk(last).size = size - cut;
+                self.arenas.get_mut(&arena).expect("arena exists").free.insert((size - cut, last));
+            }
+            self.segments.get_mut(&key).expect("segment exists").mapped -= cut;
+            self.total -= cut;
+            self.released += cut;
+            out.push((res, maps.into_iter().map(|(o, _)| o).collect()));
+        }
+        out
     }
 
     /// Releases every free chunk that is a whole allocation (split pieces wait to re-merge).
@@ -189,7 +259,7 @@ impl State {
                 .free
                 .iter()
                 .copied()
-                .filter(|&(_, id)| self.chunks[id].as_ref().is_some_and(|c| c.prev.is_none() && c.next.is_none()))
+                .filter(|&(_, id)| self.chunks[id].as_ref().is_some_and(|c| c.prev.is_none() && c.next.is_none() && !c.segment))
                 .collect();
             for (size, id) in whole {
                 self.arenas.get_mut(&key).expect("arena exists").free.remove(&(size, id));
@@ -198,7 +268,8 @@ impl State {
                 self.released += c.size;
                 released.push(c);
             }
-            if self.arenas[&key].free.is_empty() && !self.chunks.iter().flatten().any(|c| c.arena == key) {
+            let segment = self.segments.contains_key(&key);
+            if !segment && self.arenas[&key].free.is_empty() && !self.chunks.iter().flatten().any(|c| c.arena == key) {
                 self.arenas.remove(&key);
             }
         }
@@ -211,6 +282,9 @@ pub struct MemoryPool {
     device: usize,
     state: Mutex<State>,
     me: Weak<MemoryPool>,
+    expandable: bool,
+    /// Held while a segment is mapped or unmapped, so that the two never cross.
+    growing: Mutex<()>,
 }
 
 impl Release for MemoryPool {
@@ -236,6 +310,11 @@ pub struct PoolStats {
     pub retries: u64,
     /// Bytes given back to the driver (or the base allocator) so far.
     pub released: u64,
+    /// Allocations the pool holds from the driver or its allocator (classic), or expandable
+    /// segments with memory mapped.
+    pub segments: u64,
+    /// Bytes of physical memory the pool holds mapped (equal to `total`: every byte held is).
+    pub mapped: u64,
 }
 
 /// The environment variable that limits every pool (CuPy's `CUPY_GPU_MEMORY_LIMIT`).
@@ -264,17 +343,74 @@ fn parse_limit(v: &str, total: impl FnOnce() -> Result<u64>) -> Result<u64> {
     v.parse::<u64>().map_err(|_| bad())
 }
 
+/// The environment variable of the allocator's settings (PyTorch's `PYTORCH_CUDA_ALLOC_CONF`):
+/// comma-separated `key:value` pairs; the one key is `expandable_segments` (`true`/`false`).
+pub const ALLOC_CONF_ENV: &str = "CUDA_NODE_ALLOC_CONF";
+
+/// What `CUDA_NODE_ALLOC_CONF` says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocConf {
+    pub expandable_segments: bool,
+}
+
+/// `CUDA_NODE_ALLOC_CONF`, read once per process; a malformed value or an unknown key is a
+/// `RangeError` naming it, at every pool made.
+pub fn alloc_conf() -> Result<AllocConf> {
+    static CONF: std::sync::OnceLock<Result<AllocConf>> = std::sync::OnceLock::new();
+    CONF.get_or_init(|| parse_alloc_conf(&std::env::var(ALLOC_CONF_ENV).unwrap_or_default())).clone()
+}
+
+fn parse_alloc_conf(v: &str) -> Result<AllocConf> {
+    let mut conf = AllocConf::default();
+    for pair in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((key, value)) = pair.split_once(':') else {
+            return Err(Error::range(format!("{ALLOC_CONF_ENV} takes key:value pairs separated by commas, got '{pair}'")));
+        };
+        match key.trim() {
+            "expandable_segments" => {
+                conf.expandable_segments = match value.trim() {
+                    "true" | "True" | "1" => true,
+                    "false" | "False" | "0" => false,
+                    other => {
+                        return Err(Error::range(format!("{ALLOC_CONF_ENV}: expandable_segments must be true or false, got '{other}'")))
+                    }
+                }
+            }
+            other => return Err(Error::range(format!("{ALLOC_CONF_ENV}: unknown key '{other}' (the known key is expandable_segments)"))),
+        }
+    }
+    Ok(conf)
+}
+
 impl MemoryPool {
     pub fn new(device: usize) -> Arc<MemoryPool> {
-        Arc::new_cyclic(|me| MemoryPool { device, state: Mutex::new(State::default()), me: me.clone() })
+        MemoryPool::with_segments(device, false)
+    }
+
+    /// A pool whose arenas grow one expandable segment each (`expandable`), or classic.
+    pub fn with_segments(device: usize, expandable: bool) -> Arc<MemoryPool> {
+        Arc::new_cyclic(|me| MemoryPool {
+            device,
+            state: Mutex::new(State::default()),
+            me: me.clone(),
+            expandable,
+            growing: Mutex::new(()),
+        })
     }
 
     /// A pool with the limit `CUDA_NODE_GPU_MEMORY_LIMIT` sets (as every CuPy pool reads
-    /// `CUPY_GPU_MEMORY_LIMIT` when made).
-    pub fn create(device: usize) -> Result<Arc<MemoryPool>> {
-        let pool = MemoryPool::new(device);
+    /// `CUPY_GPU_MEMORY_LIMIT` when made), expandable as asked or, when not said,
+    /// as `CUDA_NODE_ALLOC_CONF` says.
+    pub fn create(device: usize, expandable: Option<bool>) -> Result<Arc<MemoryPool>> {
+        let conf = alloc_conf()?;
+        let pool = MemoryPool::with_segments(device, expandable.unwrap_or(conf.expandable_segments));
         pool.set_limit(env_limit(device)?);
         Ok(pool)
+    }
+
+    /// Whether the pool grows its segments in place.
+    pub fn expandable(&self) -> bool {
+        self.expandable
     }
 
     pub fn device(&self) -> usize {
@@ -301,10 +437,14 @@ impl MemoryPool {
         if size == 0 {
             return Ok(Block::whole(DeviceMemory::alloc(self.device, 0)?));
         }
+        if self.expandable && source.is_some() {
+            return Err(Error::type_error("an expandable pool grows from the driver: it takes no allocator"));
+        }
         let size = round_size(size);
         let key = arena_key(stream)?;
         let (id, mem, offset) = match self.reuse(key, size, stream) {
             Some(taken) => taken,
+            None if self.expandable => self.grow_in_place(key, size, stream)?,
             None => self.grow(key, size, stream, source)?,
         };
         // The block holds its pool (a reference count, no allocation) and returns to it on drop.
@@ -386,7 +526,8 @@ impl MemoryPool {
                     st.peak_total = st.peak_total.max(st.total);
                     st.peak_used = st.peak_used.max(st.used);
                     st.arenas.entry(key).or_insert_with(|| Arena { stream: stream.clone(), free: BTreeSet::new() });
-                    let chunk = Chunk { mem: mem.clone(), keep, offset, size, prev: None, next: None, arena: key, in_use: true };
+                    let chunk =
+                        Chunk { mem: mem.clone(), keep, offset, size, prev: None, next: None, arena: key, in_use: true, segment: false };
                     let id = st.insert(chunk);
                     return Ok((id, mem, offset));
                 }
@@ -411,6 +552,96 @@ impl MemoryPool {
         }
     }
 
+    /// Grows `key`'s expandable segment in place by what `size` needs past its free tail
+    /// (rounded up to the granularity), then takes the block from it.
+    fn grow_in_place(&self, key: ArenaKey, size: u64, stream: &Arc<Stream>) -> Result<(usize, Arc<DeviceMemory>, u64)> {
+        let _growing = self.growing.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.lock().segments.contains_key(&key) {
+            // One range the size of the device's memory: the segment never needs another.
+            let total = crate::runtime()?.backend.devices().mem_info(self.device)?.total;
+            let g = crate::vmm::granularity(self.device, false)?;
+            let res = Arc::new(Reservation::new(self.device, total.next_multiple_of(g))?);
+            self.lock().segments.insert(key, Segment { res, mapped: 0, last: None });
+        }
+        let mut retried = false;
+        loop {
+            let (res, at, need, limit, total, used) = {
+                let st = self.lock();
+                let seg = &st.segments[&key];
+                let tail = seg.last.and_then(|l| st.is_free_in(Some(l), key)).map_or(0, |l| st.chunks[l].as_ref().map_or(0, |c| c.size));
+                let need = (size - tail.min(size)).next_multiple_of(seg.res.granularity());
+                (seg.res.clone(), seg.mapped, need, st.limit, st.total, st.used)
+            };
+            let over_limit = limit != 0 && total + need > limit;
+            let result = if over_limit {
+                None
+            } else if at + need > res.size() {
+                Some(Err(Error::cuda(Code::CUDA_ERROR_OUT_OF_MEMORY, "the expandable segment's reservation is full")))
+            } else {
+                Some(res.map(at, need))
+            };
+            match result {
+                Some(Ok(())) => {
+                    let mut st = self.lock();
+                    st.arenas.entry(key).or_insert_with(|| Arena { stream: stream.clone(), free: BTreeSet::new() });
+                    let last = st.segments[&key].last;
+                    match last.and_then(|l| st.is_free_in(Some(l), key)) {
+                        Some(l) => {
+                            let have = st.chunks[l].as_ref().map_or(0, |c| c.size);
+                            let free = &mut st.arenas.get_mut(&key).expect("arena exists").free;
+                            free.remove(&(have, l));
+                            free.insert((have + need, l));
+                            st.chunk(l).size = have + need;
+                        }
+                        None => {
+                            let mem = res.memory().clone();
+                            let c = Chunk {
+                                mem,
+                                keep: None,
+                                offset: at,
+                                size: need,
+                                prev: last,
+                                next: None,
+                                arena: key,
+                                in_use: false,
+                                segment: true,
+                            };
+                            let id = st.insert(c);
+                            if let Some(l) = last {
+                                st.chunk(l).next = Some(id);
+                            }
+                            st.segments.get_mut(&key).expect("segment exists").last = Some(id);
+                            st.arenas.get_mut(&key).expect("arena exists").free.insert((need, id));
+                        }
+                    }
+                    st.segments.get_mut(&key).expect("segment exists").mapped += need;
+                    st.total += need;
+                    st.peak_total = st.peak_total.max(st.total);
+                    let id = st.take_fit(key, size).expect("the grown tail fits");
+                    let c = st.chunk(id);
+                    return Ok((id, c.mem.clone(), c.offset));
+                }
+                Some(Err(e)) if !e.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY) => return Err(e),
+                _ if !retried => {
+                    retried = true;
+                    self.lock().retries += 1;
+                    self.release_held(None);
+                }
+                _ => {
+                    let limit_note = if limit != 0 { format!(", limit set to {limit} bytes") } else { String::new() };
+                    return Err(Error::cuda(
+                        Code::CUDA_ERROR_OUT_OF_MEMORY,
+                        format!(
+                            "out of memory allocating {size} bytes on device {} (the pool has {used} bytes in use and holds {total} bytes{limit_note}); \
+                             free blocks were released and the allocation retried",
+                            self.device
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
     /// Releases free blocks to the driver (all arenas, or only `stream`'s); the bytes released.
     pub fn free_all_blocks(&self, stream: Option<&Stream>) -> u64 {
         // A stream never made (any allocation on it makes it) has no arena: nothing to release.
@@ -418,11 +649,29 @@ impl MemoryPool {
             return 0;
         }
         let Ok(key) = stream.map(arena_key).transpose() else { return 0 };
-        let released = self.lock().release_free(key);
-        let bytes = released.iter().map(|c| c.size).sum();
-        // Dropped outside the lock: freeing may wait for the device (M2), and a base
-        // allocator's block may return to a pool of its own.
+        let _growing = self.growing.lock().unwrap_or_else(|p| p.into_inner());
+        self.release_held(key)
+    }
+
+    /// As `free_all_blocks`, with `growing` held.
+    fn release_held(&self, key: Option<ArenaKey>) -> u64 {
+        let (released, tails, cut) = {
+            let mut st = self.lock();
+            let before = st.released;
+            let tails = st.cut_tails(key);
+            let cut = st.released - before;
+            (st.release_free(key), tails, cut)
+        };
+        let bytes = released.iter().map(|c| c.size).sum::<u64>() + cut;
+        // Dropped and unmapped outside the lock: freeing waits for the device (M2), unmapping
+        // too (vmm.rs), and a base allocator's block may return to a pool of its own.
         drop(released);
+        for (res, offsets) in tails {
+            for offset in offsets {
+                // The tail was free and is uncounted: a failure leaves the mapping to the drop.
+                let _ = res.unmap(offset);
+            }
+        }
         bytes
     }
 
@@ -458,6 +707,9 @@ impl MemoryPool {
             free_blocks: st.arenas.values().map(|a| a.free.len() as u64).sum(),
             retries: st.retries,
             released: st.released,
+            segments: st.chunks.iter().flatten().filter(|c| c.prev.is_none() && !c.segment).count() as u64
+                + st.segments.values().filter(|s| s.mapped > 0).count() as u64,
+            mapped: st.total,
         }
     }
 
@@ -614,5 +866,94 @@ mod tests {
             let e = parse_limit(bad, total).expect_err(bad);
             assert!(e.message().contains(MEMORY_LIMIT_ENV), "{e}");
         }
+    }
+
+    const G: u64 = crate::sim::vmm::SIM_GRANULARITY;
+
+    #[test]
+    fn an_expandable_pool_grows_its_segment_in_place_and_unmaps_the_free_tail() {
+        let (_, s) = setup();
+        let pool = MemoryPool::with_segments(0, true);
+        let a = pool.malloc(1000, &s).unwrap();
+        let st = pool.stats();
+        assert_eq!((st.total, st.segments, st.mapped), (G, 1, G), "one granule mapped");
+        let b = pool.malloc(G, &s).unwrap();
+        assert_eq!(b.ptr(), a.ptr() + 1024, "the next block follows in the same range");
+        assert_eq!(pool.total_bytes(), 2 * G, "grown by what the free tail lacked, rounded up");
+        drop(b);
+        assert_eq!(pool.free_all_blocks(None), G, "the mapping the free tail covers is unmapped");
+        assert_eq!(pool.total_bytes(), G);
+        drop(a);
+        assert_eq!(pool.free_all_blocks(None), G);
+        let st = pool.stats();
+        assert_eq!((st.total, st.segments, st.used, st.released), (0, 0, 0, 2 * G));
+        let c = pool.malloc(G, &s).unwrap();
+        assert_eq!(pool.total_bytes(), G, "mapped again at the start");
+        drop(c);
+    }
+
+    #[test]
+    fn blocks_freed_out_of_order_leave_no_hole_an_expandable_pool_cannot_fill() {
+        let (_, s) = setup();
+        let classic = MemoryPool::new(0);
+        let expandable = MemoryPool::with_segments(0, true);
+        for pool in [&classic, &expandable] {
+            let a = pool.malloc(3 * G, &s).unwrap();
+            let b = pool.malloc(3 * G, &s).unwrap();
+            drop(a);
+            // 4 G fits neither hole of a classic pool; an expandable one grows the tail after b
+            // only by what it lacks.
+            let c = pool.malloc(4 * G, &s).unwrap();
+            drop((b, c));
+        }
+        assert_eq!(classic.stats().peak_total, 10 * G);
+        assert_eq!(expandable.stats().peak_total, 10 * G);
+        let e = MemoryPool::with_segments(0, true);
+        let a = e.malloc(3 * G, &s).unwrap();
+        let b = e.malloc(3 * G, &s).unwrap();
+        drop(b);
+        let c = e.malloc(4 * G, &s).unwrap();
+        assert_eq!(e.stats().peak_total, 7 * G, "the freed tail was extended by one granule, not a new 4 G segment");
+        drop((a, c));
+    }
+
+    #[test]
+    fn an_expandable_pool_past_its_limit_unmaps_free_tails_and_retries() {
+        let (_, s) = setup();
+        let pool = MemoryPool::with_segments(0, true);
+        pool.set_limit(4 * G);
+        let a = pool.malloc(2 * G, &s).unwrap();
+        drop(pool.malloc(2 * G, &s).unwrap());
+        // Busy past the free: another stream cannot take the block, and needs a segment of its own.
+        s.sleep(50_000_000).unwrap();
+        drop(a);
+        let s2 = Arc::new(Stream::create(0, true, None).unwrap());
+        // Only unmapping the first segment's free tail makes room.
+        let b = pool.malloc(3 * G, &s2).unwrap();
+        let st = pool.stats();
+        assert_eq!((st.retries, st.total, st.released), (1, 3 * G, 4 * G));
+        let err = pool.malloc(2 * G, &s2).err().expect("over the limit");
+        assert!(err.is_code(Code::CUDA_ERROR_OUT_OF_MEMORY), "{err}");
+        drop(b);
+    }
+
+    #[test]
+    fn an_expandable_pool_takes_no_allocator() {
+        let (_, s) = setup();
+        let pool = MemoryPool::with_segments(0, true);
+        let mut source = |_n: u64| -> Result<Arc<Block>> { unreachable!() };
+        let err = pool.malloc_from(1, &s, Some(&mut source)).err().expect("refused");
+        assert!(err.message().contains("takes no allocator"), "{err}");
+    }
+
+    #[test]
+    fn the_alloc_conf_reads_expandable_segments_and_names_an_unknown_key() {
+        assert_eq!(parse_alloc_conf("").unwrap(), AllocConf { expandable_segments: false });
+        assert_eq!(parse_alloc_conf("expandable_segments:True").unwrap(), AllocConf { expandable_segments: true });
+        assert_eq!(parse_alloc_conf(" expandable_segments : false ,").unwrap(), AllocConf { expandable_segments: false });
+        let e = parse_alloc_conf("max_split_size_mb:128").unwrap_err();
+        assert_eq!(e.message(), "CUDA_NODE_ALLOC_CONF: unknown key 'max_split_size_mb' (the known key is expandable_segments)");
+        assert!(parse_alloc_conf("expandable_segments:yes").unwrap_err().message().contains("must be true or false, got 'yes'"));
+        assert!(parse_alloc_conf("expandable_segments").unwrap_err().message().contains("key:value pairs"));
     }
 }

@@ -31,6 +31,7 @@ mod raw;
 mod stream;
 mod task;
 mod teardown;
+mod vmm;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -63,6 +64,7 @@ fn tables() -> Vec<&'static [Export]> {
         coop::EXPORTS,
         constants::EXPORTS,
         EXPORTS,
+        vmm::EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,
     ]

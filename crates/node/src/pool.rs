@@ -17,6 +17,8 @@ crate::js_object! {
         n_free_blocks: f64 = c"nFreeBlocks",
         oom_retries: f64 = c"oomRetries",
         released_bytes: f64 = c"releasedBytes",
+        segments: f64 = c"segments",
+        mapped_bytes: f64 = c"mappedBytes",
     }
 }
 
@@ -30,6 +32,8 @@ impl From<PoolStats> for PoolStatsOut {
             n_free_blocks: s.free_blocks as f64,
             oom_retries: s.retries as f64,
             released_bytes: s.released as f64,
+            segments: s.segments as f64,
+            mapped_bytes: s.mapped as f64,
         }
     }
 }
@@ -37,9 +41,14 @@ impl From<PoolStats> for PoolStatsOut {
 crate::table!(POOLS: Arc<MemoryPool>, CUDA_ERROR_INVALID_HANDLE, "this memory pool is gone");
 
 crate::exports! {
-    /// A caching pool for `device`.
-    c"poolCreate" => fn pool_create(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, MemoryPool::create(runtime()?.ordinal(device)?)?)
+    /// A caching pool for `device`: expandable as asked, or as `CUDA_NODE_ALLOC_CONF` says.
+    c"poolCreate" => fn pool_create(cx, owner: Owner, device: f64, expandable: Option<bool>) -> f64 {
+        insert(cx, &owner, MemoryPool::create(runtime()?.ordinal(device)?, expandable)?)
+    }
+
+    /// Whether the pool grows its segments in place.
+    c"poolExpandable" => fn pool_expandable(_cx, pool: f64) -> bool {
+        with(pool, |p| Ok(p.expandable()))
     }
 
     /// As `poolMalloc`, growing from `alloc` (CuPy's `MemoryPool(allocator)`): called with the

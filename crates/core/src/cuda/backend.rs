@@ -86,4 +86,7 @@ impl Backend for CudaBackend {
     fn nccl(&self) -> &dyn NcclOps {
         self
     }
+    fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
+        self
+    }
 }

@@ -24,6 +24,7 @@ pub(crate) mod raw;
 mod recycle;
 mod staging;
 mod stream;
+mod vmm;
 
 pub use backend::{driver_loaded, driver_present};
 pub use device::CudaBackend;

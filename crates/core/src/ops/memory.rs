@@ -55,6 +55,8 @@ pub enum AllocKind {
     Ipc,
     /// A module's `__device__` or `__constant__` variable.
     ModuleGlobal,
+    /// A reserved address range with physical memory mapped into it (`ops/vmm.rs`).
+    Virtual,
 }
 
 /// One allocation of device memory, of any kind, freed (or closed, or let go) when dropped.

@@ -92,6 +92,9 @@ impl Backend for SimBackend {
     fn nccl(&self) -> &dyn NcclOps {
         self
     }
+    fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
+        self
+    }
 }
 
 #[cfg(test)]

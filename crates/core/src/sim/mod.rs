@@ -24,6 +24,7 @@ mod own;
 mod pinned;
 mod pool;
 mod stream;
+pub mod vmm;
 
 pub use backend::{DEFAULT_MEMORY, DEVICES_ENV, MAX_DEVICES, MEMORY_ENV};
 use device::HostRanges;

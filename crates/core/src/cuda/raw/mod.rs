@@ -14,6 +14,8 @@ mod graph;
 mod memory;
 mod module;
 mod stream;
+/// Virtual memory, called as `raw::vmm::name` (not re-exported: a glob back would close a loop).
+pub(crate) mod vmm;
 
 pub(crate) use check::Raw;
 pub(crate) use device::*;

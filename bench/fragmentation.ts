@@ -1,0 +1,168 @@
+// `node --import tsx bench/fragmentation.ts`: how much memory a pool holds for what it hands out,
+// on a fragmenting workload (mixed sizes freed out of order, the way a network's activations
+// are), for the classic pool, the expandable pool (PyTorch's expandable segments, here
+// `new MemoryPool({ expandable: true })`), and in the same run PyTorch without and with
+// `expandable_segments:True` and CuPy's pool (bench/peers/fragmentation.py, each in a process of
+// its own, replaying the same operations). Then the cost of growing by 1 GiB, and warm
+// alloc+free of the expandable pool against the classic one. The simulator runs a workload 16×
+// smaller: its figures prove the bench runs, no more.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { backend, MemoryPool, type MemoryPointer } from './package'
+
+const MiB = 1 << 20
+const GiB = 1 << 30
+const sim = backend().name === 'sim'
+const scale = sim ? 1 / 16 : 1
+
+/** `['a', id, bytes]` allocates, `['f', id]` frees. */
+type Op = ['a', number, number] | ['f', number]
+
+/**
+ * A seeded workload: 40 steps of a 24-layer network whose batch (sequence length) changes every
+ * step. Each layer keeps an activation and makes a temporary freed after the next layer's; at the
+ * end of a step the activations go in a shuffled order, except one in eight, kept for a few steps
+ * (a cache that lives across steps).
+ */
+function workload(): Op[] {
+  let seed = 0x2545f491
+  const rand = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+    return seed / 2 ** 32
+  }
+  const ops: Op[] = []
+  let next = 0
+  const cached: { id: number; until: number }[] = []
+  const shapes = [6, 24, 6, 96, 12, 3].map((m) => m * MiB * scale)
+  for (let step = 0; step < 40; step++) {
+    const batch = 0.2 + 0.8 * rand()
+    const acts: number[] = []
+    let temp: number | undefined
+    for (let layer = 0; layer < 24; layer++) {
+      const bytes = Math.max(512, Math.round((shapes[layer % shapes.length] * batch) / 512) * 512)
+      const id = next++
+      ops.push(['a', id, bytes])
+      acts.push(id)
+      const t = next++
+      ops.push(['a', t, Math.round(bytes * (0.5 + rand()))])
+      if (temp !== undefined) ops.push(['f', temp])
+      temp = t
+    }
+    if (temp !== undefined) ops.push(['f', temp])
+    for (let i = acts.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1))
+      ;[acts[i], acts[j]] = [acts[j], acts[i]]
+    }
+    for (const id of acts) {
+      if (rand() < 0.125) cached.push({ id, until: step + 1 + Math.floor(rand() * 4) })
+      else ops.push(['f', id])
+    }
+    for (const c of cached.filter((c) => c.until === step)) ops.push(['f', c.id])
+    cached.splice(0, cached.length, ...cached.filter((c) => c.until !== step))
+  }
+  for (const c of cached) ops.push(['f', c.id])
+  return ops
+}
+
+function replay(pool: MemoryPool, ops: Op[]): { peakUsed: number; peakReserved: number; ratio: number } {
+  const live = new Map<number, MemoryPointer>()
+  pool.resetPeakStats()
+  for (const op of ops) {
+    if (op[0] === 'a') live.set(op[1], pool.malloc(op[2]))
+    else {
+      live.get(op[1])!.free()
+      live.delete(op[1])
+    }
+  }
+  const s = pool.stats()
+  pool.freeAllBlocks()
+  return { peakUsed: s.peakUsedBytes, peakReserved: s.peakTotalBytes, ratio: s.peakTotalBytes / s.peakUsedBytes }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+
+/** ms to grow by `bytes` (the pool already holding a block, so an expandable pool extends its segment). */
+function growMs(pool: MemoryPool, bytes: number): number {
+  const times: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const first = pool.malloc(MiB)
+    const t0 = process.hrtime.bigint()
+    const big = pool.malloc(bytes)
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6)
+    big.free()
+    first.free()
+    pool.freeAllBlocks()
+  }
+  return median(times)
+}
+
+/** ns per warm alloc+free of `bytes`, median of 9 batches of 2000. */
+function warmNs(pool: MemoryPool, bytes: number): number {
+  for (let i = 0; i < 2000; i++) pool.malloc(bytes).free()
+  const batches: number[] = []
+  for (let b = 0; b < 9; b++) {
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < 2000; i++) pool.malloc(bytes).free()
+    batches.push(Number(process.hrtime.bigint() - t0) / 2000)
+  }
+  return median(batches)
+}
+
+interface PeerRow {
+  name: string
+  ratio?: number
+  peakUsed?: number
+  peakReserved?: number
+  growMs?: number
+  error?: string
+}
+
+function peers(opsFile: string, grow: number): PeerRow[] {
+  const script = path.join(__dirname, 'peers', 'fragmentation.py')
+  const runs: [string, string, Record<string, string>][] = [
+    ['PyTorch', 'torch', { PYTORCH_CUDA_ALLOC_CONF: '' }],
+    ['PyTorch expandable_segments', 'torch', { PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' }],
+    ['CuPy', 'cupy', {}],
+  ]
+  return runs.map(([name, lib, env]) => {
+    const r = spawnSync('python3', [script, lib, opsFile, String(grow)], { encoding: 'utf8', timeout: 600_000, env: { ...process.env, ...env } })
+    const line = (r.stdout ?? '').split('\n').filter((l) => l.startsWith('{')).pop()
+    if (line === undefined) return { name, error: (r.stderr ?? '').trim().split('\n').slice(-1)[0] || `exit ${r.status}` }
+    return { name, ...JSON.parse(line) }
+  })
+}
+
+const ops = workload()
+const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-frag-'))
+const opsFile = path.join(dir, 'ops.json')
+writeFileSync(opsFile, JSON.stringify(ops))
+const grow = sim ? 64 * MiB : GiB
+try {
+  const classic = new MemoryPool({ expandable: false })
+  const expandable = new MemoryPool({ expandable: true })
+  const rows: PeerRow[] = [
+    { name: 'cuda-node MemoryPool', ...replay(classic, ops), growMs: growMs(classic, grow) },
+    { name: 'cuda-node MemoryPool expandable', ...replay(expandable, ops), growMs: growMs(expandable, grow) },
+    ...(sim ? [] : peers(opsFile, grow)),
+  ]
+  const mb = (n?: number): string => (n === undefined ? '' : (n / MiB).toFixed(0))
+  console.log(`fragmentation on ${backend().name}: ${ops.filter((o) => o[0] === 'a').length} allocations${sim ? ' (16× smaller on the simulator)' : ''}`)
+  console.log(`| allocator | peak used MiB | peak reserved MiB | reserved ÷ used | grow by ${grow / MiB} MiB, ms |`)
+  console.log('|---|---|---|---|---|')
+  for (const r of rows) {
+    if (r.error !== undefined) console.log(`| ${r.name} | not measured: ${r.error} | | | |`)
+    else console.log(`| ${r.name} | ${mb(r.peakUsed)} | ${mb(r.peakReserved)} | ${r.ratio?.toFixed(2)} | ${r.growMs?.toFixed(2) ?? ''} |`)
+  }
+  const warmC = warmNs(classic, MiB)
+  const warmE = warmNs(expandable, MiB)
+  console.log(`\nwarm alloc+free of 1 MiB: classic ${warmC.toFixed(0)} ns, expandable ${warmE.toFixed(0)} ns (${((warmE / warmC - 1) * 100).toFixed(1)}%; the goal is within 10%)`)
+  console.log('importing a shared allocation: not measured (shareable pools are not implemented yet)')
+  console.log(JSON.stringify({ rows, warm: { classicNs: warmC, expandableNs: warmE } }))
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
