@@ -303,7 +303,7 @@ class Launcher {
       [SIM_NODE_ENV]: `${os.hostname()}/${this.#id}/${nodeRank}`,
       // NVLink multicast stays off unless the user says otherwise (the shared hosts need it).
       NCCL_NVLS_ENABLE: process.env.NCCL_NVLS_ENABLE ?? '0',
-      CUDA_NODE_SIM_DEVICES: process.env.CUDA_NODE_SIM_DEVICES ?? String(nproc),
+      CUDA_NODE_SIM_DEVICES: process.env.CUDA_NODE_SIM_DEVICES || String(nproc),
     }
     const nodeArgs = [...o.nodeArgs]
     if (/\.[cm]?ts$/.test(o.script) && !nodeArgs.some((a) => /tsx/.test(a))) {
@@ -344,9 +344,11 @@ class Launcher {
     let failure: string | undefined
     let stopping = false
     let finished = false
+    let stoppedAt = 0
     const stopAll = (): void => {
       if (stopping) return
       stopping = true
+      stoppedAt = Date.now()
       this.#stopRanks()
     }
     this.#onInterrupt = () => {
@@ -391,6 +393,7 @@ class Launcher {
     )
     finished = true
     this.#onInterrupt = undefined
+    if (stopping) this.#say(`every rank of node ${nodeRank} stopped ${Date.now() - stoppedAt} ms after the failure`)
     if (failure !== undefined) return 'failed'
     // This node is done; the job is done when every node is (or one fails).
     await store.add(`${k}done`, 1)

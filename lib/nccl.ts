@@ -9,6 +9,8 @@ import { INTERNAL, NativeObject, own, ownDevice as ownDeviceOf } from './object'
 import type { Stream } from './stream/stream'
 import { streamOption } from './stream/handle'
 import { count, describe, integer } from './validate'
+import { launchEnv, storeFromEnv } from './distributed/launch-env'
+import { TcpStore, TcpStoreServer, TOKEN_ENV } from './distributed/store'
 
 /** NCCL's element types, by CuPy's dtype names, or NCCL's numbers (`nccl.NCCL_FLOAT32`, …). */
 export type NcclDType = 'int8' | 'uint8' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float16' | 'float32' | 'float64' | 'bfloat16' | number
@@ -94,6 +96,36 @@ export class NcclCommunicator extends NativeObject {
       throw e
     }
     return comm
+  }
+
+  /**
+   * Joins as `rank` of `size` through a store (PyTorch's `ProcessGroupNCCL` over a `TCPStore`):
+   * rank 0 makes the unique id and publishes it, the others wait for it; then every rank joins
+   * on the current device. All ranks must make their communicators in the same order: the
+   * n-th call on a store meets the others' n-th.
+   * @throws {TypeError}/{RangeError} for bad arguments; StoreError `STORE_TIMEOUT` if rank 0's
+   *   id does not come within the store's timeout; NCCL's errors as {@link NcclCommunicator.init}.
+   */
+  static async fromStore(store: TcpStore, options: { rank: number; size: number; timeout?: number }): Promise<NcclCommunicator> {
+    if (!(store instanceof TcpStore)) throw new TypeError(`store must be a TcpStore, got ${describe(store)}`)
+    if (options === null || typeof options !== 'object') throw new TypeError(`fromStore takes { rank, size }, got ${describe(options)}`)
+    const size = integer('size', options.size)
+    const rank = integer('rank', options.rank)
+    if (size < 1) throw new RangeError(`size must be at least 1, got ${size}`)
+    if (rank < 0 || rank >= size) throw new RangeError(`rank must be from 0 to size - 1 (${size - 1}), got ${rank}`)
+    const n = storeComms.get(store) ?? 0
+    storeComms.set(store, n + 1)
+    const key = `nccl/uniqueId/${n}`
+    const call = options.timeout === undefined ? undefined : { timeout: options.timeout }
+    let id: Buffer
+    if (rank === 0) {
+      id = nccl.getUniqueId()
+      await store.set(key, id, call)
+    } else {
+      id = await store.get(key, call)
+      if (id.length !== 128) throw new RangeError(`the store's ${key} holds ${id.length} bytes, not a unique id (128): another job shares this store?`)
+    }
+    return NcclCommunicator.init(size, id, rank)
   }
 
   /**
@@ -185,10 +217,60 @@ export class NcclCommunicator extends NativeObject {
   }
 }
 
+const storeComms = new WeakMap<TcpStore, number>()
+
+/** Options of {@link nccl.initProcessGroup}: each defaults to what `cuda-node run` says. */
+export interface ProcessGroupOptions {
+  /** The store the ranks meet through; by default the launcher's (or, with no launcher, one rank 0 hosts). */
+  store?: TcpStore
+  /** This process's rank (`RANK`). */
+  rank?: number
+  /** How many ranks (`WORLD_SIZE`). */
+  size?: number
+  /** The device to use (`LOCAL_RANK`'s); it becomes the current device. */
+  device?: Device | number
+  /** How long to wait for the store and the other ranks, in ms. */
+  timeout?: number
+}
+
+async function initProcessGroup(options: ProcessGroupOptions = {}): Promise<NcclCommunicator> {
+  if (options === null || typeof options !== 'object') throw new TypeError(`initProcessGroup takes an options object, got ${describe(options)}`)
+  const env = launchEnv()
+  const rank = options.rank ?? env?.rank
+  const size = options.size ?? env?.worldSize
+  if (rank === undefined || size === undefined) {
+    throw new RangeError('initProcessGroup needs a rank and a size: run under `cuda-node run` (RANK, WORLD_SIZE), or pass { rank, size }')
+  }
+  const device = options.device ?? env?.localRank
+  if (device !== undefined) new Device(deviceOrdinal(device)).use()
+  let store = options.store
+  if (store === undefined) {
+    if (env !== undefined && process.env[TOKEN_ENV] !== undefined) {
+      store = await storeFromEnv({ timeout: options.timeout })
+    } else {
+      // No launcher: rank 0 hosts the store at MASTER_ADDR:MASTER_PORT, as PyTorch's env:// does.
+      const token = process.env[TOKEN_ENV]
+      if (token === undefined) throw new RangeError(`no launcher and no store: set ${TOKEN_ENV} (the same on every rank) with MASTER_ADDR and MASTER_PORT, or pass { store }`)
+      const host = process.env.MASTER_ADDR ?? '127.0.0.1'
+      const port = Number(process.env.MASTER_PORT ?? 29500)
+      if (integer('rank', rank) === 0) await TcpStoreServer.listen({ host, port, token, keepAlive: false })
+      store = await TcpStore.connect({ host, port, token, timeout: options.timeout, worldSize: size })
+    }
+  }
+  return NcclCommunicator.fromStore(store, { rank, size, timeout: options.timeout })
+}
+
 /** NCCL, as `cupy.cuda.nccl` offers it. */
 export const nccl = {
   /** One rank of a communicator: {@link NcclCommunicator}. */
   NcclCommunicator,
+  /**
+   * Joins this process's rank of the job (PyTorch's `init_process_group('nccl')`): with no
+   * options, from `cuda-node run`'s environment — rank `RANK` of `WORLD_SIZE` on device
+   * `LOCAL_RANK`, meeting the others through the launcher's store.
+   * @throws {RangeError} outside a launcher without `{ rank, size }`; StoreError and NCCL's errors as {@link NcclCommunicator.fromStore}.
+   */
+  initProcessGroup,
   /** A new 128-byte unique id (`ncclGetUniqueId`): pass it to every rank. This process hosts the ranks' rendezvous, so it must run until they have joined. */
   getUniqueId(): Buffer {
     return native.ncclGetUniqueId()

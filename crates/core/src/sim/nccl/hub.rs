@@ -27,7 +27,8 @@ struct Posted {
 struct HubState {
     nranks: Option<usize>,
     conns: Vec<Option<Arc<Mutex<TcpStream>>>>,
-    devices: Vec<Option<u32>>,
+    /// Each rank's node and device: two ranks on one device of one node are refused.
+    devices: Vec<Option<(String, u32)>>,
     joined: usize,
     colls: HashMap<u64, Vec<Posted>>,
     sends: HashMap<(usize, usize, u64), Posted>,
@@ -200,6 +201,7 @@ impl Hub {
         let mut r = Reader(&hello);
         let (Some(1), Some(nonce), Some(nranks), Some(rank), Some(device)) = (r.u8(), r.u64(), r.u32(), r.u32(), r.u32()) else { return };
         let (nranks, rank) = (nranks as usize, rank as usize);
+        let node = String::from_utf8_lossy(r.0).into_owned();
         let conn = Arc::new(Mutex::new(s.try_clone().expect("a socket clones")));
         let refuse = |code: i32, msg: String| {
             let mut out = vec![2u8, code as u8];
@@ -228,14 +230,19 @@ impl Hub {
             if st.conns[rank].is_some() {
                 return refuse(INVALID_USAGE, format!("rank {rank} joined this communicator twice"));
             }
-            // NCCL refuses two ranks on one GPU ("Duplicate GPU detected"); each process of the
-            // simulator presents the same devices, so a device is the same GPU in every process.
+            // NCCL refuses two ranks on one GPU ("Duplicate GPU detected"); each process of a
+            // node presents the same devices, so a device is the same GPU in each of them.
             if let Some((code, msg)) = st.failed.clone() {
                 return refuse(code, msg);
             }
-            if let Some(other) = st.devices.iter().position(|d| *d == Some(device)) {
+            let here = Some((node, device));
+            if let Some(other) = st.devices.iter().position(|d| *d == here) {
                 // The whole init fails, as NCCL's does: every rank that joined hears it too.
-                let msg = format!("Duplicate GPU detected: rank {rank} and rank {other} both on device {device}");
+                let on = match here.as_ref().map(|h| h.0.as_str()) {
+                    Some("") | None => String::new(),
+                    Some(n) => format!(" of node {n}"),
+                };
+                let msg = format!("Duplicate GPU detected: rank {rank} and rank {other} both on device {device}{on}");
                 let mut out = vec![2u8, INVALID_USAGE as u8];
                 out.extend_from_slice(msg.as_bytes());
                 for c in st.conns.iter().flatten() {
@@ -244,7 +251,7 @@ impl Hub {
                 st.failed = Some((INVALID_USAGE, msg.clone()));
                 return refuse(INVALID_USAGE, msg);
             }
-            st.devices[rank] = Some(device);
+            st.devices[rank] = here;
             st.conns[rank] = Some(conn.clone());
             st.joined += 1;
             if st.joined == nranks {

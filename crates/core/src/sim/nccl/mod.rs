@@ -36,6 +36,8 @@ use crate::ops::nccl::{Buf, Call, CommOps, NcclOps, UniqueId};
 use crate::ops::StreamOps;
 use hub::unique_id;
 use rank::{join, run, Item, Rank};
+#[cfg(test)]
+use rank::join_on;
 use std::cell::RefCell;
 use std::net::Shutdown;
 use std::sync::atomic::Ordering;
@@ -289,6 +291,15 @@ mod tests {
         let b = SimBackend::new(1, 1 << 20);
         let e = b.init_rank(0, 1, &[0u8; UNIQUE_ID_BYTES], 0).err().unwrap();
         assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INVALID_ARGUMENT"));
+    }
+
+    #[test]
+    fn device_0_of_two_nodes_is_two_gpus() {
+        let b = SimBackend::new(1, 1 << 20);
+        let id = b.unique_id().unwrap();
+        let other = std::thread::spawn(move || join_on("node-b", 0, 2, &id, 1).map(|_| ()));
+        join_on("node-a", 0, 2, &id, 0).unwrap();
+        other.join().unwrap().unwrap();
     }
 
     #[test]

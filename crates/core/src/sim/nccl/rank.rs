@@ -5,6 +5,10 @@ use super::wire::{encode_tag, nccl_error, read_frame, write_frame, Reader, Reply
 use crate::error::{Error, Result};
 use crate::ops::nccl::{Call, Collective, UniqueId};
 use crate::sim::lock;
+
+/// Names the simulated node this process is on (`cuda-node run` sets it, one a launcher); unset,
+/// every process is on the same node, and a device is the same GPU in each.
+pub(super) const NODE_ENV: &str = "CUDA_NODE_SIM_NODE";
 use crate::sim::memory::Buffer;
 use std::collections::HashMap;
 use std::net::{Shutdown, TcpStream};
@@ -37,6 +41,11 @@ impl Drop for Rank {
 }
 
 pub(super) fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Rank> {
+    join_on(&std::env::var(NODE_ENV).unwrap_or_default(), device, nranks, id, rank)
+}
+
+/// Joins as `rank` on `device` of the simulated `node`.
+pub(super) fn join_on(node: &str, device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Rank> {
     if &id[..10] != MAGIC {
         return Err(nccl_error(INVALID_ARGUMENT, "this is not a unique id from nccl.getUniqueId() of the simulator"));
     }
@@ -56,6 +65,8 @@ pub(super) fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> 
     hello.extend_from_slice(&(nranks as u32).to_le_bytes());
     hello.extend_from_slice(&(rank as u32).to_le_bytes());
     hello.extend_from_slice(&(device as u32).to_le_bytes());
+    // The node this process plays: each launcher's simulated devices are its own node's.
+    hello.extend_from_slice(node.as_bytes());
     let io = |e: std::io::Error| nccl_error(SYSTEM, format!("the rendezvous failed: {e}"));
     write_frame(&mut s, &hello).map_err(io)?;
     let answer = read_frame(&mut s)
