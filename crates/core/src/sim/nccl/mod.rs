@@ -35,9 +35,9 @@ use crate::error::Result;
 use crate::ops::nccl::{Buf, Call, CommOps, NcclOps, UniqueId};
 use crate::ops::StreamOps;
 use hub::unique_id;
-use rank::{join, run, Item, Rank};
 #[cfg(test)]
 use rank::join_on;
+use rank::{join, run, Item, Rank};
 use std::cell::RefCell;
 use std::net::Shutdown;
 use std::sync::atomic::Ordering;
