@@ -136,3 +136,93 @@ test('a rank waiting for an id nobody publishes gets a typed timeout', async (t)
   const e = await t.throwsAsync(NcclCommunicator.fromStore(store, { rank: 1, size: 2, timeout: 300 }))
   t.is((e as any).code, 'STORE_TIMEOUT')
 })
+
+// NCCL at nccl4py's level: split, allToAll, non-blocking init with a config, abort.
+const ncclEnv = onGpu ? {} : { CUDA_NODE_BACKEND: 'sim', CUDA_NODE_SIM_DEVICES: '4' }
+
+native('split groups the ranks by color, orders them by key, and each child reduces on its own', (t) => {
+  const out = runJson(
+    `(async () => {
+      const n = Math.min(cuda.Device.count(), 4)
+      if (n < 4) return console.log(JSON.stringify({ skip: 'needs 4 devices' }))
+      const comms = cuda.nccl.NcclCommunicator.initAll(n)
+      // Even ranks color 0, odd color 1, rank 3 none; key = -rank reverses the order.
+      const kids = await Promise.all(comms.map((c, i) => c.split(i === 3 ? null : i % 2, -i)))
+      const places = kids.map((k) => (k === null ? null : [k.rankId, k.size]))
+      const bufs = kids.map((k, i) => {
+        if (k === null) return null
+        new cuda.Device(i).use()
+        const b = cuda.alloc(4)
+        cuda.kernels.fill(b, i + 1, 1, 'float32')
+        return b
+      })
+      cuda.nccl.groupStart()
+      kids.forEach((k, i) => k && k.allReduce(bufs[i], bufs[i], 1, 'float32', 'sum'))
+      cuda.nccl.groupEnd()
+      const sums = bufs.map((b, i) => {
+        if (b === null) return null
+        new cuda.Device(i).use()
+        const o = new Float32Array(1)
+        b.copyToHost(o)
+        return o[0]
+      })
+      console.log(JSON.stringify({ places, sums }))
+    })().catch((e) => console.log(JSON.stringify({ error: e.code + ': ' + e.message })))`,
+    ncclEnv,
+  )
+  if (out.skip) return t.pass(out.skip)
+  if (onGpu && /needs NCCL 2\.18/.test(out.error ?? '')) return t.pass(out.error)
+  t.deepEqual(out.places, [[1, 2], [0, 1], [0, 2], null], JSON.stringify(out))
+  t.deepEqual(out.sums, [4, 2, 4, null])
+})
+
+native('allToAll gives rank i the i-th part of every rank\'s buffer', (t) => {
+  const out = runJson(
+    `const n = Math.min(cuda.Device.count(), 4)
+    const comms = cuda.nccl.NcclCommunicator.initAll(n)
+    const bufs = comms.map((c, r) => {
+      new cuda.Device(r).use()
+      const send = cuda.alloc(4 * n), recv = cuda.alloc(4 * n)
+      send.copyFromHost(Float32Array.from({ length: n }, (_, i) => 10 * r + i))
+      return [send, recv]
+    })
+    cuda.nccl.groupStart()
+    comms.forEach((c, r) => c.allToAll(bufs[r][0], bufs[r][1], 1, 'float32'))
+    cuda.nccl.groupEnd()
+    console.log(JSON.stringify(bufs.map(([, recv], r) => { new cuda.Device(r).use(); const o = new Float32Array(n); recv.copyToHost(o); return [...o] })))`,
+    ncclEnv,
+  )
+  const n = out.length
+  out.forEach((got: number[], r: number) => t.deepEqual(got, Array.from({ length: n }, (_, i) => 10 * i + r)))
+})
+
+native('a non-blocking init waiting for a rank that never comes is stopped by its AbortSignal with a typed error', (t) => {
+  const out = runJson(
+    `(async () => {
+      const id = cuda.nccl.getUniqueId()
+      const ac = new AbortController()
+      setTimeout(() => ac.abort(), 200)
+      const t0 = Date.now()
+      try {
+        await cuda.nccl.NcclCommunicator.init(2, id, 0, { config: { blocking: false }, signal: ac.signal })
+        console.log(JSON.stringify({ joined: true }))
+      } catch (e) {
+        console.log(JSON.stringify({ code: e.code, message: e.message, ms: Date.now() - t0 }))
+      }
+      process.exit(0)
+    })()`,
+    ncclEnv,
+  )
+  t.is(out.code, 'NCCL_ERROR_INVALID_USAGE', JSON.stringify(out))
+  t.regex(out.message, /aborted/)
+  t.true(out.ms < 10_000)
+})
+
+test('bad configs, colors and keys are TypeError or RangeError before NCCL sees them', async (t) => {
+  const id = Buffer.alloc(128)
+  await t.throwsAsync(NcclCommunicator.init(1, id, 0, { config: { minCTAs: -1 } }), { instanceOf: RangeError })
+  await t.throwsAsync(NcclCommunicator.init(1, id, 0, { config: { blocking: 'no' as any } }), { instanceOf: TypeError })
+  await t.throwsAsync(NcclCommunicator.init(1, id, 0, { config: { netName: 5 as any } }), { instanceOf: TypeError })
+  await t.throwsAsync(NcclCommunicator.init(1, id, 0, { signal: {} as any }), { instanceOf: TypeError })
+  await t.throwsAsync(NcclCommunicator.init(1, id, 0, { config: { minCTAs: 8, maxCTAs: 2 } }), { instanceOf: RangeError })
+})

@@ -28,6 +28,61 @@ function code(table: Record<string, number>, v: unknown, what: string): number {
   throw new TypeError(`${what} must be one of ${Object.keys(table).join(', ')} or NCCL's number for it, got ${describe(v)}`)
 }
 
+/**
+ * `ncclConfig_t` (nccl4py's `NcclConfig`): how a communicator is made. Unset fields keep
+ * NCCL's defaults. `blocking: false` makes the init non-blocking (`ncclCommInitRankConfig`
+ * with `blocking = 0`): it is polled to the end off the JS thread, and an `AbortSignal` (or
+ * `abort()`) stops one that is stuck.
+ */
+export interface NcclConfig {
+  blocking?: boolean
+  cgaClusterSize?: number
+  minCTAs?: number
+  maxCTAs?: number
+  netName?: string
+  splitShare?: boolean
+}
+
+/** Options of {@link NcclCommunicator.init} and {@link NcclCommunicator.split}. */
+export interface NcclInitOptions {
+  /** The communicator's `ncclConfig_t`. */
+  config?: NcclConfig
+  /** Aborts the join: the promise rejects with `NCCL_ERROR_INVALID_USAGE` ("aborted"). */
+  signal?: AbortSignal
+}
+
+function configArgs(options: NcclInitOptions | undefined): [Float64Array | undefined, string | undefined] {
+  if (options === undefined) return [undefined, undefined]
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`)
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError(`signal must be an AbortSignal, got ${describe(options.signal)}`)
+  const c = options.config
+  if (c === undefined) return [undefined, undefined]
+  if (c === null || typeof c !== 'object') throw new TypeError(`config must be an object, got ${describe(c)}`)
+  const n = (name: string, v: unknown): number => (v === undefined ? NaN : integer(name, v))
+  const b = (name: string, v: unknown): number => {
+    if (v === undefined) return NaN
+    if (typeof v !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${describe(v)}`)
+    return v ? 1 : 0
+  }
+  if (c.netName !== undefined && typeof c.netName !== 'string') throw new TypeError(`netName must be a string, got ${describe(c.netName)}`)
+  return [Float64Array.of(b('blocking', c.blocking), n('cgaClusterSize', c.cgaClusterSize), n('minCTAs', c.minCTAs), n('maxCTAs', c.maxCTAs), b('splitShare', c.splitShare)), c.netName]
+}
+
+/** Joins `comm` off the JS thread; an aborted `signal` aborts it. Destroys it if the join fails. */
+async function joinOrDestroy(comm: NcclCommunicator, signal: AbortSignal | undefined): Promise<void> {
+  const onAbort = (): void => native.ncclCommAbort(own(comm))
+  signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    if (signal?.aborted) onAbort()
+    await native.ncclCommJoin(own(comm))
+  } catch (e) {
+    native.ncclCommDestroy(own(comm))
+    throw e
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+  }
+}
+
 /** The calls, as the binding numbers them. */
 const enum Kind {
   AllReduce = 0,
@@ -37,6 +92,7 @@ const enum Kind {
   ReduceScatter = 4,
   Send = 5,
   Recv = 6,
+  AllToAll = 7,
 }
 
 function buffer(p: MemoryPointer | null | undefined, what: string): [number | undefined, number] {
@@ -53,15 +109,23 @@ function buffer(p: MemoryPointer | null | undefined, what: string): [number | un
  * is captured like any other work when that stream captures.
  */
 export class NcclCommunicator extends NativeObject {
-  /** This communicator's rank (CuPy's `rank_id()`). */
-  readonly rankId: number
-  /** How many ranks the communicator has (CuPy's `size()`). */
-  readonly size: number
+  #rank: number
+  #size: number
 
   private constructor(token: typeof INTERNAL, make: (owner: object) => number, device: number, size: number, rank: number) {
     super(token, 'NcclCommunicator', make, device)
-    this.size = size
-    this.rankId = rank
+    this.#size = size
+    this.#rank = rank
+  }
+
+  /** This communicator's rank (CuPy's `rank_id()`). */
+  get rankId(): number {
+    return this.#rank
+  }
+
+  /** How many ranks the communicator has (CuPy's `size()`). */
+  get size(): number {
+    return this.#size
   }
 
   /** The communicator's device (CuPy's `device_id()`). */
@@ -83,19 +147,43 @@ export class NcclCommunicator extends NativeObject {
    * @throws {TypeError} for a bad id, {CudaError} `NCCL_ERROR_INVALID_ARGUMENT` for a rank
    *   outside `nranks` or an id of no rendezvous, and NCCL's other errors by name.
    */
-  static async init(nranks: number, id: Uint8Array, rank: number): Promise<NcclCommunicator> {
+  static async init(nranks: number, id: Uint8Array, rank: number, options?: NcclInitOptions): Promise<NcclCommunicator> {
     integer('nranks', nranks)
     integer('rank', rank)
     if (!(id instanceof Uint8Array)) throw new TypeError(`id must be the Buffer of nccl.getUniqueId(), got ${describe(id)}`)
+    const [fields, netName] = configArgs(options)
     const device = scope().device
-    const comm = new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, device, nranks, id, rank), device, nranks, rank)
-    try {
-      await native.ncclCommJoin(own(comm))
-    } catch (e) {
-      native.ncclCommDestroy(own(comm))
-      throw e
-    }
+    const comm = new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, device, nranks, id, rank, fields, netName), device, nranks, rank)
+    await joinOrDestroy(comm, options?.signal)
     return comm
+  }
+
+  /**
+   * Splits this communicator (`ncclCommSplit`, NCCL 2.18+; nccl4py's `comm.split`): every
+   * rank calls it; the ranks of one `color` form a new communicator, ranked by `key` (then by
+   * their rank here). Resolves to null for `color` null (`NCCL_SPLIT_NOCOLOR`).
+   * @throws {TypeError}/{RangeError} for bad arguments; {CudaError} `NCCL_ERROR_INVALID_USAGE`
+   *   naming the version needed where the loaded NCCL has no `ncclCommSplit`.
+   */
+  async split(color: number | null, key: number, options?: NcclInitOptions): Promise<NcclCommunicator | null> {
+    if (color !== null) {
+      integer('color', color)
+      if (color < 0) throw new RangeError(`color must be a non-negative integer, or null for no color (NCCL_SPLIT_NOCOLOR), got ${color}`)
+    }
+    integer('key', key)
+    if (key < -(2 ** 31) || key >= 2 ** 31) throw new RangeError(`key must be a 32-bit integer, got ${key}`)
+    const [fields, netName] = configArgs(options)
+    const parent = own(this)
+    const child = new NcclCommunicator(INTERNAL, (owner) => native.ncclCommSplitCreate(owner, parent, color ?? undefined, key, fields, netName), this.deviceId, 0, 0)
+    await joinOrDestroy(child, options?.signal)
+    const info = native.ncclCommInfo(own(child))
+    if (info === null || info === undefined) {
+      native.ncclCommDestroy(own(child))
+      return null
+    }
+    child.#rank = info[0]
+    child.#size = info[1]
+    return child
   }
 
   /**
@@ -106,7 +194,7 @@ export class NcclCommunicator extends NativeObject {
    * @throws {TypeError}/{RangeError} for bad arguments; StoreError `STORE_TIMEOUT` if rank 0's
    *   id does not come within the store's timeout; NCCL's errors as {@link NcclCommunicator.init}.
    */
-  static async fromStore(store: TcpStore, options: { rank: number; size: number; timeout?: number }): Promise<NcclCommunicator> {
+  static async fromStore(store: TcpStore, options: { rank: number; size: number; timeout?: number } & NcclInitOptions): Promise<NcclCommunicator> {
     if (!(store instanceof TcpStore)) throw new TypeError(`store must be a TcpStore, got ${describe(store)}`)
     if (options === null || typeof options !== 'object') throw new TypeError(`fromStore takes { rank, size }, got ${describe(options)}`)
     const size = integer('size', options.size)
@@ -125,7 +213,7 @@ export class NcclCommunicator extends NativeObject {
       id = await store.get(key, call)
       if (id.length !== 128) throw new RangeError(`the store's ${key} holds ${id.length} bytes, not a unique id (128): another job shares this store?`)
     }
-    return NcclCommunicator.init(size, id, rank)
+    return NcclCommunicator.init(size, id, rank, { config: options.config, signal: options.signal })
   }
 
   /**
@@ -196,12 +284,25 @@ export class NcclCommunicator extends NativeObject {
     this.#call(Kind.Recv, null, buf, count, dtype, 0, integer('peer', peer) as number, stream)
   }
 
+  /**
+   * Sends the i-th `count` elements of `send` to rank i and puts rank i's part at the i-th
+   * place of `recv` (both `size · count` elements): NCCL's `ncclAlltoAll` where the loaded
+   * library has it (2.28+), else a send and a receive per peer in one group.
+   */
+  allToAll(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, stream?: Stream): void {
+    this.#call(Kind.AllToAll, send, recv, count, dtype, 0, 0, stream)
+  }
+
   /** Throws the error that asynchronous work met, if any (CuPy's `check_async_error`). */
   checkAsyncError(): void {
     native.ncclCommCheckAsyncError(own(this))
   }
 
-  /** Stops pending work and frees the communicator (`ncclCommAbort`); later calls throw. */
+  /**
+   * Stops pending work and frees the communicator (`ncclCommAbort`); later calls throw, and
+   * work it left queued fails with a typed error (`checkAsyncError` on the other ranks:
+   * `NCCL_ERROR_REMOTE_ERROR` on the simulator).
+   */
   abort(): void {
     native.ncclCommAbort(own(this))
   }

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::ops::{AllocOps, StreamOps};
+use std::sync::atomic::AtomicBool;
 
 /// Bytes of an `ncclUniqueId`.
 pub const UNIQUE_ID_BYTES: usize = 128;
@@ -102,6 +103,8 @@ pub enum Collective {
     Recv {
         peer: usize,
     },
+    /// `count` is what each rank sends to each peer (and receives from each).
+    AllToAll,
 }
 
 /// A collective with its element count and type.
@@ -127,6 +130,7 @@ impl Call {
             Collective::ReduceScatter { .. } => (Some(all), Some(one)),
             Collective::Send { .. } => (Some(one), None),
             Collective::Recv { .. } => (None, Some(one)),
+            Collective::AllToAll => (Some(all), Some(all)),
         })
     }
 
@@ -147,15 +151,53 @@ impl Call {
 /// A buffer of a call: an allocation and a byte offset into it.
 pub type Buf<'a> = Option<(&'a dyn AllocOps, u64)>;
 
+/// The `ncclConfig_t` fields a user may set; `None` leaves NCCL's default
+/// (`NCCL_CONFIG_UNDEF_INT`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommConfig {
+    /// `blocking = 0`: the init (and each later call) returns at once and is polled, so a
+    /// stuck init can be aborted.
+    pub blocking: bool,
+    pub cga_cluster_size: Option<i32>,
+    pub min_ctas: Option<i32>,
+    pub max_ctas: Option<i32>,
+    pub net_name: Option<String>,
+    /// `splitShare`: children made by `split` share the parent's resources.
+    pub split_share: Option<bool>,
+}
+
+impl Default for CommConfig {
+    fn default() -> Self {
+        CommConfig { blocking: true, cga_cluster_size: None, min_ctas: None, max_ctas: None, net_name: None, split_share: None }
+    }
+}
+
+/// What `split` makes on one rank: the new communicator with this rank's place in it, or
+/// nothing for a rank that passed no color (`NCCL_SPLIT_NOCOLOR`).
+pub struct Split {
+    pub comm: Box<dyn CommOps>,
+    pub rank: usize,
+    pub nranks: usize,
+}
+
 /// What a backend implements for NCCL.
 pub trait NcclOps: Send + Sync + 'static {
     /// `ncclGetVersion`: 22304 for 2.23.4.
     fn version(&self) -> Result<i32>;
     /// A new id (`ncclGetUniqueId`); the process that makes it hosts the ranks' rendezvous.
     fn unique_id(&self) -> Result<UniqueId>;
-    /// Joins as `rank` of `nranks` on `device` (`ncclCommInitRank`); blocks until every rank
-    /// has joined, so it is never called on the JS thread.
-    fn init_rank(&self, device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Box<dyn CommOps>>;
+    /// Joins as `rank` of `nranks` on `device` (`ncclCommInitRankConfig`); blocks until every
+    /// rank has joined, so it is never called on the JS thread. When `cancel` turns true the
+    /// join stops (a non-blocking init is aborted) and fails.
+    fn init_rank(
+        &self,
+        device: usize,
+        nranks: usize,
+        id: &UniqueId,
+        rank: usize,
+        config: &CommConfig,
+        cancel: &AtomicBool,
+    ) -> Result<Box<dyn CommOps>>;
     /// One communicator per device, rank `i` on `devices[i]` (`ncclCommInitAll`).
     fn init_all(&self, devices: &[usize]) -> Result<Vec<Box<dyn CommOps>>>;
     fn group_start(&self) -> Result<()>;
@@ -170,6 +212,10 @@ pub trait CommOps: Send + Sync + 'static {
     fn abort(&self) -> Result<()>;
     /// An error that asynchronous work met (`ncclCommGetAsyncError`).
     fn async_error(&self) -> Result<()>;
+    /// Splits the communicator (`ncclCommSplit`): every rank calls it; those of one `color`
+    /// form a new communicator, ranked by `key` (then by their rank here); `None` for
+    /// `NCCL_SPLIT_NOCOLOR`. Blocks until every rank has called it.
+    fn split(&self, color: Option<u32>, key: i32, config: &CommConfig, cancel: &AtomicBool) -> Result<Option<Split>>;
 }
 
 /// The name of each `ncclResult_t` (CuPy's `NcclError` names).
@@ -200,5 +246,6 @@ mod tests {
         assert_eq!(c(Collective::Reduce { op: RedOp::Sum, root: 0 }).extents(1, 3).unwrap(), (Some(16), None));
         assert_eq!(c(Collective::Broadcast { root: 0 }).extents(1, 3).unwrap(), (None, Some(16)));
         assert!(c(Collective::Send { peer: 3 }).check_ranks(3).is_err());
+        assert_eq!(c(Collective::AllToAll).extents(1, 3).unwrap(), (Some(48), Some(48)));
     }
 }

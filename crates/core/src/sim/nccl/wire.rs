@@ -80,6 +80,7 @@ fn kind_code(c: Collective) -> (u8, u8, u32) {
         Collective::ReduceScatter { op } => (4, op as u8, 0),
         Collective::Send { peer } => (5, 0, peer as u32),
         Collective::Recv { peer } => (6, 0, peer as u32),
+        Collective::AllToAll => (7, 0, 0),
     }
 }
 
@@ -94,6 +95,7 @@ fn from_kind(k: u8, op: u8, r: u32) -> Option<Collective> {
         4 => Collective::ReduceScatter { op },
         5 => Collective::Send { peer: r },
         6 => Collective::Recv { peer: r },
+        7 => Collective::AllToAll,
         _ => return None,
     })
 }
