@@ -35,11 +35,17 @@ function code(table: Record<string, number>, v: unknown, what: string): number {
  * `abort()`) stops one that is stuck.
  */
 export interface NcclConfig {
+  /** `blocking`: false makes the init (and later calls) non-blocking, polled to the end. */
   blocking?: boolean
+  /** `cgaClusterSize`: the CUDA thread-block cluster size of NCCL's kernels (Hopper and later). */
   cgaClusterSize?: number
+  /** `minCTAs`: the fewest thread blocks (channels) NCCL's kernels use. */
   minCTAs?: number
+  /** `maxCTAs`: the most thread blocks NCCL's kernels use. */
   maxCTAs?: number
+  /** `netName`: the network module to use (`'IB'`, `'Socket'`, …). */
   netName?: string
+  /** `splitShare`: children made by `split` share this communicator's resources. */
   splitShare?: boolean
 }
 

@@ -18,12 +18,14 @@ export type StoreErrorCode =
 
 /** A store failure; `code` says which (PyTorch raises `DistStoreError` / `TimeoutError`). */
 export class StoreError extends Error {
+  /** What went wrong: `'STORE_TIMEOUT'`, `'STORE_UNAUTHORIZED'`, `'STORE_CONNECT'`, `'STORE_CLOSED'`, `'STORE_PROTOCOL'` or `'STORE_QUOTA'`. */
   readonly code: StoreErrorCode
   constructor(code: StoreErrorCode, message: string) {
     super(message)
     this.code = code
   }
 
+  /** Always `'StoreError'`, so stack traces and `util.inspect` name the class. */
   override get name(): string {
     return 'StoreError'
   }
@@ -407,6 +409,7 @@ export interface StoreOptions {
 
 /** A per-call option: how long this call may take, in ms. */
 export interface CallOptions {
+  /** Milliseconds; the client's `timeout` by default. */
   timeout?: number
 }
 
