@@ -226,3 +226,26 @@ test('bad configs, colors and keys are TypeError or RangeError before NCCL sees 
   await t.throwsAsync(NcclCommunicator.init(1, id, 0, { signal: {} as any }), { instanceOf: TypeError })
   await t.throwsAsync(NcclCommunicator.init(1, id, 0, { config: { minCTAs: 8, maxCTAs: 2 } }), { instanceOf: RangeError })
 })
+
+native('ncclMemAlloc is an allocator, and buffers register and deregister once', (t) => {
+  const out = runJson(
+    `(async () => {
+      const comm = await cuda.nccl.NcclCommunicator.init(1, cuda.nccl.getUniqueId(), 0)
+      const p = cuda.usingAllocator(cuda.nccl.memAlloc, () => cuda.alloc(1024))
+      cuda.kernels.fill(p, 2, 256, 'float32')
+      comm.allReduce(p, p, 256, 'float32', 'sum')
+      const o = new Float32Array(1); p.copyToHost(o)
+      const h = comm.register(p, 1024)
+      let twice = ''
+      comm.deregister(h)
+      try { comm.deregister(h) } catch (e) { twice = e.code }
+      let past = ''
+      try { comm.register(p, 2048) } catch (e) { past = e.name }
+      console.log(JSON.stringify({ value: o[0], handle: typeof h, twice, past }))
+      comm.destroy()
+    })().catch((e) => console.log(JSON.stringify({ error: e.code + ': ' + e.message })))`,
+    ncclEnv,
+  )
+  if (onGpu && /needs NCCL 2\.19/.test(out.error ?? '')) return t.pass(out.error)
+  t.deepEqual(out, { value: 2, handle: 'bigint', twice: 'NCCL_ERROR_INVALID_ARGUMENT', past: 'RangeError' })
+})

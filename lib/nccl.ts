@@ -3,7 +3,7 @@
 // WebAssembly build has none: each call there is CUDA_ERROR_NOT_SUPPORTED (docs/wasm.md).
 import { scope } from './context'
 import { Device, deviceOrdinal } from './device'
-import { MemoryPointer } from './memory/pointer'
+import { adoptPointer, MemoryPointer } from './memory/pointer'
 import { native } from './native'
 import { INTERNAL, NativeObject, own, ownDevice as ownDeviceOf } from './object'
 import type { Stream } from './stream/stream'
@@ -299,6 +299,24 @@ export class NcclCommunicator extends NativeObject {
     this.#call(Kind.AllToAll, send, recv, count, dtype, 0, 0, stream)
   }
 
+  /**
+   * Registers `nbytes` of `buf` with the communicator (`ncclCommRegister`, NCCL 2.19+): its
+   * collectives on that range may skip NCCL's staging copies. Keep the memory until
+   * {@link NcclCommunicator.deregister} (or `destroy`). Returns the registration's handle.
+   * @throws {TypeError}/{RangeError} for a bad buffer or a range past it; {CudaError}
+   *   `NCCL_ERROR_INVALID_USAGE` naming the version needed on an older NCCL.
+   */
+  register(buf: MemoryPointer, nbytes: number): bigint {
+    if (!(buf instanceof MemoryPointer)) throw new TypeError(`buf must be a MemoryPointer, got ${describe(buf)}`)
+    return native.ncclCommRegister(own(this), own(buf.mem), buf.byteOffset, count('nbytes', nbytes))
+  }
+
+  /** Deregisters a handle of {@link NcclCommunicator.register} (`ncclCommDeregister`). */
+  deregister(handle: bigint): void {
+    if (typeof handle !== 'bigint') throw new TypeError(`handle must be the bigint register() returned, got ${describe(handle)}`)
+    native.ncclCommDeregister(own(this), handle)
+  }
+
   /** Throws the error that asynchronous work met, if any (CuPy's `check_async_error`). */
   checkAsyncError(): void {
     native.ncclCommCheckAsyncError(own(this))
@@ -381,6 +399,18 @@ export const nccl = {
   /** A new 128-byte unique id (`ncclGetUniqueId`): pass it to every rank. This process hosts the ranks' rendezvous, so it must run until they have joined. */
   getUniqueId(): Buffer {
     return native.ncclGetUniqueId()
+  },
+  /**
+   * `nbytes` of device memory on the current device from `ncclMemAlloc` (NCCL 2.19+; nccl4py's
+   * `mem_alloc`): memory NCCL's transports can use directly, freed with `ncclMemFree`. It is an
+   * allocator: `setAllocator(nccl.memAlloc)` makes `alloc` draw from it. Plain memory on the
+   * simulator.
+   * @throws {TypeError}/{RangeError} for a bad size; {CudaError} `NCCL_ERROR_INVALID_USAGE`
+   *   naming the version needed on an older NCCL.
+   */
+  memAlloc(nbytes: number): MemoryPointer {
+    const device = deviceOrdinal(undefined)
+    return adoptPointer(native.ncclMemAlloc(device, count('nbytes', nbytes)), device)
   },
   /** NCCL's version as `ncclGetVersion` gives it: 22304 for 2.23.4 (CuPy's `get_version()`). */
   getVersion(): number {

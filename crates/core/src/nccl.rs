@@ -38,6 +38,8 @@ pub struct Communicator {
     config: CommConfig,
     /// Set by `abort` (or `destroy`) while the join is under way: the join stops and fails.
     cancel: AtomicBool,
+    /// Handles of `register`, each deregistered once.
+    registered: Mutex<std::collections::HashSet<u64>>,
     state: Mutex<State>,
 }
 
@@ -63,6 +65,16 @@ pub fn version() -> Result<i32> {
 /// A new unique id (`ncclGetUniqueId`).
 pub fn unique_id() -> Result<UniqueId> {
     runtime()?.backend.nccl().unique_id()
+}
+
+/// `size` bytes of device memory on `device` from `ncclMemAlloc` (NCCL 2.19+), freed with
+/// `ncclMemFree` when its last holder drops it; plain memory on the simulator.
+pub fn mem_alloc(device: usize, size: u64) -> Result<DeviceMemory> {
+    if size == 0 {
+        return Err(Error::range("ncclMemAlloc needs a size above 0"));
+    }
+    let ops = runtime()?.backend.nccl().mem_alloc(device, size)?;
+    Ok(DeviceMemory::from_ops(ops, device, size))
 }
 
 pub fn group_start() -> Result<()> {
@@ -116,6 +128,7 @@ impl Communicator {
             source: id.map_or(Source::All, Source::Id),
             config,
             cancel: AtomicBool::new(false),
+            registered: Mutex::default(),
             state: Mutex::new(State::Pending),
         })
     }
@@ -137,6 +150,7 @@ impl Communicator {
             source: Source::Split { parent: ops, color, key },
             config,
             cancel: AtomicBool::new(false),
+            registered: Mutex::default(),
             state: Mutex::new(State::Pending),
         })
     }
@@ -296,6 +310,32 @@ impl Communicator {
             }
             State::Pending => Ok(()),
         }
+    }
+
+    /// Registers `len` bytes of `mem` from `offset` with the communicator (`ncclCommRegister`):
+    /// its collectives on that range may then skip NCCL's staging copies. The memory must stay
+    /// allocated until it is deregistered (or the communicator destroyed).
+    pub fn register(&self, mem: &DeviceMemory, offset: u64, len: u64) -> Result<u64> {
+        let ops = self.live()?;
+        if mem.device() != self.device {
+            return Err(invalid_argument(format!("the buffer is on device {}, the communicator on device {}", mem.device(), self.device)));
+        }
+        if len == 0 {
+            return Err(invalid_argument("register needs a range of at least 1 byte"));
+        }
+        mem.check_range(offset, len, "the registered range")?;
+        let handle = ops.register(mem.ptr() + offset, len)?;
+        self.registered.lock().unwrap_or_else(|p| p.into_inner()).insert(handle);
+        Ok(handle)
+    }
+
+    /// Deregisters a handle of [`Communicator::register`] (`ncclCommDeregister`).
+    pub fn deregister(&self, handle: u64) -> Result<()> {
+        let ops = self.live()?;
+        if !self.registered.lock().unwrap_or_else(|p| p.into_inner()).remove(&handle) {
+            return Err(invalid_argument("this handle is not a registration of this communicator (or it was deregistered already)"));
+        }
+        ops.deregister(handle)
     }
 
     /// Throws the error asynchronous work met, if any (CuPy's `check_async_error`).

@@ -1,10 +1,10 @@
 //! NCCL: unique ids, communicators (made at once, joined off the JS thread), collectives.
 
-use crate::raw::{Bytes, Count, NodeBuffer, Numbers, Owner};
+use crate::raw::{BigU64, Bytes, Count, NodeBuffer, Numbers, Owner};
 use crate::task::Blocking;
 use crate::{memory, stream};
 use cuda_node_core::nccl::{self, Call, Collective, CommConfig, Communicator, DataType, RedOp};
-use cuda_node_core::{runtime, Error};
+use cuda_node_core::{runtime, Block, Error};
 use std::sync::Arc;
 
 crate::table!(COMMS: Arc<Communicator>, CUDA_ERROR_INVALID_HANDLE, "this NcclCommunicator was destroyed");
@@ -117,6 +117,23 @@ crate::exports! {
             };
             stream::with(stream, |st| c.enqueue(&call, s, r, st))
         })
+    }
+
+    /// `size` bytes on `device` from `ncclMemAlloc`, as a memory handle (freed with `ncclMemFree`).
+    c"ncclMemAlloc" => fn nccl_mem_alloc(_cx, device: f64, size: Count) -> f64 {
+        memory::adopt(Block::whole(nccl::mem_alloc(runtime()?.ordinal(device)?, size.0)?))
+    }
+
+    /// Registers `len` bytes of memory `mem` from `offset` with the communicator (`ncclCommRegister`).
+    c"ncclCommRegister" => fn nccl_comm_register(_cx, comm: f64, mem: f64, offset: Count, len: Count) -> BigU64 {
+        let block = memory::get(mem)?;
+        let (m, at) = block.range(offset.0, len.0, "the registered range")?;
+        with(comm, |c| c.register(m, at, len.0).map(BigU64))
+    }
+
+    /// Deregisters a handle of `ncclCommRegister` (`ncclCommDeregister`).
+    c"ncclCommDeregister" => fn nccl_comm_deregister(_cx, comm: f64, handle: BigU64) -> () {
+        with(comm, |c| c.deregister(handle.0))
     }
 
     /// Starts a group: calls until `ncclGroupEnd` are launched together (`ncclGroupStart`).

@@ -7,9 +7,10 @@ use super::CudaBackend;
 use crate::dynlib;
 use crate::error::{Error, Result};
 use crate::ops::nccl::{result_name, Buf, Call, Collective, CommConfig, CommOps, NcclOps, Split, UniqueId, UNIQUE_ID_BYTES};
-use crate::ops::StreamOps;
+use crate::ops::{AllocKind, AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
+use std::any::Any;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,6 +51,7 @@ const NO_COLOR: c_int = -1;
 /// The NCCL versions that brought what older libraries lack.
 const CONFIG_VERSION: i32 = 21400;
 const SPLIT_VERSION: i32 = 21800;
+const REGISTER_VERSION: i32 = 21900;
 
 impl RawConfig {
     /// The config for `c`, told the fields of NCCL 2.18 (or fewer, for an older library).
@@ -84,6 +86,10 @@ struct Nccl {
     comm_init_rank_config: Option<unsafe extern "C" fn(*mut Comm, c_int, RawId, c_int, *mut RawConfig) -> NcclResult>,
     comm_split: Option<unsafe extern "C" fn(Comm, c_int, c_int, *mut Comm, *mut RawConfig) -> NcclResult>,
     all_to_all: Option<AllToAllFn>,
+    comm_register: Option<unsafe extern "C" fn(Comm, *mut c_void, usize, *mut *mut c_void) -> NcclResult>,
+    comm_deregister: Option<unsafe extern "C" fn(Comm, *mut c_void) -> NcclResult>,
+    mem_alloc: Option<unsafe extern "C" fn(*mut *mut c_void, usize) -> NcclResult>,
+    mem_free: Option<unsafe extern "C" fn(*mut c_void) -> NcclResult>,
     get_version: unsafe extern "C" fn(*mut c_int) -> NcclResult,
     get_unique_id: unsafe extern "C" fn(*mut RawId) -> NcclResult,
     comm_init_rank: unsafe extern "C" fn(*mut Comm, c_int, RawId, c_int) -> NcclResult,
@@ -152,6 +158,10 @@ fn api() -> Result<&'static Nccl> {
             comm_init_rank_config: optional!(b"ncclCommInitRankConfig\0"),
             comm_split: optional!(b"ncclCommSplit\0"),
             all_to_all: optional!(b"ncclAlltoAll\0"),
+            comm_register: optional!(b"ncclCommRegister\0"),
+            comm_deregister: optional!(b"ncclCommDeregister\0"),
+            mem_alloc: optional!(b"ncclMemAlloc\0"),
+            mem_free: optional!(b"ncclMemFree\0"),
             get_version,
             get_unique_id: sym!(b"ncclGetUniqueId\0"),
             comm_init_rank: sym!(b"ncclCommInitRank\0"),
@@ -350,6 +360,26 @@ impl CommOps for CudaComm {
         check(r, name)
     }
 
+    fn register(&self, ptr: u64, len: u64) -> Result<u64> {
+        let a = api()?;
+        let Some(register) = a.comm_register else { return Err(needs("ncclCommRegister", REGISTER_VERSION, a.version)) };
+        self.dev.bind()?;
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        // SAFETY: [ptr, ptr + len) lies in a live allocation of this communicator's device
+        // (checked by the caller); `handle` is a valid out-pointer.
+        check(unsafe { register(self.raw, ptr as *mut c_void, len as usize, &mut handle) }, "ncclCommRegister")?;
+        Ok(handle as u64)
+    }
+
+    fn deregister(&self, handle: u64) -> Result<()> {
+        let a = api()?;
+        let Some(deregister) = a.comm_deregister else { return Err(needs("ncclCommDeregister", REGISTER_VERSION, a.version)) };
+        self.dev.bind()?;
+        // SAFETY: `handle` came from ncclCommRegister on this communicator and is deregistered
+        // once (the model forgets it).
+        check(unsafe { deregister(self.raw, handle as *mut c_void) }, "ncclCommDeregister")
+    }
+
     fn split(&self, color: Option<u32>, key: i32, config: &CommConfig, cancel: &AtomicBool) -> Result<Option<Split>> {
         let a = api()?;
         let Some(split) = a.comm_split else { return Err(needs("ncclCommSplit", SPLIT_VERSION, a.version)) };
@@ -393,7 +423,51 @@ impl CommOps for CudaComm {
     }
 }
 
+/// Memory from `ncclMemAlloc`, freed with `ncclMemFree`.
+struct NcclAlloc {
+    ptr: u64,
+    dev: Arc<super::CudaDevice>,
+}
+
+impl Drop for NcclAlloc {
+    fn drop(&mut self) {
+        if let (Ok(a), Ok(_)) = (api(), self.dev.bind()) {
+            if let Some(free) = a.mem_free {
+                // SAFETY: allocated by ncclMemAlloc on this device and freed once. Like
+                // cuMemFree, it is not stream-ordered: the caller's drop follows its uses.
+                unsafe { free(self.ptr as *mut c_void) };
+            }
+        }
+    }
+}
+
+impl AllocOps for NcclAlloc {
+    fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    fn kind(&self) -> AllocKind {
+        AllocKind::Device
+    }
+    fn device(&self) -> Option<usize> {
+        Some(self.dev.ordinal)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 impl NcclOps for CudaBackend {
+    fn mem_alloc(&self, device: usize, size: u64) -> Result<Box<dyn AllocOps>> {
+        let a = api()?;
+        let Some(alloc) = a.mem_alloc else { return Err(needs("ncclMemAlloc", REGISTER_VERSION, a.version)) };
+        let dev = self.devices[device].clone();
+        dev.bind()?;
+        let mut ptr: *mut c_void = std::ptr::null_mut();
+        // SAFETY: `ptr` is a valid out-pointer; size > 0 (checked by the caller).
+        check(unsafe { alloc(&mut ptr, size as usize) }, "ncclMemAlloc")?;
+        Ok(Box::new(NcclAlloc { ptr: ptr as u64, dev }))
+    }
+
     fn version(&self) -> Result<i32> {
         let mut v: c_int = 0;
         // SAFETY: `v` is a valid out-pointer.

@@ -202,6 +202,9 @@ pub trait NcclOps: Send + Sync + 'static {
     fn init_all(&self, devices: &[usize]) -> Result<Vec<Box<dyn CommOps>>>;
     fn group_start(&self) -> Result<()>;
     fn group_end(&self) -> Result<()>;
+    /// Device memory from `ncclMemAlloc` (NCCL 2.19+: memory NCCL's transports and NVLS can
+    /// use directly), freed with `ncclMemFree` when dropped; the simulator's is plain memory.
+    fn mem_alloc(&self, device: usize, size: u64) -> Result<Box<dyn AllocOps>>;
 }
 
 /// One rank's communicator (`ncclComm_t`), destroyed when dropped unless aborted.
@@ -216,6 +219,11 @@ pub trait CommOps: Send + Sync + 'static {
     /// form a new communicator, ranked by `key` (then by their rank here); `None` for
     /// `NCCL_SPLIT_NOCOLOR`. Blocks until every rank has called it.
     fn split(&self, color: Option<u32>, key: i32, config: &CommConfig, cancel: &AtomicBool) -> Result<Option<Split>>;
+    /// Registers `[ptr, ptr + len)` of this device's memory with the communicator
+    /// (`ncclCommRegister`, NCCL 2.19+); the handle deregisters it.
+    fn register(&self, ptr: u64, len: u64) -> Result<u64>;
+    /// `ncclCommDeregister` of a handle `register` gave.
+    fn deregister(&self, handle: u64) -> Result<()>;
 }
 
 /// The name of each `ncclResult_t` (CuPy's `NcclError` names).

@@ -104,6 +104,16 @@ impl CommOps for SimComm {
         }
     }
 
+    fn register(&self, _ptr: u64, _len: u64) -> Result<u64> {
+        // The simulator's transports copy through the hub: registration changes nothing but is
+        // modelled (a handle to deregister once).
+        Ok(self.0.next_registration())
+    }
+
+    fn deregister(&self, _handle: u64) -> Result<()> {
+        Ok(())
+    }
+
     fn split(&self, color: Option<u32>, key: i32, _config: &CommConfig, cancel: &AtomicBool) -> Result<Option<Split>> {
         Ok(self.0.split(color, key, cancel)?.map(|r| Split { rank: r.rank, nranks: r.nranks, comm: Box::new(SimComm(Arc::new(r))) }))
     }
@@ -153,6 +163,10 @@ impl NcclOps for SimBackend {
     fn group_end(&self) -> Result<()> {
         Err(no_nccl())
     }
+
+    fn mem_alloc(&self, _device: usize, _size: u64) -> Result<Box<dyn crate::ops::AllocOps>> {
+        Err(no_nccl())
+    }
 }
 
 #[cfg(not(target_family = "wasm"))]
@@ -193,6 +207,11 @@ impl NcclOps for SimBackend {
     fn group_start(&self) -> Result<()> {
         GROUP.with(|g| g.borrow_mut().depth += 1);
         Ok(())
+    }
+
+    fn mem_alloc(&self, device: usize, size: u64) -> Result<Box<dyn crate::ops::AllocOps>> {
+        use crate::backend::Backend;
+        self.memory().alloc(device, size)
     }
 
     fn group_end(&self) -> Result<()> {

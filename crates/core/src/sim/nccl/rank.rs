@@ -36,6 +36,7 @@ pub(super) struct Rank {
     p2p_seq: Mutex<(Vec<u64>, Vec<u64>)>,
     pub(super) async_error: Mutex<Option<Error>>,
     pub(super) aborted: AtomicBool,
+    registrations: AtomicU64,
 }
 
 impl Drop for Rank {
@@ -143,6 +144,7 @@ pub(super) fn join_on(node: &str, device: usize, nranks: usize, id: &UniqueId, r
         p2p_seq: Mutex::new((vec![0; nranks], vec![0; nranks])),
         async_error: Mutex::new(None),
         aborted: AtomicBool::new(false),
+        registrations: AtomicU64::new(1),
     })
 }
 
@@ -155,6 +157,11 @@ pub(super) struct Item {
 }
 
 impl Rank {
+    /// A new registration handle (never 0).
+    pub(super) fn next_registration(&self) -> u64 {
+        self.registrations.fetch_add(1, Ordering::Relaxed)
+    }
+
     /// This rank's `split`: the hub answers once every rank has called it, with the new
     /// rendezvous and this rank's place there (nothing for no color); then it joins that.
     pub(super) fn split(&self, color: Option<u32>, key: i32, cancel: &AtomicBool) -> Result<Option<Rank>> {
