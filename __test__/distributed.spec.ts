@@ -1,12 +1,12 @@
 import test from 'ava'
 import path from 'node:path'
 import { Device, nccl, NcclCommunicator, TcpStore, TcpStoreServer } from '..'
-import { onGpu, onWasm, root, runJson } from './helpers'
+import { nativeTest, onGpu, root, runJson } from './helpers'
 import { freePort, launch, script } from './launch-helpers'
 
 // Ranks under `cuda-node run` on the simulator (or the GPUs, when the suite runs on them).
 const backendEnv = { CUDA_NODE_BACKEND: onGpu ? 'cuda' : 'sim' }
-const native = onWasm ? test.skip : test
+const native = nativeTest('the ranks need threads and sockets, which the WebAssembly build has not')
 
 /** A rank that joins through the launcher's store and all-reduces RANK + 1. */
 const allReduceRank = (extra = ''): string =>

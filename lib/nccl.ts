@@ -53,7 +53,11 @@ export interface NcclConfig {
 export interface NcclInitOptions {
   /** The communicator's `ncclConfig_t`. */
   config?: NcclConfig
-  /** Aborts the join: the promise rejects with `NCCL_ERROR_INVALID_USAGE` ("aborted"). */
+  /**
+   * Aborts the join: the promise rejects with `NCCL_ERROR_INVALID_USAGE` ("aborted"). With a
+   * signal and no config, the join is non-blocking (`{ blocking: false }`), as an abortable
+   * init must be on NCCL.
+   */
   signal?: AbortSignal
 }
 
@@ -61,7 +65,8 @@ function configArgs(options: NcclInitOptions | undefined): [Float64Array | undef
   if (options === undefined) return [undefined, undefined]
   if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`)
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError(`signal must be an AbortSignal, got ${describe(options.signal)}`)
-  const c = options.config
+  // An abortable join must be non-blocking: a blocking ncclCommInitRank cannot be stopped.
+  const c = options.config ?? (options.signal !== undefined ? { blocking: false } : undefined)
   if (c === undefined) return [undefined, undefined]
   if (c === null || typeof c !== 'object') throw new TypeError(`config must be an object, got ${describe(c)}`)
   const n = (name: string, v: unknown): number => (v === undefined ? NaN : integer(name, v))

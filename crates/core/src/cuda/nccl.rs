@@ -253,7 +253,9 @@ fn settle(a: &Nccl, raw: Comm, cancel: Option<&AtomicBool>, call: &str) -> Resul
 
 /// A communicator just made by `call` (result `r`, out-pointer `raw`): ready, or settled if non-blocking.
 fn made(a: &Nccl, r: NcclResult, raw: Comm, config: &CommConfig, cancel: &AtomicBool, call: &str) -> Result<()> {
-    if config.blocking || (r != 0 && r != IN_PROGRESS) || raw.is_null() {
+    // A split of a non-blocking parent is under way too, whatever the child's config says.
+    let polled = !raw.is_null() && (r == IN_PROGRESS || (r == 0 && !config.blocking));
+    if !polled {
         return check(r, call);
     }
     settle(a, raw, Some(cancel), call).inspect_err(|_| {
