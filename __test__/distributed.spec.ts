@@ -1,8 +1,9 @@
 import test from 'ava'
+import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { Device, nccl, NcclCommunicator, TcpStore, TcpStoreServer } from '..'
 import { nativeTest, onGpu, root, runJson } from './helpers'
-import { freePort, launch, script } from './launch-helpers'
+import { freePort, launch, type Launched, script } from './launch-helpers'
 
 // Ranks under `cuda-node run` on the simulator (or the GPUs, when the suite runs on them).
 const backendEnv = { CUDA_NODE_BACKEND: onGpu ? 'cuda' : 'sim' }
@@ -248,4 +249,32 @@ native('ncclMemAlloc is an allocator, and buffers register and deregister once',
   )
   if (onGpu && /needs NCCL 2\.19/.test(out.error ?? '')) return t.pass(out.error)
   t.deepEqual(out, { value: 2, handle: 'bigint', twice: 'NCCL_ERROR_INVALID_ARGUMENT', past: 'RangeError' })
+})
+
+native('without a launcher, rank 0 hosts the store at MASTER_ADDR:MASTER_PORT and the ranks meet there', async (t) => {
+  const port = await freePort()
+  const s = allReduceRank()
+  const rank = (r: number): Promise<Launched> =>
+    new Promise((resolve) => {
+      const started = Date.now()
+      const child = spawn(process.execPath, ['--import', 'tsx', s], {
+        env: { ...process.env, ...backendEnv, ...(onGpu ? {} : { CUDA_NODE_SIM_DEVICES: '2' }), RANK: String(r), WORLD_SIZE: '2', LOCAL_RANK: String(r), MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port), CUDA_NODE_STORE_TOKEN: 'by-hand' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+      child.on('close', (status, signal) => {
+        clearTimeout(timer)
+        resolve({ status, signal, stdout, stderr, ms: Date.now() - started })
+      })
+    })
+  if (onGpu && Device.count() < 2) return t.pass('needs 2 GPUs')
+  const [a, b] = await Promise.all([rank(0), rank(1)])
+  t.is(a.status, 0, a.stderr)
+  t.is(b.status, 0, b.stderr)
+  t.regex(a.stdout, /sum 3 on device 0 rank 0 of 2/)
+  t.regex(b.stdout, /sum 3 on device 1 rank 1 of 2/)
 })

@@ -9,7 +9,7 @@ import { INTERNAL, NativeObject, own, ownDevice as ownDeviceOf } from './object'
 import type { Stream } from './stream/stream'
 import { streamOption } from './stream/handle'
 import { count, describe, integer } from './validate'
-import { launchEnv, storeFromEnv } from './distributed/launch-env'
+import { launchEnv, PREFIX_ENV, storeFromEnv } from './distributed/launch-env'
 import { TcpStore, TcpStoreServer, TOKEN_ENV } from './distributed/store'
 
 /** NCCL's element types, by CuPy's dtype names, or NCCL's numbers (`nccl.NCCL_FLOAT32`, …). */
@@ -375,7 +375,8 @@ async function initProcessGroup(options: ProcessGroupOptions = {}): Promise<Nccl
   if (device !== undefined) new Device(deviceOrdinal(device)).use()
   let store = options.store
   if (store === undefined) {
-    if (env !== undefined && process.env[TOKEN_ENV] !== undefined) {
+    if (env !== undefined && process.env[PREFIX_ENV] !== undefined) {
+      // `cuda-node run` (it alone sets the prefix): its launcher hosts the store.
       store = await storeFromEnv({ timeout: options.timeout })
     } else {
       // No launcher: rank 0 hosts the store at MASTER_ADDR:MASTER_PORT, as PyTorch's env:// does.
