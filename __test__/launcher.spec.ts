@@ -151,3 +151,10 @@ test('a node that waits for a missing node gives up after --rdzv-timeout', async
   t.is(r.status, 2, r.stderr)
   t.regex(r.stderr, /only 1 of the 2 nodes needed arrived within --rdzv-timeout 1 s/)
 })
+
+test('--nnodes MIN:MAX starts with the nodes that came once --rdzv-timeout has passed', async (t) => {
+  const s = script('elastic.js', `console.log('world ' + process.env.WORLD_SIZE + ' nodes ' + process.env.GROUP_WORLD_SIZE + ' node ' + process.env.GROUP_RANK)`)
+  const r = await launch(['--nnodes', '1:2', '--rdzv-endpoint', `127.0.0.1:${await freePort()}`, '--rdzv-timeout', '1', '--token', 'elastic', '--nproc-per-node', '2', s], { timeout: 60_000 })
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stdout, /\[rank 1\] world 2 nodes 1 node 0/)
+})
