@@ -3,7 +3,7 @@
 import path from 'node:path'
 
 const [cmd, arg] = process.argv.slice(2)
-const usage = 'usage: cuda-node info | tour [output-dir]'
+const usage = 'usage: cuda-node info | tour [output-dir] | run [options] script.js (cuda-node run --help)'
 
 async function main(): Promise<void> {
   switch (cmd) {
@@ -13,6 +13,17 @@ async function main(): Promise<void> {
     case 'tour':
       await (await import('./tour')).tour(arg === undefined ? undefined : path.resolve(arg))
       break
+    case 'run': {
+      const { run, RUN_USAGE } = await import('./run')
+      const rest = process.argv.slice(3)
+      if (rest.length === 0 || rest[0] === '--help' || rest[0] === '-h') {
+        console.error(RUN_USAGE)
+        process.exitCode = rest.length === 0 ? 2 : 0
+        break
+      }
+      process.exitCode = await run(rest)
+      break
+    }
     default:
       console.error(usage)
       process.exitCode = cmd === undefined || cmd === '--help' || cmd === '-h' ? 0 : 2

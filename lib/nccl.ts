@@ -3,12 +3,14 @@
 // WebAssembly build has none: each call there is CUDA_ERROR_NOT_SUPPORTED (docs/wasm.md).
 import { scope } from './context'
 import { Device, deviceOrdinal } from './device'
-import { MemoryPointer } from './memory/pointer'
+import { adoptPointer, MemoryPointer } from './memory/pointer'
 import { constants, native } from './native'
 import { INTERNAL, NativeObject, own, ownDevice as ownDeviceOf } from './object'
 import type { Stream } from './stream/stream'
 import { streamOption } from './stream/handle'
 import { count, describe, integer } from './validate'
+import { launchEnv, PREFIX_ENV, storeFromEnv } from './distributed/launch-env'
+import { TcpStore, TcpStoreServer, TOKEN_ENV } from './distributed/store'
 
 /** NCCL's element types, by CuPy's dtype names, or NCCL's numbers (`nccl.NCCL_FLOAT32`, …). */
 export type NcclDType = 'int8' | 'uint8' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float16' | 'float32' | 'float64' | 'bfloat16' | number
@@ -30,6 +32,72 @@ function code(table: Record<string, number>, v: unknown, what: string): number {
   throw new TypeError(`${what} must be one of ${Object.keys(table).join(', ')} or NCCL's number for it, got ${describe(v)}`)
 }
 
+/**
+ * `ncclConfig_t` (nccl4py's `NcclConfig`): how a communicator is made. Unset fields keep
+ * NCCL's defaults. `blocking: false` makes the init non-blocking (`ncclCommInitRankConfig`
+ * with `blocking = 0`): it is polled to the end off the JS thread, and an `AbortSignal` (or
+ * `abort()`) stops one that is stuck.
+ */
+export interface NcclConfig {
+  /** `blocking`: false makes the init (and later calls) non-blocking, polled to the end. */
+  blocking?: boolean
+  /** `cgaClusterSize`: the CUDA thread-block cluster size of NCCL's kernels (Hopper and later). */
+  cgaClusterSize?: number
+  /** `minCTAs`: the fewest thread blocks (channels) NCCL's kernels use. */
+  minCTAs?: number
+  /** `maxCTAs`: the most thread blocks NCCL's kernels use. */
+  maxCTAs?: number
+  /** `netName`: the network module to use (`'IB'`, `'Socket'`, …). */
+  netName?: string
+  /** `splitShare`: children made by `split` share this communicator's resources. */
+  splitShare?: boolean
+}
+
+/** Options of {@link NcclCommunicator.init} and {@link NcclCommunicator.split}. */
+export interface NcclInitOptions {
+  /** The communicator's `ncclConfig_t`. */
+  config?: NcclConfig
+  /**
+   * Aborts the join: the promise rejects with `NCCL_ERROR_INVALID_USAGE` ("aborted"). With a
+   * signal and no config, the join is non-blocking (`{ blocking: false }`), as an abortable
+   * init must be on NCCL.
+   */
+  signal?: AbortSignal
+}
+
+function configArgs(options: NcclInitOptions | undefined): [Float64Array | undefined, string | undefined] {
+  if (options === undefined) return [undefined, undefined]
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`)
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError(`signal must be an AbortSignal, got ${describe(options.signal)}`)
+  // An abortable join must be non-blocking: a blocking ncclCommInitRank cannot be stopped.
+  const c = options.config ?? (options.signal !== undefined ? { blocking: false } : undefined)
+  if (c === undefined) return [undefined, undefined]
+  if (c === null || typeof c !== 'object') throw new TypeError(`config must be an object, got ${describe(c)}`)
+  const n = (name: string, v: unknown): number => (v === undefined ? NaN : integer(name, v))
+  const b = (name: string, v: unknown): number => {
+    if (v === undefined) return NaN
+    if (typeof v !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${describe(v)}`)
+    return v ? 1 : 0
+  }
+  if (c.netName !== undefined && typeof c.netName !== 'string') throw new TypeError(`netName must be a string, got ${describe(c.netName)}`)
+  return [Float64Array.of(b('blocking', c.blocking), n('cgaClusterSize', c.cgaClusterSize), n('minCTAs', c.minCTAs), n('maxCTAs', c.maxCTAs), b('splitShare', c.splitShare)), c.netName]
+}
+
+/** Joins `comm` off the JS thread; an aborted `signal` aborts it. Destroys it if the join fails. */
+async function joinOrDestroy(comm: NcclCommunicator, signal: AbortSignal | undefined): Promise<void> {
+  const onAbort = (): void => native.ncclCommAbort(own(comm))
+  signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    if (signal?.aborted) onAbort()
+    await native.ncclCommJoin(own(comm))
+  } catch (e) {
+    native.ncclCommDestroy(own(comm))
+    throw e
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+  }
+}
+
 
 function buffer(p: MemoryPointer | null | undefined, what: string): [number | undefined, number] {
   if (p === null || p === undefined) return [undefined, 0]
@@ -45,15 +113,23 @@ function buffer(p: MemoryPointer | null | undefined, what: string): [number | un
  * is captured like any other work when that stream captures.
  */
 export class NcclCommunicator extends NativeObject {
-  /** This communicator's rank (CuPy's `rank_id()`). */
-  readonly rankId: number
-  /** How many ranks the communicator has (CuPy's `size()`). */
-  readonly size: number
+  #rank: number
+  #size: number
 
   private constructor(token: typeof INTERNAL, make: (owner: object) => number, device: number, size: number, rank: number) {
     super(token, 'NcclCommunicator', make, device)
-    this.size = size
-    this.rankId = rank
+    this.#size = size
+    this.#rank = rank
+  }
+
+  /** This communicator's rank (CuPy's `rank_id()`). */
+  get rankId(): number {
+    return this.#rank
+  }
+
+  /** How many ranks the communicator has (CuPy's `size()`). */
+  get size(): number {
+    return this.#size
   }
 
   /** The communicator's device (CuPy's `device_id()`). */
@@ -75,19 +151,73 @@ export class NcclCommunicator extends NativeObject {
    * @throws {TypeError} for a bad id, {CudaError} `NCCL_ERROR_INVALID_ARGUMENT` for a rank
    *   outside `nranks` or an id of no rendezvous, and NCCL's other errors by name.
    */
-  static async init(nranks: number, id: Uint8Array, rank: number): Promise<NcclCommunicator> {
+  static async init(nranks: number, id: Uint8Array, rank: number, options?: NcclInitOptions): Promise<NcclCommunicator> {
     integer('nranks', nranks)
     integer('rank', rank)
     if (!(id instanceof Uint8Array)) throw new TypeError(`id must be the Buffer of nccl.getUniqueId(), got ${describe(id)}`)
+    const [fields, netName] = configArgs(options)
     const device = scope().device
-    const comm = new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, device, nranks, id, rank), device, nranks, rank)
-    try {
-      await native.ncclCommJoin(own(comm))
-    } catch (e) {
-      native.ncclCommDestroy(own(comm))
-      throw e
-    }
+    const comm = new NcclCommunicator(INTERNAL, (owner) => native.ncclCommCreate(owner, device, nranks, id, rank, fields, netName), device, nranks, rank)
+    await joinOrDestroy(comm, options?.signal)
     return comm
+  }
+
+  /**
+   * Splits this communicator (`ncclCommSplit`, NCCL 2.18+; nccl4py's `comm.split`): every
+   * rank calls it; the ranks of one `color` form a new communicator, ranked by `key` (then by
+   * their rank here). Resolves to null for `color` null (`NCCL_SPLIT_NOCOLOR`).
+   * @throws {TypeError}/{RangeError} for bad arguments; {CudaError} `NCCL_ERROR_INVALID_USAGE`
+   *   naming the version needed where the loaded NCCL has no `ncclCommSplit`.
+   */
+  async split(color: number | null, key: number, options?: NcclInitOptions): Promise<NcclCommunicator | null> {
+    if (color !== null) {
+      integer('color', color)
+      if (color < 0) throw new RangeError(`color must be a non-negative integer, or null for no color (NCCL_SPLIT_NOCOLOR), got ${color}`)
+    }
+    integer('key', key)
+    if (key < -(2 ** 31) || key >= 2 ** 31) throw new RangeError(`key must be a 32-bit integer, got ${key}`)
+    const [fields, netName] = configArgs(options)
+    const parent = own(this)
+    const child = new NcclCommunicator(INTERNAL, (owner) => native.ncclCommSplitCreate(owner, parent, color ?? undefined, key, fields, netName), this.deviceId, 0, 0)
+    await joinOrDestroy(child, options?.signal)
+    const info = native.ncclCommInfo(own(child))
+    if (info === null || info === undefined) {
+      native.ncclCommDestroy(own(child))
+      return null
+    }
+    child.#rank = info[0]
+    child.#size = info[1]
+    return child
+  }
+
+  /**
+   * Joins as `rank` of `size` through a store (PyTorch's `ProcessGroupNCCL` over a `TCPStore`):
+   * rank 0 makes the unique id and publishes it, the others wait for it; then every rank joins
+   * on the current device. All ranks must make their communicators in the same order: the
+   * n-th call on a store meets the others' n-th.
+   * @throws {TypeError}/{RangeError} for bad arguments; StoreError `STORE_TIMEOUT` if rank 0's
+   *   id does not come within the store's timeout; NCCL's errors as {@link NcclCommunicator.init}.
+   */
+  static async fromStore(store: TcpStore, options: { rank: number; size: number; timeout?: number } & NcclInitOptions): Promise<NcclCommunicator> {
+    if (!(store instanceof TcpStore)) throw new TypeError(`store must be a TcpStore, got ${describe(store)}`)
+    if (options === null || typeof options !== 'object') throw new TypeError(`fromStore takes { rank, size }, got ${describe(options)}`)
+    const size = integer('size', options.size)
+    const rank = integer('rank', options.rank)
+    if (size < 1) throw new RangeError(`size must be at least 1, got ${size}`)
+    if (rank < 0 || rank >= size) throw new RangeError(`rank must be from 0 to size - 1 (${size - 1}), got ${rank}`)
+    const n = storeComms.get(store) ?? 0
+    storeComms.set(store, n + 1)
+    const key = `nccl/uniqueId/${n}`
+    const call = options.timeout === undefined ? undefined : { timeout: options.timeout }
+    let id: Buffer
+    if (rank === 0) {
+      id = nccl.getUniqueId()
+      await store.set(key, id, call)
+    } else {
+      id = await store.get(key, call)
+      if (id.length !== 128) throw new RangeError(`the store's ${key} holds ${id.length} bytes, not a unique id (128): another job shares this store?`)
+    }
+    return NcclCommunicator.init(size, id, rank, { config: options.config, signal: options.signal })
   }
 
   /**
@@ -158,12 +288,43 @@ export class NcclCommunicator extends NativeObject {
     this.#call(KIND.recv, null, buf, count, dtype, 0, integer('peer', peer) as number, stream)
   }
 
+  /**
+   * Sends the i-th `count` elements of `send` to rank i and puts rank i's part at the i-th
+   * place of `recv` (both `size · count` elements): NCCL's `ncclAlltoAll` where the loaded
+   * library has it (2.28+), else a send and a receive per peer in one group.
+   */
+  allToAll(send: MemoryPointer, recv: MemoryPointer, count: number, dtype: NcclDType, stream?: Stream): void {
+    this.#call(KIND.allToAll, send, recv, count, dtype, 0, 0, stream)
+  }
+
+  /**
+   * Registers `nbytes` of `buf` with the communicator (`ncclCommRegister`, NCCL 2.19+): its
+   * collectives on that range may skip NCCL's staging copies. Keep the memory until
+   * {@link NcclCommunicator.deregister} (or `destroy`). Returns the registration's handle.
+   * @throws {TypeError}/{RangeError} for a bad buffer or a range past it; {CudaError}
+   *   `NCCL_ERROR_INVALID_USAGE` naming the version needed on an older NCCL.
+   */
+  register(buf: MemoryPointer, nbytes: number): bigint {
+    if (!(buf instanceof MemoryPointer)) throw new TypeError(`buf must be a MemoryPointer, got ${describe(buf)}`)
+    return native.ncclCommRegister(own(this), own(buf.mem), buf.byteOffset, count('nbytes', nbytes))
+  }
+
+  /** Deregisters a handle of {@link NcclCommunicator.register} (`ncclCommDeregister`). */
+  deregister(handle: bigint): void {
+    if (typeof handle !== 'bigint') throw new TypeError(`handle must be the bigint register() returned, got ${describe(handle)}`)
+    native.ncclCommDeregister(own(this), handle)
+  }
+
   /** Throws the error that asynchronous work met, if any (CuPy's `check_async_error`). */
   checkAsyncError(): void {
     native.ncclCommCheckAsyncError(own(this))
   }
 
-  /** Stops pending work and frees the communicator (`ncclCommAbort`); later calls throw. */
+  /**
+   * Stops pending work and frees the communicator (`ncclCommAbort`); later calls throw, and
+   * work it left queued fails with a typed error (`checkAsyncError` on the other ranks:
+   * `NCCL_ERROR_REMOTE_ERROR` on the simulator).
+   */
   abort(): void {
     native.ncclCommAbort(own(this))
   }
@@ -179,13 +340,76 @@ export class NcclCommunicator extends NativeObject {
   }
 }
 
+const storeComms = new WeakMap<TcpStore, number>()
+
+/** Options of {@link nccl.initProcessGroup}: each defaults to what `cuda-node run` says. */
+export interface ProcessGroupOptions {
+  /** The store the ranks meet through; by default the launcher's (or, with no launcher, one rank 0 hosts). */
+  store?: TcpStore
+  /** This process's rank (`RANK`). */
+  rank?: number
+  /** How many ranks (`WORLD_SIZE`). */
+  size?: number
+  /** The device to use (`LOCAL_RANK`'s); it becomes the current device. */
+  device?: Device | number
+  /** How long to wait for the store and the other ranks, in ms. */
+  timeout?: number
+}
+
+async function initProcessGroup(options: ProcessGroupOptions = {}): Promise<NcclCommunicator> {
+  if (options === null || typeof options !== 'object') throw new TypeError(`initProcessGroup takes an options object, got ${describe(options)}`)
+  const env = launchEnv()
+  const rank = options.rank ?? env?.rank
+  const size = options.size ?? env?.worldSize
+  if (rank === undefined || size === undefined) {
+    throw new RangeError('initProcessGroup needs a rank and a size: run under `cuda-node run` (RANK, WORLD_SIZE), or pass { rank, size }')
+  }
+  const device = options.device ?? env?.localRank
+  if (device !== undefined) new Device(deviceOrdinal(device)).use()
+  let store = options.store
+  if (store === undefined) {
+    if (env !== undefined && process.env[PREFIX_ENV] !== undefined) {
+      // `cuda-node run` (it alone sets the prefix): its launcher hosts the store.
+      store = await storeFromEnv({ timeout: options.timeout })
+    } else {
+      // No launcher: rank 0 hosts the store at MASTER_ADDR:MASTER_PORT, as PyTorch's env:// does.
+      const token = process.env[TOKEN_ENV]
+      if (token === undefined) throw new RangeError(`no launcher and no store: set ${TOKEN_ENV} (the same on every rank) with MASTER_ADDR and MASTER_PORT, or pass { store }`)
+      const host = process.env.MASTER_ADDR ?? '127.0.0.1'
+      const port = Number(process.env.MASTER_PORT ?? 29500)
+      if (integer('rank', rank) === 0) await TcpStoreServer.listen({ host, port, token, keepAlive: false })
+      store = await TcpStore.connect({ host, port, token, timeout: options.timeout, worldSize: size })
+    }
+  }
+  return NcclCommunicator.fromStore(store, { rank, size, timeout: options.timeout })
+}
+
 /** NCCL, as `cupy.cuda.nccl` offers it. */
 export const nccl = {
   /** One rank of a communicator: {@link NcclCommunicator}. */
   NcclCommunicator,
+  /**
+   * Joins this process's rank of the job (PyTorch's `init_process_group('nccl')`): with no
+   * options, from `cuda-node run`'s environment — rank `RANK` of `WORLD_SIZE` on device
+   * `LOCAL_RANK`, meeting the others through the launcher's store.
+   * @throws {RangeError} outside a launcher without `{ rank, size }`; StoreError and NCCL's errors as {@link NcclCommunicator.fromStore}.
+   */
+  initProcessGroup,
   /** A new 128-byte unique id (`ncclGetUniqueId`): pass it to every rank. This process hosts the ranks' rendezvous, so it must run until they have joined. */
   getUniqueId(): Buffer {
     return native.ncclGetUniqueId()
+  },
+  /**
+   * `nbytes` of device memory on the current device from `ncclMemAlloc` (NCCL 2.19+; nccl4py's
+   * `mem_alloc`): memory NCCL's transports can use directly, freed with `ncclMemFree`. It is an
+   * allocator: `setAllocator(nccl.memAlloc)` makes `alloc` draw from it. Plain memory on the
+   * simulator.
+   * @throws {TypeError}/{RangeError} for a bad size; {CudaError} `NCCL_ERROR_INVALID_USAGE`
+   *   naming the version needed on an older NCCL.
+   */
+  memAlloc(nbytes: number): MemoryPointer {
+    const device = deviceOrdinal(undefined)
+    return adoptPointer(native.ncclMemAlloc(device, count('nbytes', nbytes)), device)
   },
   /** NCCL's version as `ncclGetVersion` gives it: 22304 for 2.23.4 (CuPy's `get_version()`). */
   getVersion(): number {

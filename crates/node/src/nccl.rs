@@ -1,13 +1,39 @@
 //! NCCL: unique ids, communicators (made at once, joined off the JS thread), collectives.
 
-use crate::raw::{Bytes, Count, NodeBuffer, Numbers, Owner};
+use crate::raw::{BigU64, Bytes, Count, NodeBuffer, Numbers, Owner};
 use crate::task::Blocking;
 use crate::{memory, stream};
-use cuda_node_core::nccl::{self, Call, Collective, Communicator, DataType, RedOp};
-use cuda_node_core::{runtime, Error};
+use cuda_node_core::nccl::{self, Call, Collective, CommConfig, Communicator, DataType, RedOp};
+use cuda_node_core::{runtime, Block, Error};
 use std::sync::Arc;
 
 crate::table!(COMMS: Arc<Communicator>, CUDA_ERROR_INVALID_HANDLE, "this NcclCommunicator was destroyed");
+
+/// An `ncclConfig_t` from JS: `[blocking, cgaClusterSize, minCTAs, maxCTAs, splitShare]`, NaN
+/// where unset, and the network's name.
+fn config(fields: Option<Numbers>, net_name: Option<String>) -> cuda_node_core::Result<CommConfig> {
+    let mut c = CommConfig { net_name, ..CommConfig::default() };
+    let Some(f) = fields else { return Ok(c) };
+    let f = f.0;
+    if f.len() != 5 {
+        return Err(Error::type_error(format!("an NCCL config is 5 numbers, got {}", f.len())));
+    }
+    let int = |name: &str, v: f64| -> cuda_node_core::Result<Option<i32>> {
+        if v.is_nan() {
+            return Ok(None);
+        }
+        if v.fract() != 0.0 || !(0.0..=i32::MAX as f64).contains(&v) {
+            return Err(Error::range(format!("{name} must be a non-negative 32-bit integer, got {v}")));
+        }
+        Ok(Some(v as i32))
+    };
+    c.blocking = f[0].is_nan() || f[0] != 0.0;
+    c.cga_cluster_size = int("cgaClusterSize", f[1])?;
+    c.min_ctas = int("minCTAs", f[2])?;
+    c.max_ctas = int("maxCTAs", f[3])?;
+    c.split_share = (!f[4].is_nan()).then_some(f[4] != 0.0);
+    Ok(c)
+}
 
 crate::exports! {
     /// NCCL's version as `ncclGetVersion` gives it (22304 for 2.23.4).
@@ -22,11 +48,28 @@ crate::exports! {
 
     /// A communicator for `rank` of `nranks` on `device`, not yet joined: with `id`, join it with
     /// `ncclCommJoin`; without, with `ncclCommJoinAll`.
-    c"ncclCommCreate" => fn nccl_comm_create(cx, owner: Owner, device: f64, nranks: f64, id: Option<Bytes>, rank: f64) -> f64 {
+    c"ncclCommCreate" => fn nccl_comm_create(
+        cx, owner: Owner, device: f64, nranks: f64, id: Option<Bytes>, rank: f64, fields: Option<Numbers>, net_name: Option<String>
+    ) -> f64 {
         let device = runtime()?.ordinal(device)?;
         let (nranks, rank) = (crate::raw::numbers::uint32("nranks", nranks)? as usize, crate::raw::numbers::uint32("rank", rank)? as usize);
-        let comm = Communicator::new(device, nranks, rank, id.map(|b| b.0))?;
+        let comm = Communicator::with_config(device, nranks, rank, id.map(|b| b.0), config(fields, net_name)?)?;
         insert(cx, &owner, Arc::new(comm))
+    }
+
+    /// A communicator to be split from `parent` (`ncclCommSplit`) when it joins (`ncclCommJoin`):
+    /// `color` null for none (`NCCL_SPLIT_NOCOLOR`).
+    c"ncclCommSplitCreate" => fn nccl_comm_split_create(
+        cx, owner: Owner, parent: f64, color: Option<f64>, key: i32, fields: Option<Numbers>, net_name: Option<String>
+    ) -> f64 {
+        let color = color.map(|c| crate::raw::numbers::uint32("color", c)).transpose()?;
+        let comm = with(parent, |p| Communicator::split(p, color, key, config(fields, net_name)?))?;
+        insert(cx, &owner, Arc::new(comm))
+    }
+
+    /// `[rank, size]` of a joined communicator; null for a split that left this rank out.
+    c"ncclCommInfo" => fn nccl_comm_info(_cx, comm: f64) -> Option<Vec<f64>> {
+        with(comm, |c| Ok(c.is_live().then(|| vec![c.rank() as f64, c.size() as f64])))
     }
 
     /// Joins the other ranks (`ncclCommInitRank`) off the JS thread; resolves once all have.
@@ -64,6 +107,23 @@ crate::exports! {
             };
             stream::with(stream, |st| c.enqueue(&call, s, r, st))
         })
+    }
+
+    /// `size` bytes on `device` from `ncclMemAlloc`, as a memory handle (freed with `ncclMemFree`).
+    c"ncclMemAlloc" => fn nccl_mem_alloc(_cx, device: f64, size: Count) -> f64 {
+        memory::adopt(Block::whole(nccl::mem_alloc(runtime()?.ordinal(device)?, size.0)?))
+    }
+
+    /// Registers `len` bytes of memory `mem` from `offset` with the communicator (`ncclCommRegister`).
+    c"ncclCommRegister" => fn nccl_comm_register(_cx, comm: f64, mem: f64, offset: Count, len: Count) -> BigU64 {
+        let block = memory::get(mem)?;
+        let (m, at) = block.range(offset.0, len.0, "the registered range")?;
+        with(comm, |c| c.register(m, at, len.0).map(BigU64))
+    }
+
+    /// Deregisters a handle of `ncclCommRegister` (`ncclCommDeregister`).
+    c"ncclCommDeregister" => fn nccl_comm_deregister(_cx, comm: f64, handle: BigU64) -> () {
+        with(comm, |c| c.deregister(handle.0))
     }
 
     /// Starts a group: calls until `ncclGroupEnd` are launched together (`ncclGroupStart`).

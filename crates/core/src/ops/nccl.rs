@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::ops::{AllocOps, StreamOps};
+use std::sync::atomic::AtomicBool;
 
 /// Bytes of an `ncclUniqueId`.
 pub const UNIQUE_ID_BYTES: usize = 128;
@@ -109,12 +110,14 @@ pub enum Collective {
     Recv {
         peer: usize,
     },
+    /// `count` is what each rank sends to each peer (and receives from each).
+    AllToAll,
 }
 
 impl Collective {
     /// Each call's name (the TS method), by its kind number: the number the binding's `ncclCall`
     /// takes and the simulator's wire format carries.
-    pub const KINDS: [&'static str; 7] = ["allReduce", "reduce", "broadcast", "allGather", "reduceScatter", "send", "recv"];
+    pub const KINDS: [&'static str; 8] = ["allReduce", "reduce", "broadcast", "allGather", "reduceScatter", "send", "recv", "allToAll"];
 
     /// The call of kind number `kind` (see [`Collective::KINDS`]), with its reduction and its
     /// root or peer where it has them; `None` for no kind.
@@ -127,6 +130,7 @@ impl Collective {
             4 => Collective::ReduceScatter { op },
             5 => Collective::Send { peer: rank },
             6 => Collective::Recv { peer: rank },
+            7 => Collective::AllToAll,
             _ => return None,
         })
     }
@@ -142,6 +146,7 @@ impl Collective {
             Collective::ReduceScatter { op } => (4, op, 0),
             Collective::Send { peer } => (5, RedOp::Sum, peer),
             Collective::Recv { peer } => (6, RedOp::Sum, peer),
+            Collective::AllToAll => (7, RedOp::Sum, 0),
         }
     }
 }
@@ -169,6 +174,7 @@ impl Call {
             Collective::ReduceScatter { .. } => (Some(all), Some(one)),
             Collective::Send { .. } => (Some(one), None),
             Collective::Recv { .. } => (None, Some(one)),
+            Collective::AllToAll => (Some(all), Some(all)),
         })
     }
 
@@ -189,19 +195,60 @@ impl Call {
 /// A buffer of a call: an allocation and a byte offset into it.
 pub type Buf<'a> = Option<(&'a dyn AllocOps, u64)>;
 
+/// The `ncclConfig_t` fields a user may set; `None` leaves NCCL's default
+/// (`NCCL_CONFIG_UNDEF_INT`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommConfig {
+    /// `blocking = 0`: the init (and each later call) returns at once and is polled, so a
+    /// stuck init can be aborted.
+    pub blocking: bool,
+    pub cga_cluster_size: Option<i32>,
+    pub min_ctas: Option<i32>,
+    pub max_ctas: Option<i32>,
+    pub net_name: Option<String>,
+    /// `splitShare`: children made by `split` share the parent's resources.
+    pub split_share: Option<bool>,
+}
+
+impl Default for CommConfig {
+    fn default() -> Self {
+        CommConfig { blocking: true, cga_cluster_size: None, min_ctas: None, max_ctas: None, net_name: None, split_share: None }
+    }
+}
+
+/// What `split` makes on one rank: the new communicator with this rank's place in it, or
+/// nothing for a rank that passed no color (`NCCL_SPLIT_NOCOLOR`).
+pub struct Split {
+    pub comm: Box<dyn CommOps>,
+    pub rank: usize,
+    pub nranks: usize,
+}
+
 /// What a backend implements for NCCL.
 pub trait NcclOps: Send + Sync + 'static {
     /// `ncclGetVersion`: 22304 for 2.23.4.
     fn version(&self) -> Result<i32>;
     /// A new id (`ncclGetUniqueId`); the process that makes it hosts the ranks' rendezvous.
     fn unique_id(&self) -> Result<UniqueId>;
-    /// Joins as `rank` of `nranks` on `device` (`ncclCommInitRank`); blocks until every rank
-    /// has joined, so it is never called on the JS thread.
-    fn init_rank(&self, device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Box<dyn CommOps>>;
+    /// Joins as `rank` of `nranks` on `device` (`ncclCommInitRankConfig`); blocks until every
+    /// rank has joined, so it is never called on the JS thread. When `cancel` turns true the
+    /// join stops (a non-blocking init is aborted) and fails.
+    fn init_rank(
+        &self,
+        device: usize,
+        nranks: usize,
+        id: &UniqueId,
+        rank: usize,
+        config: &CommConfig,
+        cancel: &AtomicBool,
+    ) -> Result<Box<dyn CommOps>>;
     /// One communicator per device, rank `i` on `devices[i]` (`ncclCommInitAll`).
     fn init_all(&self, devices: &[usize]) -> Result<Vec<Box<dyn CommOps>>>;
     fn group_start(&self) -> Result<()>;
     fn group_end(&self) -> Result<()>;
+    /// Device memory from `ncclMemAlloc` (NCCL 2.19+: memory NCCL's transports and NVLS can
+    /// use directly), freed with `ncclMemFree` when dropped; the simulator's is plain memory.
+    fn mem_alloc(&self, device: usize, size: u64) -> Result<Box<dyn AllocOps>>;
 }
 
 /// One rank's communicator (`ncclComm_t`), destroyed when dropped unless aborted.
@@ -212,6 +259,15 @@ pub trait CommOps: Send + Sync + 'static {
     fn abort(&self) -> Result<()>;
     /// An error that asynchronous work met (`ncclCommGetAsyncError`).
     fn async_error(&self) -> Result<()>;
+    /// Splits the communicator (`ncclCommSplit`): every rank calls it; those of one `color`
+    /// form a new communicator, ranked by `key` (then by their rank here); `None` for
+    /// `NCCL_SPLIT_NOCOLOR`. Blocks until every rank has called it.
+    fn split(&self, color: Option<u32>, key: i32, config: &CommConfig, cancel: &AtomicBool) -> Result<Option<Split>>;
+    /// Registers `[ptr, ptr + len)` of this device's memory with the communicator
+    /// (`ncclCommRegister`, NCCL 2.19+); the handle deregisters it.
+    fn register(&self, ptr: u64, len: u64) -> Result<u64>;
+    /// `ncclCommDeregister` of a handle `register` gave.
+    fn deregister(&self, handle: u64) -> Result<()>;
 }
 
 /// The name of each `ncclResult_t` (CuPy's `NcclError` names).
@@ -242,5 +298,6 @@ mod tests {
         assert_eq!(c(Collective::Reduce { op: RedOp::Sum, root: 0 }).extents(1, 3).unwrap(), (Some(16), None));
         assert_eq!(c(Collective::Broadcast { root: 0 }).extents(1, 3).unwrap(), (None, Some(16)));
         assert!(c(Collective::Send { peer: 3 }).check_ranks(3).is_err());
+        assert_eq!(c(Collective::AllToAll).extents(1, 3).unwrap(), (Some(48), Some(48)));
     }
 }

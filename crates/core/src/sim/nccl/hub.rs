@@ -27,7 +27,8 @@ struct Posted {
 struct HubState {
     nranks: Option<usize>,
     conns: Vec<Option<Arc<Mutex<TcpStream>>>>,
-    devices: Vec<Option<u32>>,
+    /// Each rank's node and device: two ranks on one device of one node are refused.
+    devices: Vec<Option<(String, u32)>>,
     joined: usize,
     colls: HashMap<u64, Vec<Posted>>,
     sends: HashMap<(usize, usize, u64), Posted>,
@@ -35,6 +36,8 @@ struct HubState {
     failed: Option<(i32, String)>,
     /// Why each rank that has left did (collectives need every rank; a send or receive, its peer).
     left: HashMap<usize, String>,
+    /// The ranks' pending `split`s: post, color (None: no color) and key, until every rank has called it.
+    splits: Vec<(usize, u64, Option<u32>, i32)>,
 }
 
 struct Hub {
@@ -78,6 +81,7 @@ impl Hub {
         pending.extend(st.colls.drain().flat_map(|(_, v)| v.into_iter().map(|p| (p.rank, p.post))));
         pending.extend(st.sends.drain().map(|(_, p)| (p.rank, p.post)));
         pending.extend(st.recvs.drain().map(|(_, p)| (p.rank, p.post)));
+        pending.extend(st.splits.drain(..).map(|(r, p, _, _)| (r, p)));
         for (rank, post) in pending {
             Self::send_to(st, rank, post, &err);
         }
@@ -93,6 +97,7 @@ impl Hub {
             let gone: Vec<_> = map.keys().filter(|(from, to, _)| *from == rank || *to == rank).copied().collect();
             pending.extend(gone.into_iter().filter_map(|k| map.remove(&k)).map(|p| (p.rank, p.post)));
         }
+        pending.extend(st.splits.drain(..).map(|(r, p, _, _)| (r, p)));
         for (r, post) in pending {
             Self::send_to(st, r, post, &err);
         }
@@ -187,10 +192,58 @@ impl Hub {
                 let r = host_reduce(first.dtype, op, &data);
                 (0..n).map(|i| r[i * one..(i + 1) * one].to_vec()).collect()
             }
+            // Rank i receives the i-th part of every rank's send buffer, in rank order.
+            Collective::AllToAll => (0..n).map(|i| data.iter().flat_map(|d| d[i * one..(i + 1) * one].iter().copied()).collect()).collect(),
             Collective::Send { .. } | Collective::Recv { .. } => return,
         };
         for (p, o) in parts.iter().zip(out) {
             Self::send_to(st, p.rank, p.post, &Ok(o));
+        }
+    }
+
+    /// A rank's `split`: once every rank has called it, each color gets a new rendezvous, and
+    /// each rank its id, its rank there (by key, then by rank here) and its size.
+    fn split(st: &mut HubState, rank: usize, post: u64, color: Option<u32>, key: i32) {
+        if let Some((code, msg)) = st.failed.clone() {
+            return Self::send_to(st, rank, post, &Err((code, msg)));
+        }
+        if let Some(why) = st.left.values().next().cloned() {
+            return Self::send_to(st, rank, post, &Err((REMOTE, why)));
+        }
+        st.splits.push((rank, post, color, key));
+        if st.splits.len() < st.nranks.unwrap_or(1) {
+            return;
+        }
+        let mut all = std::mem::take(&mut st.splits);
+        all.sort_by_key(|&(r, _, c, k)| (c, k, r));
+        let mut at = 0;
+        while at < all.len() {
+            let color = all[at].2;
+            let end = at + all[at..].iter().take_while(|s| s.2 == color).count();
+            let group = &all[at..end];
+            match color {
+                None => {
+                    for &(r, p, _, _) in group {
+                        Self::send_to(st, r, p, &Ok(Vec::new()));
+                    }
+                }
+                Some(_) => match unique_id() {
+                    Ok(id) => {
+                        for (i, &(r, p, _, _)) in group.iter().enumerate() {
+                            let mut out = id.to_vec();
+                            out.extend_from_slice(&(i as u32).to_le_bytes());
+                            out.extend_from_slice(&(group.len() as u32).to_le_bytes());
+                            Self::send_to(st, r, p, &Ok(out));
+                        }
+                    }
+                    Err(e) => {
+                        for &(r, p, _, _) in group {
+                            Self::send_to(st, r, p, &Err((SYSTEM, e.message().to_string())));
+                        }
+                    }
+                },
+            }
+            at = end;
         }
     }
 
@@ -200,6 +253,7 @@ impl Hub {
         let mut r = Reader(&hello);
         let (Some(1), Some(nonce), Some(nranks), Some(rank), Some(device)) = (r.u8(), r.u64(), r.u32(), r.u32(), r.u32()) else { return };
         let (nranks, rank) = (nranks as usize, rank as usize);
+        let node = String::from_utf8_lossy(r.0).into_owned();
         let conn = Arc::new(Mutex::new(s.try_clone().expect("a socket clones")));
         let refuse = |code: i32, msg: String| {
             let mut out = vec![2u8, code as u8];
@@ -228,14 +282,19 @@ impl Hub {
             if st.conns[rank].is_some() {
                 return refuse(INVALID_USAGE, format!("rank {rank} joined this communicator twice"));
             }
-            // NCCL refuses two ranks on one GPU ("Duplicate GPU detected"); each process of the
-            // simulator presents the same devices, so a device is the same GPU in every process.
+            // NCCL refuses two ranks on one GPU ("Duplicate GPU detected"); each process of a
+            // node presents the same devices, so a device is the same GPU in each of them.
             if let Some((code, msg)) = st.failed.clone() {
                 return refuse(code, msg);
             }
-            if let Some(other) = st.devices.iter().position(|d| *d == Some(device)) {
+            let here = Some((node, device));
+            if let Some(other) = st.devices.iter().position(|d| *d == here) {
                 // The whole init fails, as NCCL's does: every rank that joined hears it too.
-                let msg = format!("Duplicate GPU detected: rank {rank} and rank {other} both on device {device}");
+                let on = match here.as_ref().map(|h| h.0.as_str()) {
+                    Some("") | None => String::new(),
+                    Some(n) => format!(" of node {n}"),
+                };
+                let msg = format!("Duplicate GPU detected: rank {rank} and rank {other} both on device {device}{on}");
                 let mut out = vec![2u8, INVALID_USAGE as u8];
                 out.extend_from_slice(msg.as_bytes());
                 for c in st.conns.iter().flatten() {
@@ -244,7 +303,7 @@ impl Hub {
                 st.failed = Some((INVALID_USAGE, msg.clone()));
                 return refuse(INVALID_USAGE, msg);
             }
-            st.devices[rank] = Some(device);
+            st.devices[rank] = here;
             st.conns[rank] = Some(conn.clone());
             st.joined += 1;
             if st.joined == nranks {
@@ -266,6 +325,12 @@ impl Hub {
                 Some(3) => {
                     let mut st = lock(&self.st);
                     Self::fail(&mut st, REMOTE, format!("rank {rank} aborted the communicator"));
+                }
+                Some(4) => {
+                    let (Some(post), Some(color), Some(key)) = (r.u64(), r.u32(), r.u32()) else { break };
+                    let color = (color != u32::MAX).then_some(color);
+                    let mut st = lock(&self.st);
+                    Self::split(&mut st, rank, post, color, key as i32);
                 }
                 _ => break,
             }

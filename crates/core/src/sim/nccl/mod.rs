@@ -32,12 +32,15 @@ use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::{lock, SimBackend, SimDevice};
 use crate::error::Result;
-use crate::ops::nccl::{Buf, Call, CommOps, NcclOps, UniqueId};
+use crate::ops::nccl::{Buf, Call, CommConfig, CommOps, NcclOps, Split, UniqueId};
 use crate::ops::StreamOps;
 use hub::unique_id;
+#[cfg(test)]
+use rank::join_on;
 use rank::{join, run, Item, Rank};
 use std::cell::RefCell;
 use std::net::Shutdown;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use wire::{nccl_error, write_frame, INVALID_USAGE};
@@ -100,6 +103,20 @@ impl CommOps for SimComm {
             None => Ok(()),
         }
     }
+
+    fn register(&self, _ptr: u64, _len: u64) -> Result<u64> {
+        // The simulator's transports copy through the hub: registration changes nothing but is
+        // modelled (a handle to deregister once).
+        Ok(self.0.next_registration())
+    }
+
+    fn deregister(&self, _handle: u64) -> Result<()> {
+        Ok(())
+    }
+
+    fn split(&self, color: Option<u32>, key: i32, _config: &CommConfig, cancel: &AtomicBool) -> Result<Option<Split>> {
+        Ok(self.0.split(color, key, cancel)?.map(|r| Split { rank: r.rank, nranks: r.nranks, comm: Box::new(SimComm(Arc::new(r))) }))
+    }
 }
 
 /// The WebAssembly build has no threads and no sockets, which the ranks' rendezvous needs: NCCL
@@ -123,7 +140,15 @@ impl NcclOps for SimBackend {
         Err(no_nccl())
     }
 
-    fn init_rank(&self, _device: usize, _nranks: usize, _id: &UniqueId, _rank: usize) -> Result<Box<dyn CommOps>> {
+    fn init_rank(
+        &self,
+        _device: usize,
+        _nranks: usize,
+        _id: &UniqueId,
+        _rank: usize,
+        _config: &CommConfig,
+        _cancel: &AtomicBool,
+    ) -> Result<Box<dyn CommOps>> {
         Err(no_nccl())
     }
 
@@ -138,6 +163,10 @@ impl NcclOps for SimBackend {
     fn group_end(&self) -> Result<()> {
         Err(no_nccl())
     }
+
+    fn mem_alloc(&self, _device: usize, _size: u64) -> Result<Box<dyn crate::ops::AllocOps>> {
+        Err(no_nccl())
+    }
 }
 
 #[cfg(not(target_family = "wasm"))]
@@ -150,14 +179,23 @@ impl NcclOps for SimBackend {
         unique_id()
     }
 
-    fn init_rank(&self, device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Box<dyn CommOps>> {
-        Ok(Box::new(SimComm(Arc::new(join(device, nranks, id, rank)?))))
+    fn init_rank(
+        &self,
+        device: usize,
+        nranks: usize,
+        id: &UniqueId,
+        rank: usize,
+        _config: &CommConfig,
+        cancel: &AtomicBool,
+    ) -> Result<Box<dyn CommOps>> {
+        Ok(Box::new(SimComm(Arc::new(join(device, nranks, id, rank, cancel)?))))
     }
 
     fn init_all(&self, devices: &[usize]) -> Result<Vec<Box<dyn CommOps>>> {
         let id = unique_id()?;
         let n = devices.len();
-        let joins: Vec<_> = devices.iter().enumerate().map(|(r, &d)| std::thread::spawn(move || join(d, n, &id, r))).collect();
+        let joins: Vec<_> =
+            devices.iter().enumerate().map(|(r, &d)| std::thread::spawn(move || join(d, n, &id, r, &AtomicBool::new(false)))).collect();
         let mut out: Vec<Box<dyn CommOps>> = Vec::with_capacity(n);
         for j in joins {
             let rank = j.join().map_err(|_| nccl_error(3, "a rank's join panicked"))??;
@@ -169,6 +207,11 @@ impl NcclOps for SimBackend {
     fn group_start(&self) -> Result<()> {
         GROUP.with(|g| g.borrow_mut().depth += 1);
         Ok(())
+    }
+
+    fn mem_alloc(&self, device: usize, size: u64) -> Result<Box<dyn crate::ops::AllocOps>> {
+        use crate::backend::Backend;
+        self.memory().alloc(device, size)
     }
 
     fn group_end(&self) -> Result<()> {
@@ -285,18 +328,83 @@ mod tests {
     }
 
     #[test]
+    fn all_to_all_gives_rank_i_the_i_th_part_of_each() {
+        let b = SimBackend::new(2, 1 << 20);
+        let comms = b.init_all(&[0, 1]).unwrap();
+        let s: Vec<_> = (0..2).map(|d| b.streams().create(d, true, 0).unwrap()).collect();
+        let m: Vec<_> = (0..2).map(|d| (b.memory().alloc(d, 8).unwrap(), b.memory().alloc(d, 8).unwrap())).collect();
+        for d in 0..2 {
+            s[d].copy_htod(&*m[d].0, 0, &f32s(&[10.0 * d as f32, 10.0 * d as f32 + 1.0])).unwrap();
+        }
+        let call = Call { coll: Collective::AllToAll, count: 1, dtype: DataType::F32 };
+        b.group_start().unwrap();
+        for d in 0..2 {
+            comms[d].enqueue(&call, Some((&*m[d].0, 0)), Some((&*m[d].1, 0)), &*s[d]).unwrap();
+        }
+        b.group_end().unwrap();
+        for d in 0..2 {
+            let mut out = [0u8; 8];
+            s[d].copy_dtoh(&mut out, &*m[d].1, 0).unwrap();
+            assert_eq!(out.to_vec(), f32s(&[d as f32, 10.0 + d as f32]));
+        }
+    }
+
+    #[test]
+    fn split_groups_ranks_by_color_and_orders_them_by_key() {
+        let b = SimBackend::new(4, 1 << 20);
+        let comms: Vec<Arc<dyn CommOps>> = b.init_all(&[0, 1, 2, 3]).unwrap().into_iter().map(Arc::from).collect();
+        // Colors: even ranks 0, odd ranks 1, rank 3 none; keys reverse the order.
+        let colors = [Some(0), Some(1), Some(0), None];
+        let splits: Vec<_> = comms
+            .iter()
+            .enumerate()
+            .map(|(r, c)| {
+                let c = c.clone();
+                std::thread::spawn(move || {
+                    c.split(colors[r], -(r as i32), &CommConfig::default(), &AtomicBool::new(false)).map(|s| s.map(|s| (s.rank, s.nranks)))
+                })
+            })
+            .collect();
+        let got: Vec<_> = splits.into_iter().map(|j| j.join().unwrap().unwrap()).collect();
+        assert_eq!(got, vec![Some((1, 2)), Some((0, 1)), Some((0, 2)), None]);
+    }
+
+    #[test]
+    fn an_abort_stops_a_join_that_waits_for_absent_ranks() {
+        let b = SimBackend::new(1, 1 << 20);
+        let id = b.unique_id().unwrap();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let c = cancel.clone();
+        let waiting = std::thread::spawn(move || join(0, 2, &id, 0, &c).map(|_| ()));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        cancel.store(true, Ordering::Release);
+        let e = waiting.join().unwrap().unwrap_err();
+        assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INVALID_USAGE"), "{e}");
+        assert!(e.message().contains("aborted"), "{e}");
+    }
+
+    #[test]
     fn a_bad_id_is_an_invalid_argument() {
         let b = SimBackend::new(1, 1 << 20);
-        let e = b.init_rank(0, 1, &[0u8; UNIQUE_ID_BYTES], 0).err().unwrap();
+        let e = b.init_rank(0, 1, &[0u8; UNIQUE_ID_BYTES], 0, &CommConfig::default(), &AtomicBool::new(false)).err().unwrap();
         assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INVALID_ARGUMENT"));
+    }
+
+    #[test]
+    fn device_0_of_two_nodes_is_two_gpus() {
+        let b = SimBackend::new(1, 1 << 20);
+        let id = b.unique_id().unwrap();
+        let other = std::thread::spawn(move || join_on("node-b", 0, 2, &id, 1, &AtomicBool::new(false)).map(|_| ()));
+        join_on("node-a", 0, 2, &id, 0, &AtomicBool::new(false)).unwrap();
+        other.join().unwrap().unwrap();
     }
 
     #[test]
     fn two_ranks_on_one_device_are_refused_as_nccl_refuses_them() {
         let b = SimBackend::new(1, 1 << 20);
         let id = b.unique_id().unwrap();
-        let other = std::thread::spawn(move || join(0, 2, &id, 1));
-        let mine = join(0, 2, &id, 0);
+        let other = std::thread::spawn(move || join(0, 2, &id, 1, &AtomicBool::new(false)));
+        let mine = join(0, 2, &id, 0, &AtomicBool::new(false));
         let errs: Vec<Error> = [mine.err(), other.join().unwrap().err()].into_iter().flatten().collect();
         assert_eq!(errs.len(), 2, "both ranks' init fails");
         for e in errs {

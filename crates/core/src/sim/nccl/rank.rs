@@ -1,11 +1,17 @@
 //! A rank: its join (the hello, then the hub's "everyone joined"), its posts, and the thread
 //! that reads the hub's answers and hands each to the post waiting for it.
 
-use super::wire::{encode_tag, nccl_error, read_frame, write_frame, Reader, Reply, Tag, INVALID_ARGUMENT, MAGIC, REMOTE, SYSTEM};
+use super::wire::{
+    encode_tag, nccl_error, read_frame, write_frame, Reader, Reply, Tag, INVALID_ARGUMENT, INVALID_USAGE, MAGIC, REMOTE, SYSTEM,
+};
 use crate::error::{Error, Result};
 use crate::ops::nccl::{Call, Collective, UniqueId};
 use crate::sim::bytes::Buffer;
 use crate::sim::lock;
+
+/// Names the simulated node this process is on (`cuda-node run` sets it, one a launcher); unset,
+/// every process is on the same node, and a device is the same GPU in each.
+pub(super) const NODE_ENV: &str = "CUDA_NODE_SIM_NODE";
 use std::collections::HashMap;
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,6 +26,8 @@ struct Pending {
 pub(super) struct Rank {
     pub(super) rank: usize,
     pub(super) nranks: usize,
+    device: usize,
+    node: String,
     pub(super) writer: Mutex<TcpStream>,
     pending: Arc<Mutex<Pending>>,
     next_post: AtomicU64,
@@ -28,6 +36,7 @@ pub(super) struct Rank {
     p2p_seq: Mutex<(Vec<u64>, Vec<u64>)>,
     pub(super) async_error: Mutex<Option<Error>>,
     pub(super) aborted: AtomicBool,
+    registrations: AtomicU64,
 }
 
 impl Drop for Rank {
@@ -36,7 +45,17 @@ impl Drop for Rank {
     }
 }
 
-pub(super) fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> Result<Rank> {
+pub(super) fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize, cancel: &AtomicBool) -> Result<Rank> {
+    join_on(&std::env::var(NODE_ENV).unwrap_or_default(), device, nranks, id, rank, cancel)
+}
+
+/// What a join or split stopped by `cancel` (an abort) fails with.
+pub(super) fn aborted() -> Error {
+    nccl_error(INVALID_USAGE, "the communicator was aborted before it was ready")
+}
+
+/// Joins as `rank` on `device` of the simulated `node`; `cancel` stops the wait for the others.
+pub(super) fn join_on(node: &str, device: usize, nranks: usize, id: &UniqueId, rank: usize, cancel: &AtomicBool) -> Result<Rank> {
     if &id[..10] != MAGIC {
         return Err(nccl_error(INVALID_ARGUMENT, "this is not a unique id from nccl.getUniqueId() of the simulator"));
     }
@@ -56,9 +75,31 @@ pub(super) fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> 
     hello.extend_from_slice(&(nranks as u32).to_le_bytes());
     hello.extend_from_slice(&(rank as u32).to_le_bytes());
     hello.extend_from_slice(&(device as u32).to_le_bytes());
+    // The node this process plays: each launcher's simulated devices are its own node's.
+    hello.extend_from_slice(node.as_bytes());
     let io = |e: std::io::Error| nccl_error(SYSTEM, format!("the rendezvous failed: {e}"));
     write_frame(&mut s, &hello).map_err(io)?;
-    let answer = read_frame(&mut s)
+    // The hub answers once every rank has joined; an abort meanwhile closes the socket.
+    let watch = s.try_clone().map_err(io)?;
+    let done = AtomicBool::new(false);
+    let answer = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Acquire) {
+                if cancel.load(Ordering::Acquire) {
+                    let _ = watch.shutdown(Shutdown::Both);
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        });
+        let a = read_frame(&mut s);
+        done.store(true, Ordering::Release);
+        a
+    });
+    if cancel.load(Ordering::Acquire) {
+        return Err(aborted());
+    }
+    let answer = answer
         .map_err(|_| nccl_error(SYSTEM, "the rendezvous closed before every rank joined (this id may be in use by a full communicator)"))?;
     match answer.first() {
         Some(1) => {}
@@ -94,6 +135,8 @@ pub(super) fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> 
     Ok(Rank {
         rank,
         nranks,
+        device,
+        node: node.to_string(),
         writer: Mutex::new(s),
         pending,
         next_post: AtomicU64::new(0),
@@ -101,6 +144,7 @@ pub(super) fn join(device: usize, nranks: usize, id: &UniqueId, rank: usize) -> 
         p2p_seq: Mutex::new((vec![0; nranks], vec![0; nranks])),
         async_error: Mutex::new(None),
         aborted: AtomicBool::new(false),
+        registrations: AtomicU64::new(1),
     })
 }
 
@@ -113,6 +157,56 @@ pub(super) struct Item {
 }
 
 impl Rank {
+    /// A new registration handle (never 0).
+    pub(super) fn next_registration(&self) -> u64 {
+        self.registrations.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// This rank's `split`: the hub answers once every rank has called it, with the new
+    /// rendezvous and this rank's place there (nothing for no color); then it joins that.
+    pub(super) fn split(&self, color: Option<u32>, key: i32, cancel: &AtomicBool) -> Result<Option<Rank>> {
+        let (tx, rx) = mpsc::channel();
+        let post = self.next_post.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut p = lock(&self.pending);
+            if let Some((code, msg)) = p.dead.clone() {
+                return Err(nccl_error(code, msg));
+            }
+            p.waiting.insert(post, tx);
+        }
+        let mut body = vec![4u8];
+        body.extend_from_slice(&post.to_le_bytes());
+        body.extend_from_slice(&color.unwrap_or(u32::MAX).to_le_bytes());
+        body.extend_from_slice(&(key as u32).to_le_bytes());
+        if write_frame(&mut lock(&self.writer), &body).is_err() {
+            lock(&self.pending).waiting.remove(&post);
+            return Err(nccl_error(REMOTE, "the communicator's connection closed"));
+        }
+        let reply = loop {
+            if cancel.load(Ordering::Acquire) {
+                lock(&self.pending).waiting.remove(&post);
+                return Err(aborted());
+            }
+            match rx.recv_timeout(std::time::Duration::from_millis(5)) {
+                Ok(r) => break r,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break Err((REMOTE, "the communicator's connection closed".into())),
+            }
+        };
+        let data = reply.map_err(|(code, msg)| nccl_error(code, format!("split: {msg}")))?;
+        if data.is_empty() {
+            return Ok(None);
+        }
+        let (Ok(id), Some(rank), Some(size)) = (
+            UniqueId::try_from(&data[..data.len().min(128)]),
+            data.get(128..132).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize),
+            data.get(132..136).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize),
+        ) else {
+            return Err(nccl_error(SYSTEM, "the hub answered the split with something unexpected"));
+        };
+        join_on(&self.node, self.device, size, &id, rank, cancel).map(Some)
+    }
+
     /// Posts `item`'s part; the receiver gets the hub's answer.
     fn post(&self, item: &Item) -> mpsc::Receiver<Reply> {
         let (tx, rx) = mpsc::channel();
