@@ -23,6 +23,7 @@ const nodeShims = {
   'node:os': shim('misc.js'),
   'node:crypto': shim('misc.js'),
   'node:worker_threads': shim('misc.js'),
+  'node:net': shim('net.js'),
 }
 const shims = {
   name: 'cuda-node-browser-shims',
