@@ -184,15 +184,17 @@ impl GraphBuilder {
         Ok(Condition { builder: self.id, handle: self.def.condition(default)? })
     }
 
-    /// Adds a conditional node on `cond`, a condition of this graph; returns the node and the
+    /// Adds a conditional node on `cond`, a condition of this graph or an outer one; returns the node and the
     /// builders of its bodies, which must each be closed ([`GraphBuilder::close`]) before this
     /// builder takes more.
     pub fn add_conditional(&mut self, cond: Condition, kind: CondKind, after: &[NodeRef]) -> Result<(u32, Vec<GraphBuilder>)> {
         self.open("adding a conditional node")?;
-        if cond.builder != self.id {
+        // A condition belongs to the graph that made it; its nodes may lie there or in a body
+        // nested in it (`cuGraphConditionalHandleCreate`).
+        if !self.lineage.contains(&cond.builder) {
             return Err(Error::cuda(
                 Code::CUDA_ERROR_INVALID_VALUE,
-                "the condition belongs to another graph: make it with this builder's condition() (a conditional node takes a condition of its own graph)",
+                "the condition belongs to another graph: make it with this builder's condition(), or an outer builder's (a conditional node takes a condition of its own graph)",
             ));
         }
         if let CondKind::Switch(0) = kind {
