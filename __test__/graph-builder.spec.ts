@@ -1,5 +1,5 @@
 import test from 'ava'
-import { alloc, allocPinned, Condition, CudaError, GraphBuilder, GraphNode, i32, kernels, MemoryPointer, RawKernel, Stream } from '..'
+import { alloc, allocPinned, Condition, CudaError, Event, GraphBuilder, GraphNode, i32, kernels, MemoryPointer, RawKernel, Stream } from '..'
 import { gpuTest, nvrtcTest, onGpu } from './helpers'
 
 function int32s(p: MemoryPointer, n: number): number[] {
@@ -84,6 +84,28 @@ test('a child graph node runs a copy of the child', (t) => {
   b.instantiate().launch()
   Stream.null.synchronize()
   t.deepEqual(int32s(p, 4), [3, 3, 3, 3])
+})
+
+test('an event wait node holds the nodes after it until the event completes; a record node completes an event', (t) => {
+  const p = alloc(16)
+  const q = alloc(16)
+  p.memset(0, 16)
+  const [other, waited, recorded] = [new Stream({ nonBlocking: true }), new Event(), new Event()]
+  const b = new GraphBuilder()
+  const w = b.addEventWait(waited)
+  const cp = b.addMemcpy(q, p, 16, { after: w })
+  b.addEventRecord(recorded, { after: cp })
+  t.is(w.kind, 'wait_event')
+  const g = b.instantiate()
+  kernels.sleep(50e6, other)
+  kernels.fill(p, 7, 4, 'int32', other)
+  waited.record(other)
+  const s = new Stream({ nonBlocking: true })
+  g.launch(s)
+  recorded.synchronize()
+  t.deepEqual(int32s(q, 4), [7, 7, 7, 7])
+  s.synchronize()
+  t.throws(() => b.addEventRecord({} as Event), { instanceOf: TypeError })
 })
 
 test('a while node loops until the set-condition node reads 0 from device memory', (t) => {

@@ -11,6 +11,7 @@ import { streamHandle } from './stream/handle'
 import { runWith, scope } from './context'
 import { LaunchConfig, type LaunchConfigOptions } from './kernel/launch-config'
 import type { RawKernel } from './kernel/raw-kernel'
+import type { Event } from './event'
 import type { KernelArg } from './kernel/launch'
 import { MemoryPointer, type HostBuffer } from './memory/pointer'
 import { isDType, type DType } from './kernel/dtype'
@@ -269,6 +270,16 @@ export class GraphBuilder extends NativeObject {
   addChild(graph: Graph, options?: NodeOptions): GraphNode {
     const g = handleOf(graph, 'Graph', 'graph')
     return this.#node(native.graphBuilderAddChild(own(this), g, afterList(options)))
+  }
+
+  /** Adds a node recording `event` (`cuGraphAddEventRecordNode`): the event completes where the node runs. The graph keeps the event. */
+  addEventRecord(event: Event, options?: NodeOptions): GraphNode {
+    return this.#node(native.graphBuilderAddEvent(own(this), handleOf(event, 'Event', 'event'), false, afterList(options)))
+  }
+
+  /** Adds a node that waits for `event`'s last record before the nodes after it run (`cuGraphAddEventWaitNode`). The graph keeps the event. */
+  addEventWait(event: Event, options?: NodeOptions): GraphNode {
+    return this.#node(native.graphBuilderAddEvent(own(this), handleOf(event, 'Event', 'event'), true, afterList(options)))
   }
 
   /**

@@ -11,12 +11,15 @@ use std::sync::Arc;
 pub(crate) struct Captured {
     pub host_fns: Vec<Arc<RepeatSlot>>,
     pub keep: Vec<Arc<dyn HostBytes>>,
+    /// Events its nodes record or wait for (`Arc<Event>`s; type-erased, as this file names no event).
+    pub events: Vec<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Captured {
     pub(crate) fn extend(&mut self, other: Captured) {
         self.host_fns.extend(other.host_fns);
         self.keep.extend(other.keep);
+        self.events.extend(other.events);
     }
 }
 
@@ -46,6 +49,8 @@ pub struct Graph {
     retired: Vec<Arc<RepeatSlot>>,
     /// Pinned memory its copies read or write at every launch.
     keep: Vec<Arc<dyn HostBytes>>,
+    /// Events its nodes record or wait for.
+    events: Vec<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Graph {
@@ -69,12 +74,13 @@ impl Graph {
             host_fns: captured.host_fns,
             retired: Vec::new(),
             keep: captured.keep,
+            events: captured.events,
         }
     }
 
     /// Its definition, and what its launches keep alive (a builder's child node takes both).
     pub(crate) fn parts(&self) -> (&dyn GraphDef, Captured) {
-        (&*self.def, Captured { host_fns: self.host_fns.clone(), keep: self.keep.clone() })
+        (&*self.def, Captured { host_fns: self.host_fns.clone(), keep: self.keep.clone(), events: self.events.clone() })
     }
 
     /// The definition's node behind node `index` of builder `builder`: one of the builder that
@@ -110,6 +116,7 @@ impl Graph {
         // from now on holds the new ones too.
         self.host_fns.extend(kept.host_fns);
         self.keep.extend(kept.keep);
+        self.events.extend(kept.events);
         Ok(())
     }
 
@@ -168,6 +175,7 @@ impl Graph {
         self.runs = other.runs;
         self.retired.extend(old);
         self.keep.extend(other.keep.iter().cloned());
+        self.events.extend(other.events.iter().cloned());
         Ok(())
     }
 }

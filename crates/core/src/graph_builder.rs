@@ -6,6 +6,7 @@
 //! conditional node takes a condition of its own graph.
 
 use crate::error::{Code, Error, Result};
+use crate::event::Event;
 use crate::graph::{Built, Captured, Graph};
 use crate::memory::DeviceMemory;
 use crate::ops::{CondKind, CondTest, GraphDef, NodeId};
@@ -174,6 +175,20 @@ impl GraphBuilder {
         let (def, kept) = child.parts();
         let node = self.def.add_child(&deps, def)?;
         self.captured.lock().unwrap_or_else(|p| p.into_inner()).extend(kept);
+        Ok(self.push(vec![node]))
+    }
+
+    /// Adds a node recording `event` (`wait`: waiting for its last record), after `after`
+    /// (`cuGraphAddEventRecordNode`, `cuGraphAddEventWaitNode`); the graph keeps the event.
+    pub fn add_event(&mut self, event: &Arc<Event>, wait: bool, after: &[NodeRef]) -> Result<u32> {
+        self.open(if wait { "addEventWait" } else { "addEventRecord" })?;
+        if event.device() != self.device {
+            return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "the event is of another device than the graph"));
+        }
+        let deps = self.deps(after)?;
+        let ops = event.ops()?;
+        let node = if wait { self.def.add_event_wait(&deps, ops)? } else { self.def.add_event_record(&deps, ops)? };
+        self.captured.lock().unwrap_or_else(|p| p.into_inner()).events.push(event.clone());
         Ok(self.push(vec![node]))
     }
 

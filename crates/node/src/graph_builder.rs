@@ -59,6 +59,13 @@ crate::exports! {
         graph::with(child, |g| with_mut(builder, |b| b.add_child(&g.borrow(), &after)))
     }
 
+    /// Adds a node recording `event` (`wait`: waiting for it); returns its index.
+    c"graphBuilderAddEvent" => fn graph_builder_add_event(_cx, builder: f64, event: f64, wait: bool, after_nodes: Numbers) -> u32 {
+        let after = after(after_nodes.0)?;
+        let e = crate::event::get(event)?;
+        with_mut(builder, |b| b.add_event(&e, wait, &after))
+    }
+
     /// A condition of the builder's graph (`cuGraphConditionalHandleCreate`); its handle.
     c"graphBuilderCondition" => fn graph_builder_condition(_cx, builder: f64, default_value: Option<u32>) -> BigU64 {
         with_mut(builder, |b| Ok(BigU64(b.condition(default_value)?.handle)))

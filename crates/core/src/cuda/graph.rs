@@ -4,7 +4,7 @@
 use super::stream::CudaStream;
 use super::{own, raw, CudaDevice};
 use crate::error::{Check, Code, Error, Result};
-use crate::ops::{CondKind, GraphDef, GraphExec, NodeId, StreamOps};
+use crate::ops::{CondKind, EventOps, GraphDef, GraphExec, NodeId, StreamOps};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::CString;
@@ -87,6 +87,22 @@ impl GraphDef for CudaGraph {
         let child = own::<CudaGraph>(child.as_any()).graph;
         // SAFETY: both graphs are live; `deps` are this graph's nodes (the model checks whose).
         let node = unsafe { raw::graph_add_child(self.graph, &nodes(deps), child) }.check("cuGraphAddChildGraphNode")?;
+        Ok(node as NodeId)
+    }
+
+    fn add_event_record(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId> {
+        self.dev.bind()?;
+        // SAFETY: the graph and event are live; the model keeps the event as long as the graph.
+        let node = unsafe { raw::graph_add_event_node(self.graph, &nodes(deps), event.handle() as sys::CUevent, false) }
+            .check("cuGraphAddEventRecordNode")?;
+        Ok(node as NodeId)
+    }
+
+    fn add_event_wait(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId> {
+        self.dev.bind()?;
+        // SAFETY: as for add_event_record.
+        let node = unsafe { raw::graph_add_event_node(self.graph, &nodes(deps), event.handle() as sys::CUevent, true) }
+            .check("cuGraphAddEventWaitNode")?;
         Ok(node as NodeId)
     }
 

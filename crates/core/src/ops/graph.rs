@@ -4,6 +4,7 @@
 //! (`cuStreamBeginCaptureToGraph`, [`StreamOps::begin_capture_to_graph`]), a child graph or a
 //! conditional node added to it; everything past it stays the same.
 
+use super::event::EventOps;
 use super::stream::StreamOps;
 use crate::error::Result;
 use std::any::Any;
@@ -112,6 +113,11 @@ pub trait GraphDef: Send + Sync + 'static {
     fn as_any(&self) -> &dyn Any;
     /// Adds a node running `child`, a copy of it (`cuGraphAddChildGraphNode`), after `deps`.
     fn add_child(&self, deps: &[NodeId], child: &dyn GraphDef) -> Result<NodeId>;
+    /// Adds a node recording `event` (`cuGraphAddEventRecordNode`), after `deps`; the caller
+    /// keeps the event alive as long as the graph.
+    fn add_event_record(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId>;
+    /// Adds a node waiting for `event`'s last record (`cuGraphAddEventWaitNode`), after `deps`.
+    fn add_event_wait(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId>;
     /// A condition for conditional nodes of this graph (`cuGraphConditionalHandleCreate`), set
     /// to `default` at each launch where given.
     fn condition(&self, default: Option<u32>) -> Result<u64>;

@@ -96,6 +96,9 @@ pub struct Node {
     pub label: String,
     pub work: Work,
     pub deps: Vec<usize>,
+    /// What a launch of its graph does first, at the launch (an event record node marks its
+    /// event pending there, as a record in stream order does).
+    pub arm: Option<Work>,
 }
 
 struct CaptureState {
@@ -453,7 +456,7 @@ fn record(cap: &Arc<Capture>, queue: u64, kind: &'static str, label: String, wor
     deps.sort_unstable();
     deps.dedup();
     let index = st.nodes.len();
-    st.nodes.push(Node { kind, label, work, deps });
+    st.nodes.push(Node { kind, label, work, deps, arm: None });
     st.tails.insert(queue, Some(index));
     Ok(Submitted::Captured(cap.clone(), index))
 }

@@ -4,10 +4,11 @@
 //! earlier in the graph has set it by then.
 
 use super::engine::{Completion, Node, Work};
+use super::event::{sim_event, Recorded};
 use super::stream::SimStream;
 use super::{lock, own};
 use crate::error::{Code, Error, Result};
-use crate::ops::{CondKind, GraphDef, GraphExec, NodeId, StreamOps};
+use crate::ops::{CondKind, EventOps, GraphDef, GraphExec, NodeId, StreamOps};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -54,12 +55,16 @@ impl SimGraph {
     }
 
     fn add(&self, deps: &[NodeId], kind: &'static str, label: String, work: Work) -> Result<NodeId> {
+        self.add_armed(deps, kind, label, work, None)
+    }
+
+    fn add_armed(&self, deps: &[NodeId], kind: &'static str, label: String, work: Work, arm: Option<Work>) -> Result<NodeId> {
         let mut nodes = lock(&self.nodes);
         let deps = deps.iter().map(|&d| d as usize).collect::<Vec<_>>();
         if let Some(bad) = deps.iter().find(|&&d| d >= nodes.len()) {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, format!("node {bad} is not a node of this graph")));
         }
-        nodes.push(Node { kind, label, work, deps });
+        nodes.push(Node { kind, label, work, deps, arm });
         Ok(nodes.len() as u64 - 1)
     }
 
@@ -107,6 +112,7 @@ impl GraphDef for SimGraph {
                 "memcpy" => "trapezium",
                 "host" => "octagon",
                 "conditional" => "diamond",
+                "event_record" | "wait_event" => "rectangle",
                 "graph" => "doubleoctagon",
                 _ => "ellipse",
             };
@@ -145,6 +151,38 @@ impl GraphDef for SimGraph {
         let copy = SimGraph { id: child.id, nodes: Arc::new(Mutex::new(child.snapshot().to_vec())), conds: child.conds.clone() };
         let label = format!("graph_{}", child.id);
         self.add(deps, "graph", label, Arc::new(copy.runner()))
+    }
+
+    fn add_event_record(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId> {
+        let e = sim_event(event);
+        // Each launch marks the event pending (the arm, at the launch) and the node completes it
+        // where it runs, as a record in stream order does. A record node in a conditional body
+        // (never armed) completes the event where it runs.
+        let pending: Arc<Mutex<std::collections::VecDeque<Arc<Completion>>>> = Arc::default();
+        let (state, queue) = (e.state.clone(), pending.clone());
+        let arm: Work = Arc::new(move || {
+            let c = Completion::pending();
+            *lock(&state) = Recorded::Ran(c.clone());
+            lock(&queue).push_back(c);
+        });
+        let state = e.state.clone();
+        let work: Work = Arc::new(move || match lock(&pending).pop_front() {
+            Some(c) => c.complete(),
+            None => *lock(&state) = Recorded::Ran(Completion::done_now()),
+        });
+        self.add_armed(deps, "event_record", format!("0x{:x}", e.handle), work, Some(arm))
+    }
+
+    fn add_event_wait(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId> {
+        let e = sim_event(event);
+        let state = e.state.clone();
+        let work: Work = Arc::new(move || {
+            let recorded = lock(&state).clone();
+            if let Recorded::Ran(c) = recorded {
+                c.wait();
+            }
+        });
+        self.add(deps, "wait_event", format!("0x{:x}", e.handle), work)
     }
 
     fn condition(&self, default: Option<u32>) -> Result<u64> {
@@ -202,6 +240,11 @@ impl GraphExec for SimGraphExec {
         let nodes = lock(&self.nodes).clone();
         let enabled = lock(&self.enabled).clone();
         let conds = self.conds.clone();
+        for (n, on) in nodes.iter().zip(&enabled) {
+            if let (Some(arm), true) = (&n.arm, on) {
+                arm()
+            }
+        }
         let mut last = lock(&self.last_launch);
         // One operation runs every node in recording order (a topological order, PG 4.2.1),
         // after the graph's previous launch (G2: an executable never runs concurrently with itself).

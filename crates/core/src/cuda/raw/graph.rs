@@ -214,3 +214,25 @@ pub(crate) unsafe fn graph_node_set_enabled(exec: sys::CUgraphExec, node: sys::C
     // SAFETY: (1).
     ok(unsafe { sys::cuGraphNodeSetEnabled(exec, node, enabled as u32) })
 }
+
+/// `cuGraphAddEventRecordNode` (`wait`: `cuGraphAddEventWaitNode`).
+///
+/// # Safety
+/// 1. `graph` and `event` are live, and the event outlives the graph; `deps` are nodes of `graph`.
+pub(crate) unsafe fn graph_add_event_node(
+    graph: sys::CUgraph,
+    deps: &[sys::CUgraphNode],
+    event: sys::CUevent,
+    wait: bool,
+) -> Raw<sys::CUgraphNode> {
+    let mut node: sys::CUgraphNode = std::ptr::null_mut();
+    // SAFETY: (1); `node` is a valid out-pointer; `deps` outlives the call.
+    ok(unsafe {
+        if wait {
+            sys::cuGraphAddEventWaitNode(&mut node, graph, deps.as_ptr(), deps.len(), event)
+        } else {
+            sys::cuGraphAddEventRecordNode(&mut node, graph, deps.as_ptr(), deps.len(), event)
+        }
+    })?;
+    Ok(node)
+}
