@@ -2,6 +2,9 @@ import test from 'ava'
 import { alloc, allocPinned, Condition, CudaError, Event, GraphBuilder, GraphNode, i32, kernels, MemoryPointer, RawKernel, Stream } from '..'
 import { gpuTest, nvrtcTest, onGpu } from './helpers'
 
+/** GPU tests that compile CUDA C: they need a GPU and NVRTC, and skip saying so elsewhere. */
+const gpuNvrtcTest: typeof test = onGpu ? nvrtcTest : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (GPU only: the simulator cannot put a kernel's host implementation in a graph)`, ...rest)) as any)
+
 function int32s(p: MemoryPointer, n: number): number[] {
   const out = new Int32Array(n)
   p.copyToHost(out, n * 4)
@@ -276,7 +279,7 @@ extern "C" __global__ void step(cudaGraphConditionalHandle h, int *counter, int 
   cudaGraphSetConditional(h, n < limit ? 1 : 0);
 }`
 
-;(onGpu ? nvrtcTest : test.skip)('GPU: a CUDA C kernel sets a while node’s condition with cudaGraphSetConditional (skips without a GPU and NVRTC)', (t) => {
+gpuNvrtcTest('GPU: a CUDA C kernel sets a while node’s condition with cudaGraphSetConditional', (t) => {
   const k = new RawKernel(SET_FROM_KERNEL, 'step')
   const counter = alloc(4)
   setInt32s(counter, [0])
@@ -291,7 +294,7 @@ extern "C" __global__ void step(cudaGraphConditionalHandle h, int *counter, int 
 
 const SET = 'extern "C" __global__ void set(int *p, int v) { *p = v; }'
 
-;(onGpu ? nvrtcTest : test.skip)('GPU: setKernelParams gives a kernel node new arguments (skips without a GPU and NVRTC)', (t) => {
+gpuNvrtcTest('GPU: setKernelParams gives a kernel node new arguments', (t) => {
   const k = new RawKernel(SET, 'set')
   const p = alloc(16)
   const b = new GraphBuilder()
@@ -308,7 +311,7 @@ const SET = 'extern "C" __global__ void set(int *p, int v) { *p = v; }'
   t.throws(() => g.setKernelParams(n, { args: [p] }), { instanceOf: TypeError })
 })
 
-gpuTest('GPU: pinned host memory copied by a node reaches the device at each launch (skips without a GPU)', (t) => {
+gpuTest('GPU: pinned host memory copied by a node reaches the device at each launch', (t) => {
   const host = allocPinned(16)
   const p = alloc(16)
   const b = new GraphBuilder()

@@ -19,6 +19,7 @@ import { describe } from './validate'
 
 /** Where a node goes: after `after` (a node or a list; none makes a root). */
 export interface NodeOptions {
+  /** The nodes it follows: a node or a list of this builder's nodes; none makes a root. */
   after?: GraphNode | readonly GraphNode[]
 }
 

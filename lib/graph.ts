@@ -10,7 +10,7 @@ export type ParamsKind = 'kernel' | 'memcpy' | 'memset' | 'host'
 /** @internal How a builder's node makes itself again with other parameters (lib/graph-builder.ts). */
 export const REMAKE: unique symbol = Symbol('cuda-node remake')
 
-/** A node of a GraphBuilder, as an update in place needs it (lib/graph-builder.ts's `GraphNode`). */
+/** @internal A node of a GraphBuilder, as an update in place needs it (lib/graph-builder.ts's `GraphNode`). */
 export interface UpdatableNode {
   readonly builderId: number
   readonly index: number
@@ -75,27 +75,27 @@ export class Graph extends NativeObject {
   }
 
   /**
-   * Gives a kernel node new `args` and/or `config` (`cuGraphExecKernelNodeSetParams`); the next
-   * launch uses them. The node must be one of the builder that instantiated this graph.
+   * Gives a kernel node (`n`: a GraphNode of the builder that instantiated this graph) new `args`
+   * and/or `config` (`cuGraphExecKernelNodeSetParams`); the next launch uses them.
    * @throws {TypeError} for arguments that do not match the kernel; {CudaError}
    *   `CUDA_ERROR_INVALID_VALUE` for a node of another graph or kind, or what the driver refuses (naming the node).
    */
-  setKernelParams(n: UpdatableNode, params: { args?: readonly unknown[]; config?: object; kernel?: unknown }): void {
+  setKernelParams(n: object, params: { args?: readonly unknown[]; config?: object; kernel?: unknown }): void {
     this.#set(n, 'kernel', params)
   }
 
   /** Gives a copy node a new `dst`, `src` and/or `nbytes` (`cuGraphExecMemcpyNodeSetParams`); as `setKernelParams` throws. */
-  setMemcpyParams(n: UpdatableNode, params: { dst?: unknown; src?: unknown; nbytes?: number }): void {
+  setMemcpyParams(n: object, params: { dst?: unknown; src?: unknown; nbytes?: number }): void {
     this.#set(n, 'memcpy', params)
   }
 
   /** Gives a memset node a new `ptr`, `value` and/or `nbytes` (`cuGraphExecMemsetNodeSetParams`); as `setKernelParams` throws. */
-  setMemsetParams(n: UpdatableNode, params: { ptr?: unknown; value?: number; nbytes?: number }): void {
+  setMemsetParams(n: object, params: { ptr?: unknown; value?: number; nbytes?: number }): void {
     this.#set(n, 'memset', params)
   }
 
   /** Gives a host node a new `fn` and/or `arg` (`cuGraphExecHostNodeSetParams`); the graph keeps both. As `setKernelParams` throws. */
-  setHostParams(n: UpdatableNode, params: { fn?: (arg: never) => void; arg?: unknown }): void {
+  setHostParams(n: object, params: { fn?: (arg: never) => void; arg?: unknown }): void {
     this.#set(n, 'host', params)
   }
 
@@ -103,7 +103,7 @@ export class Graph extends NativeObject {
    * Turns a kernel, memcpy or memset node off (later launches skip it) or on again (`cuGraphNodeSetEnabled`).
    * @throws {TypeError} unless `enabled` is a boolean; {CudaError} `CUDA_ERROR_INVALID_VALUE` for another kind of node or a node of another graph.
    */
-  setEnabled(n: UpdatableNode, enabled: boolean): void {
+  setEnabled(n: object, enabled: boolean): void {
     const target = node(n)
     if (typeof enabled !== 'boolean') throw new TypeError(`enabled must be a boolean, got ${describe(enabled)}`)
     native.graphSetEnabled(own(this), target.builderId, target.index, enabled)
