@@ -144,3 +144,20 @@ pub trait GraphExec: Send + Sync + 'static {
     /// Turns `node` off (it does nothing at later launches) or on again (`cuGraphNodeSetEnabled`).
     fn set_enabled(&self, node: NodeId, enabled: bool) -> Result<()>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CondTest;
+
+    #[test]
+    fn the_set_condition_test_reads_each_dtype_as_the_kernel_does() {
+        let t = |dtype, op, value: u64, bytes: &[u8]| CondTest { dtype, op, value }.eval(bytes);
+        assert_eq!(t(5, 2, (-1i64) as u64, &(-2i32).to_le_bytes()), 1, "int32 -2 < -1");
+        assert_eq!(t(4, 2, 1, &(u32::MAX).to_le_bytes()), 0, "uint32 max is not < 1");
+        assert_eq!(t(1, 0, (-1i64) as u64, &[0xff]), 1, "int8 0xff is -1");
+        assert_eq!(t(8, 4, 0.5f64.to_bits(), &1.0f32.to_le_bytes()), 1, "float32 1 > 0.5");
+        assert_eq!(t(9, 1, 0, &f64::NAN.to_le_bytes()), 1, "NaN != 0");
+        assert_eq!(t(9, 0, f64::NAN.to_bits(), &f64::NAN.to_le_bytes()), 0, "NaN == NaN is false");
+        assert_eq!(t(5, 6, 0, &3i32.to_le_bytes()), 3, "op 6 passes the element: a switch's case");
+    }
+}
