@@ -1,5 +1,5 @@
 import test from 'ava'
-import { alloc, allocPinned, Condition, CudaError, Event, GraphBuilder, GraphNode, i32, kernels, MemoryPointer, RawKernel, Stream } from '..'
+import { alloc, allocPinned, backend, Condition, CudaError, Event, GraphBuilder, GraphNode, i32, kernels, MemoryPointer, RawKernel, Stream } from '..'
 import { gpuTest, nvrtcTest, onGpu } from './helpers'
 
 /** GPU tests that compile CUDA C: they need a GPU and NVRTC, and skip saying so elsewhere. */
@@ -142,7 +142,13 @@ test('an if node runs its body only where the condition holds; if/else and switc
     Stream.null.synchronize()
     t.is(int32s(out, 1)[0], want, `flag ${v}`)
   }
-  if (onGpu) return // if/else and switch need a CUDA 12.8 driver: the GPU checks them in their own test
+  // If/else and switch need a CUDA 12.8 driver: an older one refuses them with a typed error.
+  if (onGpu && (backend().driverVersion ?? 0) < 12080) {
+    const old = new GraphBuilder()
+    const e = t.throws(() => old.addSwitch(old.condition(), [() => {}]), { instanceOf: CudaError, message: /CUDA 12\.8/ })
+    t.is(e?.code, 'CUDA_ERROR_NOT_SUPPORTED')
+    return
+  }
   const b2 = new GraphBuilder()
   const c2 = b2.condition({ default: 0 })
   const s2 = b2.addSetCondition(c2, flag, { op: 'value' })
