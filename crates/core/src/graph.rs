@@ -3,33 +3,127 @@
 //! file names no stream (the stream names the graph its capture ends in).
 
 use crate::error::{Code, Error, Result};
-use crate::ops::{GraphDef, GraphExec, HostBytes, HostFn, RepeatSlot};
+use crate::ops::{GraphDef, GraphExec, HostBytes, HostFn, NodeId, RepeatSlot};
 use std::sync::Arc;
 
 /// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Captured {
     pub host_fns: Vec<Arc<RepeatSlot>>,
     pub keep: Vec<Arc<dyn HostBytes>>,
+    /// Events its nodes record or wait for (`Arc<Event>`s; type-erased, as this file names no event).
+    pub events: Vec<Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Captured {
+    pub(crate) fn extend(&mut self, other: Captured) {
+        self.host_fns.extend(other.host_fns);
+        self.keep.extend(other.keep);
+        self.events.extend(other.events);
+    }
+}
+
+/// The nodes of a graph built node by node, as its builder numbered them: each a list of the
+/// definition's nodes (a capture may end in several).
+pub(crate) struct Built {
+    pub builder: u64,
+    pub nodes: Vec<Vec<NodeId>>,
 }
 
 pub struct Graph {
     /// Declared before `def`: dropped first, as the driver's executable goes before its graph.
     exec: Box<dyn GraphExec>,
-    def: Box<dyn GraphDef>,
+    /// Shared with the builder that made it, which may go on adding nodes (the executable
+    /// is a snapshot).
+    def: Arc<dyn GraphDef>,
+    /// Its builder's nodes, for the updates of single nodes; None for a capture's graph.
+    built: Option<Built>,
     device: usize,
     /// Host functions captured into the graph: each launch calls them, so they live as long as
     /// the graph does (CuPy keeps them too; forgetting it is a use-after-free).
     host_fns: Vec<Arc<RepeatSlot>>,
+    /// Host nodes each launch runs (a node's new host function, set in place, replaces its old
+    /// one at launch, while both stay in `host_fns`).
+    runs: usize,
     /// Host functions of the graph before an update: launches made before it still run them.
     retired: Vec<Arc<RepeatSlot>>,
     /// Pinned memory its copies read or write at every launch.
     keep: Vec<Arc<dyn HostBytes>>,
+    /// Events its nodes record or wait for.
+    events: Vec<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Graph {
     pub(crate) fn new(def: Box<dyn GraphDef>, exec: Box<dyn GraphExec>, device: usize, captured: Captured) -> Graph {
-        Graph { exec, def, device, host_fns: captured.host_fns, retired: Vec::new(), keep: captured.keep }
+        Graph::built(Arc::from(def), exec, device, captured, None)
+    }
+
+    pub(crate) fn built(
+        def: Arc<dyn GraphDef>,
+        exec: Box<dyn GraphExec>,
+        device: usize,
+        captured: Captured,
+        built: Option<Built>,
+    ) -> Graph {
+        Graph {
+            exec,
+            def,
+            built,
+            device,
+            runs: captured.host_fns.len(),
+            host_fns: captured.host_fns,
+            retired: Vec::new(),
+            keep: captured.keep,
+            events: captured.events,
+        }
+    }
+
+    /// Its definition, and what its launches keep alive (a builder's child node takes both).
+    pub(crate) fn parts(&self) -> (&dyn GraphDef, Captured) {
+        (&*self.def, Captured { host_fns: self.host_fns.clone(), keep: self.keep.clone(), events: self.events.clone() })
+    }
+
+    /// The definition's node behind node `index` of builder `builder`: one of the builder that
+    /// made this graph, standing for one node.
+    fn node(&self, builder: u64, index: u32) -> Result<NodeId> {
+        let built = self.built.as_ref().filter(|b| b.builder == builder).ok_or_else(|| {
+            Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                "the node is not one of this graph's: pass a node of the GraphBuilder that instantiated it",
+            )
+        })?;
+        match built.nodes.get(index as usize).map(Vec::as_slice) {
+            Some([one]) => Ok(*one),
+            Some(many) => Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("node {index} stands for {} nodes (a capture's last ones): update a node added by itself", many.len()),
+            )),
+            None => Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("node {index} was added after this graph was instantiated: instantiate again to update it"),
+            )),
+        }
+    }
+
+    /// Gives node `index` (of the builder that made this graph) the parameters of `from_node`
+    /// of `from`, a node of the same kind; the next launch uses them. What the new parameters
+    /// point at (`kept`: a host function, pinned memory) is kept from now on
+    /// (`GraphBuilder::update_node` reads them from a scratch builder).
+    pub(crate) fn set_params(&mut self, builder: u64, index: u32, from: &dyn GraphDef, from_node: NodeId, kept: Captured) -> Result<()> {
+        let node = self.node(builder, index)?;
+        self.exec.set_params(node, from, from_node).map_err(|e| on_node(e, index))?;
+        // Launches made before keep running the old host functions, still held; each launch
+        // from now on holds the new ones too.
+        self.host_fns.extend(kept.host_fns);
+        self.keep.extend(kept.keep);
+        self.events.extend(kept.events);
+        Ok(())
+    }
+
+    /// Turns node `index` off (later launches skip it) or on again (`cuGraphNodeSetEnabled`).
+    pub fn set_enabled(&self, builder: u64, index: u32, enabled: bool) -> Result<()> {
+        let node = self.node(builder, index)?;
+        self.exec.set_enabled(node, enabled).map_err(|e| on_node(e, index))
     }
 
     pub fn device(&self) -> usize {
@@ -58,7 +152,7 @@ impl Graph {
 
     /// Host functions each launch runs.
     pub fn host_fn_count(&self) -> usize {
-        self.host_fns.len()
+        self.runs
     }
 
     /// Graphviz dot of the graph's nodes and edges.
@@ -78,8 +172,18 @@ impl Graph {
         // old ones stay too: launches made before the update still run the old nodes, which
         // point at them (on the GPU, dropping them here was a use-after-free).
         let old = std::mem::replace(&mut self.host_fns, other.host_fns.clone());
+        self.runs = other.runs;
         self.retired.extend(old);
         self.keep.extend(other.keep.iter().cloned());
+        self.events.extend(other.events.iter().cloned());
         Ok(())
+    }
+}
+
+/// A driver's refusal, naming the node it was about.
+fn on_node(e: Error, index: u32) -> Error {
+    match e {
+        Error::Cuda { code, message } => Error::cuda(code, format!("node {index}: {message}")),
+        e => e,
     }
 }

@@ -60,3 +60,6 @@ pub fn take_drop_errors() -> Vec<Error> {
     #[cfg(target_family = "wasm")]
     Vec::new()
 }
+pub use graph_builder::{Condition, GraphBuilder, NodeRef};
+pub use ops::{CondKind, CondTest};
+pub mod graph_builder;

@@ -17,7 +17,7 @@ pub mod vmm;
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 pub use event::{EventFlags, EventOps, Events};
-pub use graph::{GraphDef, GraphExec};
+pub use graph::{CondKind, CondTest, GraphDef, GraphExec, NodeId};
 pub use memory::{Advice, AllocKind, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
 pub use module::{CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps, Modules};
 pub use pinned::{HostBytes, HostMemory, PinnedOps};

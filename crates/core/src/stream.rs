@@ -295,6 +295,39 @@ impl Stream {
         Ok(Graph::new(def, exec, self.device, kept.unwrap_or_default()))
     }
 
+    /// Captures what is enqueued next into `def`, after its nodes `deps`: a graph built node by
+    /// node (`GraphBuilder`). Host functions and pinned memory captured are kept, as
+    /// `begin_capture`'s are, and handed over by [`Stream::end_capture_to`].
+    pub(crate) fn begin_capture_to(&self, def: &dyn crate::ops::GraphDef, deps: &[crate::ops::NodeId]) -> Result<()> {
+        if self.kind == StreamKind::Legacy {
+            return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "the legacy default stream cannot capture into a graph"));
+        }
+        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        if cap.is_some() {
+            return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "the stream is already capturing: end that capture first"));
+        }
+        self.ops()?.begin_capture_to_graph(def, deps, CaptureMode::Relaxed)?;
+        let keep = capture::Keep::default();
+        capture::began(self.device, !self.nonblocking, &keep);
+        *cap = Some(keep);
+        Ok(())
+    }
+
+    /// Ends a capture begun with [`Stream::begin_capture_to`]: the nodes it added last (or its
+    /// `deps` where it added none) and what its graph must keep.
+    pub(crate) fn end_capture_to(&self) -> Result<(Vec<crate::ops::NodeId>, crate::graph::Captured)> {
+        let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        let ops = self.ops()?;
+        let leaves = ops.capture_leaves();
+        let ended = ops.end_capture_to_graph();
+        let kept = cap.take().map(|keep| {
+            capture::ended(self.device, !self.nonblocking, &keep);
+            std::mem::take(&mut *keep.lock().unwrap_or_else(|p| p.into_inner()))
+        });
+        ended?;
+        Ok((leaves?, kept.unwrap_or_default()))
+    }
+
     /// A blocking call on a capturing stream would invalidate the capture (C6): refuse it here,
     /// naming the call, before the driver sees it. Legacy-stream use while a blocking stream
     /// captures would too (C6c).

@@ -15,6 +15,7 @@ mod event;
 #[cfg(feature = "floor")]
 mod floor;
 mod graph;
+mod graph_builder;
 mod handles;
 mod kernel;
 mod memory;
@@ -63,6 +64,7 @@ fn tables() -> Vec<&'static [Export]> {
         profiler::EXPORTS,
         coop::EXPORTS,
         constants::EXPORTS,
+        graph_builder::EXPORTS,
         EXPORTS,
         vmm::EXPORTS,
         #[cfg(feature = "floor")]

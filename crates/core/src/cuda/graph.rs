@@ -5,17 +5,19 @@ use super::device::CudaDevice;
 use super::own::own;
 use super::raw;
 use crate::error::{Check, Code, Error, Result};
-use crate::ops::{GraphDef, GraphExec};
+use crate::ops::{CondKind, EventOps, GraphDef, GraphExec, NodeId};
 use cudarc::driver::sys;
 use std::any::Any;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// A graph's definition: what a capture recorded.
+/// A graph's definition: what a capture recorded, or an empty graph built node by node.
 pub struct CudaGraph {
     pub(super) dev: Arc<CudaDevice>,
     pub(super) graph: sys::CUgraph,
+    /// False for a conditional node's body, which its node owns (destroyed with the parent).
+    pub(super) owned: bool,
 }
 
 /// An executable graph instantiated from a [`CudaGraph`].
@@ -45,8 +47,8 @@ impl Drop for CudaGraphExec {
 
 impl Drop for CudaGraph {
     fn drop(&mut self) {
-        if self.dev.bind().is_ok() {
-            // SAFETY: ours (from cuStreamEndCapture), destroyed once, after every exec
+        if self.owned && self.dev.bind().is_ok() {
+            // SAFETY: ours (from cuStreamEndCapture or cuGraphCreate), destroyed once, after every exec
             // instantiated from it (the model drops the exec first).
             super::dropped::record("cuGraphDestroy", unsafe { raw::graph_destroy(self.graph) });
         }
@@ -80,6 +82,75 @@ impl GraphDef for CudaGraph {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn add_child(&self, deps: &[NodeId], child: &dyn GraphDef) -> Result<NodeId> {
+        self.dev.bind()?;
+        let child = own::<CudaGraph>(child.as_any()).graph;
+        // SAFETY: both graphs are live; `deps` are this graph's nodes (the model checks whose).
+        let node = unsafe { raw::graph_add_child(self.graph, &nodes(deps), child) }.check("cuGraphAddChildGraphNode")?;
+        Ok(node as NodeId)
+    }
+
+    fn add_event_record(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId> {
+        self.dev.bind()?;
+        // SAFETY: the graph and event are live; the model keeps the event as long as the graph.
+        let node = unsafe { raw::graph_add_event_node(self.graph, &nodes(deps), event.handle() as sys::CUevent, false) }
+            .check("cuGraphAddEventRecordNode")?;
+        Ok(node as NodeId)
+    }
+
+    fn add_event_wait(&self, deps: &[NodeId], event: &dyn EventOps) -> Result<NodeId> {
+        self.dev.bind()?;
+        // SAFETY: as for add_event_record.
+        let node = unsafe { raw::graph_add_event_node(self.graph, &nodes(deps), event.handle() as sys::CUevent, true) }
+            .check("cuGraphAddEventWaitNode")?;
+        Ok(node as NodeId)
+    }
+
+    fn condition(&self, default: Option<u32>) -> Result<u64> {
+        let ctx = self.dev.bind()?;
+        needs("cuGraphConditionalHandleCreate", "12.3", "conditional nodes")?;
+        // SAFETY: the graph is live, `ctx` current; the entry point exists.
+        unsafe { raw::graph_conditional_handle_create(self.graph, ctx, default) }.check("cuGraphConditionalHandleCreate")
+    }
+
+    fn add_conditional(&self, deps: &[NodeId], condition: u64, kind: CondKind) -> Result<(NodeId, Vec<Box<dyn GraphDef>>)> {
+        let ctx = self.dev.bind()?;
+        needs("cuGraphAddNode", "12.3", "conditional nodes")?;
+        use sys::CUgraphConditionalNodeType::*;
+        let t = match kind {
+            CondKind::If | CondKind::IfElse => CU_GRAPH_COND_TYPE_IF,
+            CondKind::While => CU_GRAPH_COND_TYPE_WHILE,
+            CondKind::Switch(_) => CU_GRAPH_COND_TYPE_SWITCH,
+        };
+        if matches!(kind, CondKind::IfElse | CondKind::Switch(_)) {
+            let version = raw::driver_version().check("cuDriverGetVersion")?;
+            if version < 12080 {
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_NOT_SUPPORTED,
+                    format!(
+                        "{kind:?} nodes need a CUDA 12.8 driver; this one is {}.{}: update the driver, or use if and while nodes",
+                        version / 1000,
+                        version % 1000 / 10
+                    ),
+                ));
+            }
+        }
+        // SAFETY: the graph is live, `ctx` current, `deps` its nodes, `condition` made for it
+        // (the model checks both); the entry point exists.
+        let (node, bodies) = unsafe { raw::graph_add_conditional(self.graph, &nodes(deps), ctx, condition, t, kind.bodies()) }
+            .check("cuGraphAddNode (conditional)")?;
+        let bodies =
+            bodies.into_iter().map(|graph| Box::new(CudaGraph { dev: self.dev.clone(), graph, owned: false }) as Box<dyn GraphDef>);
+        Ok((node as NodeId, bodies.collect()))
+    }
+
+    fn node_kind(&self, node: NodeId) -> Result<&'static str> {
+        self.dev.bind()?;
+        // SAFETY: the model hands only nodes of live graphs.
+        let t = unsafe { raw::graph_node_type(node as sys::CUgraphNode) }.check("cuGraphNodeGetType")?;
+        Ok(kind_name(t))
+    }
 }
 
 impl GraphExec for CudaGraphExec {
@@ -99,4 +170,74 @@ impl GraphExec for CudaGraphExec {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn set_params(&self, node: NodeId, from: &dyn GraphDef, from_node: NodeId) -> Result<()> {
+        let ctx = self.dev.bind()?;
+        let _ = own::<CudaGraph>(from.as_any());
+        let (node, from_node) = (node as sys::CUgraphNode, from_node as sys::CUgraphNode);
+        // SAFETY: both are nodes of live graphs (the model keeps the definitions).
+        let (mine, theirs) = unsafe { (raw::graph_node_type(node), raw::graph_node_type(from_node)) };
+        let (mine, theirs) = (mine.check("cuGraphNodeGetType")?, theirs.check("cuGraphNodeGetType")?);
+        if mine != theirs {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("the node is a {} node: it cannot take a {} node's parameters", kind_name(mine), kind_name(theirs)),
+            ));
+        }
+        // SAFETY: the exec is live, `node` of its definition, `from_node` of a live graph of
+        // the same type; `ctx` is current.
+        unsafe { raw::graph_exec_set_params_from(self.exec, node, from_node, theirs, ctx) }
+            .map_err(|code| Error::cuda(code, format!("the driver refused the {} node's new parameters: {code:?}", kind_name(mine))))
+    }
+
+    fn set_enabled(&self, node: NodeId, enabled: bool) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: as for set_params.
+        let t = unsafe { raw::graph_node_type(node as sys::CUgraphNode) }.check("cuGraphNodeGetType")?;
+        if !matches!(kind_name(t), "kernel" | "memcpy" | "memset") {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "the node is a {} node: only kernel, memcpy and memset nodes can be turned off (cuGraphNodeSetEnabled)",
+                    kind_name(t)
+                ),
+            ));
+        }
+        // SAFETY: the exec is live, `node` a kernel, memcpy or memset node of its definition.
+        unsafe { raw::graph_node_set_enabled(self.exec, node as sys::CUgraphNode, enabled) }.check("cuGraphNodeSetEnabled")
+    }
+}
+
+/// A definition's nodes as the driver takes them.
+fn nodes(ids: &[NodeId]) -> Vec<sys::CUgraphNode> {
+    ids.iter().map(|&n| n as sys::CUgraphNode).collect()
+}
+
+/// A node type as the dot and the model name it.
+fn kind_name(t: sys::CUgraphNodeType) -> &'static str {
+    use sys::CUgraphNodeType::*;
+    match t {
+        CU_GRAPH_NODE_TYPE_KERNEL => "kernel",
+        CU_GRAPH_NODE_TYPE_MEMCPY => "memcpy",
+        CU_GRAPH_NODE_TYPE_MEMSET => "memset",
+        CU_GRAPH_NODE_TYPE_HOST => "host",
+        CU_GRAPH_NODE_TYPE_GRAPH => "graph",
+        CU_GRAPH_NODE_TYPE_EMPTY => "empty",
+        CU_GRAPH_NODE_TYPE_WAIT_EVENT => "wait_event",
+        CU_GRAPH_NODE_TYPE_EVENT_RECORD => "event_record",
+        CU_GRAPH_NODE_TYPE_MEM_ALLOC => "mem_alloc",
+        CU_GRAPH_NODE_TYPE_MEM_FREE => "mem_free",
+        CU_GRAPH_NODE_TYPE_CONDITIONAL => "conditional",
+        _ => "other",
+    }
+}
+
+/// A typed error where the loaded driver lacks `entry` (new in CUDA `version`), which `what` needs.
+pub(super) fn needs(entry: &str, version: &str, what: &str) -> Result<()> {
+    if raw::has_entry_point(entry) {
+        return Ok(());
+    }
+    Err(Error::cuda(
+        Code::CUDA_ERROR_NOT_SUPPORTED,
+        format!("{what} need a CUDA {version} driver ({entry}); the loaded driver lacks it: update the driver"),
+    ))
 }

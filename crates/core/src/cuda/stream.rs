@@ -10,8 +10,8 @@ use super::own::own;
 use super::raw;
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::{
-    AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, Pattern, RepeatFn, RepeatSlot, Rows,
-    StatusFn, StreamOps, Streams,
+    AllocOps, CaptureMode, CaptureStatus, CondTest, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, NodeId, Pattern, RepeatFn,
+    RepeatSlot, Rows, StatusFn, StreamOps, Streams,
 };
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -308,7 +308,7 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         // SAFETY: the stream is live.
         let graph = unsafe { raw::stream_end_capture(self.raw) }.check("cuStreamEndCapture")?;
-        Ok(Box::new(CudaGraph { dev: self.dev.clone(), graph }))
+        Ok(Box::new(CudaGraph { dev: self.dev.clone(), graph, owned: true }))
     }
 
     fn launch_graph(&self, exec: &dyn GraphExec) -> Result<()> {
@@ -323,6 +323,50 @@ impl StreamOps for CudaStream {
         self.dev.bind()?;
         // SAFETY: the exec and stream are live.
         unsafe { raw::graph_upload(exec, self.queue()) }.check("cuGraphUpload")
+    }
+
+    fn begin_capture_to_graph(&self, graph: &dyn GraphDef, deps: &[NodeId], mode: CaptureMode) -> Result<()> {
+        self.dev.bind()?;
+        super::graph::needs("cuStreamBeginCaptureToGraph", "12.3", "graphs built node by node")?;
+        let mode = match mode {
+            CaptureMode::Global => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
+            CaptureMode::ThreadLocal => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            CaptureMode::Relaxed => sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
+        };
+        let graph = own::<super::graph::CudaGraph>(graph.as_any()).graph;
+        let deps: Vec<sys::CUgraphNode> = deps.iter().map(|&d| d as sys::CUgraphNode).collect();
+        // SAFETY: the stream and graph are live, `deps` the graph's nodes (the model checks
+        // whose); the entry point exists.
+        unsafe { raw::stream_begin_capture_to_graph(self.queue(), graph, &deps, mode) }.check("cuStreamBeginCaptureToGraph")
+    }
+
+    fn capture_leaves(&self) -> Result<Vec<NodeId>> {
+        self.dev.bind()?;
+        // SAFETY: the stream is live.
+        let leaves = unsafe { raw::stream_capture_leaves(self.queue()) }.check("cuStreamGetCaptureInfo")?;
+        Ok(leaves.into_iter().map(|n| n as NodeId).collect())
+    }
+
+    fn end_capture_to_graph(&self) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: the stream is live; the graph stays its owner's.
+        unsafe { raw::stream_end_capture_to_graph(self.queue()) }.check("cuStreamEndCapture")
+    }
+
+    fn set_condition(&self, condition: u64, src: &dyn AllocOps, offset: u64, test: CondTest) -> Result<()> {
+        self.dev.bind()?;
+        super::graph::needs("cuGraphConditionalHandleCreate", "12.3", "conditional nodes")?;
+        let f = kernels::set_condition(self.dev.ordinal)?;
+        let (mut h, mut ptr, mut value, mut dtype, mut op) = (condition, alloc_ptr(src, offset), test.value, test.dtype, test.op);
+        let mut args = [
+            &mut h as *mut u64 as *mut c_void,
+            &mut ptr as *mut sys::CUdeviceptr as *mut c_void,
+            &mut value as *mut u64 as *mut c_void,
+            &mut dtype as *mut u32 as *mut c_void,
+            &mut op as *mut u32 as *mut c_void,
+        ];
+        // SAFETY: the module belongs to the bound context; five arguments, as the PTX declares.
+        unsafe { kernels::launch(f, 1, 1, self.queue(), &mut args) }
     }
 
     fn capture_status(&self) -> Result<CaptureStatus> {
@@ -506,6 +550,12 @@ impl Streams for CudaBackend {
             None => raw::stream_create(flags, priority).check("cuStreamCreateWithPriority")?,
         };
         Ok(Box::new(CudaStream::new(dev, raw, Some((flags, priority)))))
+    }
+
+    fn graph(&self, ordinal: usize) -> Result<Box<dyn GraphDef>> {
+        self.bind(ordinal)?;
+        let graph = raw::graph_create().check("cuGraphCreate")?;
+        Ok(Box::new(super::graph::CudaGraph { dev: self.devices[ordinal].clone(), graph, owned: true }))
     }
 
     fn legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {

@@ -2,8 +2,8 @@
 //! memory mapped into it. Each mapping's physical handle is released right after it is mapped
 //! (the mapping holds the memory; `cuMemUnmap` then frees it), so nothing here keeps handles.
 
-use super::raw::vmm as raw;
 use super::device::{CudaBackend, CudaDevice};
+use super::raw::vmm as raw;
 use crate::error::{Check, Error, Result};
 use crate::ops::{Access, AllocKind, AllocOps, ReservationOps, VirtualMemory};
 use cudarc::driver::sys;

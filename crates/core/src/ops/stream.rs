@@ -1,7 +1,7 @@
 //! Streams at the seam: making them, and everything a backend's stream queues.
 
 use super::event::EventOps;
-use super::graph::{GraphDef, GraphExec};
+use super::graph::{CondTest, GraphDef, GraphExec, NodeId};
 use super::memory::{AllocOps, Location};
 use super::module::{FunctionOps, Launch};
 use super::pinned::HostBytes;
@@ -16,6 +16,8 @@ pub trait Streams: Send + Sync + 'static {
     fn per_thread(&self, ordinal: usize) -> Result<Box<dyn StreamOps>>;
     /// Wraps a foreign stream handle; also says whether it is non-blocking.
     fn external(&self, ordinal: usize, handle: u64) -> Result<(Box<dyn StreamOps>, bool)>;
+    /// An empty graph definition on the device (`cuGraphCreate`), to build node by node.
+    fn graph(&self, ordinal: usize) -> Result<Box<dyn GraphDef>>;
 }
 
 /// A function the stream runs in order on a host thread. It must make no CUDA call and must
@@ -154,6 +156,17 @@ pub trait StreamOps: Send + Sync + 'static {
     /// Prepares `exec` here without running it (`cuGraphUpload`).
     fn upload_graph(&self, exec: &dyn GraphExec) -> Result<()>;
     fn capture_status(&self) -> Result<CaptureStatus>;
+    /// Captures what is enqueued next into `graph`, after its nodes `deps`
+    /// (`cuStreamBeginCaptureToGraph`); [`StreamOps::end_capture_to_graph`] ends it.
+    fn begin_capture_to_graph(&self, graph: &dyn GraphDef, deps: &[NodeId], mode: CaptureMode) -> Result<()>;
+    /// The nodes the capture's next node would follow: those it added last, else its `deps`
+    /// (`cuStreamGetCaptureInfo`).
+    fn capture_leaves(&self) -> Result<Vec<NodeId>>;
+    /// Ends a capture begun with [`StreamOps::begin_capture_to_graph`]; the graph keeps its nodes.
+    fn end_capture_to_graph(&self) -> Result<()>;
+    /// The built-in kernel that sets `condition` from the element at `src + offset` (`test`);
+    /// only a capture into the condition's graph may run it.
+    fn set_condition(&self, condition: u64, src: &dyn AllocOps, offset: u64, test: CondTest) -> Result<()>;
     fn launch_kernel(&self, f: &dyn FunctionOps, launch: &Launch) -> Result<()>;
     /// The backend's own stream, for the backend's other parts given it (`blas::BlasOps`, …).
     fn as_any(&self) -> &dyn Any;

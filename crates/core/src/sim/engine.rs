@@ -96,6 +96,9 @@ pub struct Node {
     pub label: String,
     pub work: Work,
     pub deps: Vec<usize>,
+    /// What a launch of its graph does first, at the launch (an event record node marks its
+    /// event pending there, as a record in stream order does).
+    pub arm: Option<Work>,
 }
 
 struct CaptureState {
@@ -112,6 +115,8 @@ pub struct Capture {
     pub mode: CaptureMode,
     origin: u64,
     state: Mutex<CaptureState>,
+    /// The graph a capture to a graph adds its nodes to (`cuStreamBeginCaptureToGraph`).
+    target: Option<Arc<Mutex<Vec<Node>>>>,
 }
 
 impl Capture {
@@ -318,6 +323,15 @@ impl Scheduler {
     }
 
     pub fn begin_capture(&self, q: &Arc<Queue>, mode: CaptureMode) -> Result<()> {
+        self.begin(q, mode, None, Vec::new())
+    }
+
+    /// Begins a capture that adds to `target`'s nodes, its first node after `deps`.
+    pub fn begin_capture_to(&self, q: &Arc<Queue>, mode: CaptureMode, target: Arc<Mutex<Vec<Node>>>, deps: Vec<usize>) -> Result<()> {
+        self.begin(q, mode, Some(target), deps)
+    }
+
+    fn begin(&self, q: &Arc<Queue>, mode: CaptureMode, target: Option<Arc<Mutex<Vec<Node>>>>, deps: Vec<usize>) -> Result<()> {
         if q.class == Class::Legacy {
             return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "the legacy stream cannot be captured"));
         }
@@ -325,22 +339,48 @@ impl Scheduler {
         if slot.is_some() {
             return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "the stream is already capturing"));
         }
+        let nodes = target.as_ref().map(|t| lock(t).clone()).unwrap_or_default();
         let cap = Arc::new(Capture {
             mode,
             origin: q.id,
             state: Mutex::new(CaptureState {
                 status: CaptureStatus::Active,
-                nodes: Vec::new(),
+                nodes,
                 tails: HashMap::from([(q.id, None)]),
-                pending: HashMap::new(),
+                pending: HashMap::from([(q.id, deps)]),
                 joined: HashSet::new(),
             }),
+            target,
         });
         let mut order = lock(&self.order);
         order.captures.retain(|c| c.strong_count() > 0);
         order.captures.push(Arc::downgrade(&cap));
         *slot = Some(cap);
         Ok(())
+    }
+
+    /// The nodes the next node captured on `q` would follow.
+    pub fn capture_leaves(&self, q: &Arc<Queue>) -> Result<Vec<usize>> {
+        let cap = q.capture().ok_or_else(|| Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "the stream is not capturing"))?;
+        let st = lock(&cap.state);
+        let mut leaves: Vec<usize> = st.tails.get(&q.id).copied().flatten().into_iter().collect();
+        leaves.extend(st.pending.get(&q.id).into_iter().flatten().copied());
+        leaves.sort_unstable();
+        leaves.dedup();
+        Ok(leaves)
+    }
+
+    /// Ends a capture begun with [`Scheduler::begin_capture_to`]: its graph takes the nodes.
+    pub fn end_capture_to(&self, q: &Arc<Queue>) -> Result<()> {
+        let target = q.capture().and_then(|c| c.target.clone());
+        let nodes = self.end_capture(q)?;
+        match target {
+            Some(t) => {
+                *lock(&t) = nodes;
+                Ok(())
+            }
+            None => Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "the capture was not begun into a graph")),
+        }
     }
 
     /// Ends the capture begun on `q`; every member stream leaves capture mode (C2, C7, C8).
@@ -416,7 +456,7 @@ fn record(cap: &Arc<Capture>, queue: u64, kind: &'static str, label: String, wor
     deps.sort_unstable();
     deps.dedup();
     let index = st.nodes.len();
-    st.nodes.push(Node { kind, label, work, deps });
+    st.nodes.push(Node { kind, label, work, deps, arm: None });
     st.tails.insert(queue, Some(index));
     Ok(Submitted::Captured(cap.clone(), index))
 }

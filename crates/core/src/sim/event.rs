@@ -23,7 +23,8 @@ pub(super) enum Recorded {
 
 pub struct SimEvent {
     pub(super) handle: u64,
-    pub(super) state: Mutex<Recorded>,
+    /// Shared with the graph nodes that record or wait for it.
+    pub(super) state: Arc<Mutex<Recorded>>,
 }
 
 impl EventOps for SimEvent {
@@ -82,7 +83,7 @@ pub(super) fn ipc_unsupported() -> Error {
 impl Events for SimBackend {
     fn create(&self, ordinal: usize, _flags: EventFlags, _reuse: bool) -> Result<Box<dyn EventOps>> {
         let handle = self.devices[ordinal].next_handle.fetch_add(0x10, Ordering::Relaxed);
-        Ok(Box::new(SimEvent { handle, state: Mutex::new(Recorded::Empty) }))
+        Ok(Box::new(SimEvent { handle, state: Arc::new(Mutex::new(Recorded::Empty)) }))
     }
 
     fn open_ipc(&self, _ordinal: usize, _handle: &[u8; 64]) -> Result<Box<dyn EventOps>> {

@@ -7,8 +7,8 @@ use super::memory::sim_alloc;
 use super::{lock, own, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};
 use crate::ops::{
-    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, Pattern, RepeatSlot,
-    Rows, StatusFn, StreamOps, Streams,
+    copy_rows, extent, AllocOps, CaptureMode, CaptureStatus, CondTest, End, EventOps, GraphDef, GraphExec, HostBytes, HostFn, NodeId,
+    Pattern, RepeatSlot, Rows, StatusFn, StreamOps, Streams,
 };
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
@@ -285,20 +285,17 @@ impl StreamOps for SimStream {
 
     fn end_capture(&self) -> Result<Box<dyn GraphDef>> {
         let nodes = self.dev.scheduler.end_capture(&self.queue)?;
-        Ok(Box::new(SimGraph { id: self.dev.next_handle.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed), nodes: Arc::new(nodes) }))
+        Ok(Box::new(SimGraph::new(self.dev.next_handle.fetch_add(0x10, std::sync::atomic::Ordering::Relaxed), nodes)))
     }
 
     fn launch_graph(&self, exec: &dyn GraphExec) -> Result<()> {
         let g = own::<SimGraphExec>(exec.as_any());
-        let nodes = lock(&g.nodes).clone();
+        let work = g.launch_work();
         let mut last = lock(&g.last_launch);
-        // One operation runs every node in recording order (a topological order, PG 4.2.1),
-        // after the graph's previous launch (G2: an executable never runs concurrently with itself).
-        let done = self.dev.scheduler.enqueue(
-            &self.queue,
-            last.iter().cloned().collect(),
-            Arc::new(move || nodes.iter().for_each(|n| (n.work)())),
-        );
+        // One operation runs every node that is on in recording order (a topological order, PG
+        // 4.2.1), after the graph's previous launch (G2: an executable never runs concurrently
+        // with itself).
+        let done = self.dev.scheduler.enqueue(&self.queue, last.iter().cloned().collect(), work);
         *last = Some(done);
         Ok(())
     }
@@ -313,6 +310,35 @@ impl StreamOps for SimStream {
 
     fn capture_status(&self) -> Result<CaptureStatus> {
         Ok(self.queue.capture_status())
+    }
+
+    fn begin_capture_to_graph(&self, graph: &dyn GraphDef, deps: &[NodeId], mode: CaptureMode) -> Result<()> {
+        let target = super::own::<SimGraph>(graph.as_any()).nodes.clone();
+        self.dev.scheduler.begin_capture_to(&self.queue, mode, target, deps.iter().map(|&d| d as usize).collect())
+    }
+
+    fn capture_leaves(&self) -> Result<Vec<NodeId>> {
+        Ok(self.dev.scheduler.capture_leaves(&self.queue)?.into_iter().map(|n| n as NodeId).collect())
+    }
+
+    fn end_capture_to_graph(&self) -> Result<()> {
+        self.dev.scheduler.end_capture_to(&self.queue)
+    }
+
+    fn set_condition(&self, condition: u64, src: &dyn AllocOps, offset: u64, test: CondTest) -> Result<()> {
+        // On the GPU a set-condition kernel outside its graph faults (an illegal address): refused here.
+        if self.queue.capture_status() != CaptureStatus::Active || !super::graph::is_condition(condition) {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                "a condition is set only inside its graph: add the set-condition node to the graph that made the condition",
+            ));
+        }
+        let buf = sim_alloc(src).buffer.clone();
+        let w = test.width() as usize;
+        self.run("kernel", format!("set condition 0x{condition:x}"), move || {
+            let value = test.eval(&buf.lock()[offset as usize..offset as usize + w]);
+            super::graph::set_condition(condition, value);
+        })
     }
 
     fn launch_kernel(&self, _f: &dyn crate::ops::FunctionOps, _launch: &crate::ops::Launch) -> Result<()> {
@@ -349,6 +375,10 @@ impl Streams for SimBackend {
         by_handle.retain(|_, q| q.strong_count() > 0);
         by_handle.insert(handle, Arc::downgrade(&queue));
         Ok(Box::new(SimStream { dev: dev.clone(), queue, handle, priority }))
+    }
+
+    fn graph(&self, ordinal: usize) -> Result<Box<dyn GraphDef>> {
+        Ok(Box::new(SimGraph::new(self.devices[ordinal].next_handle.fetch_add(0x10, Ordering::Relaxed), Vec::new())))
     }
 
     fn legacy(&self, ordinal: usize) -> Result<Box<dyn StreamOps>> {

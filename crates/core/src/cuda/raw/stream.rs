@@ -148,3 +148,50 @@ pub(crate) unsafe fn stream_is_capturing(stream: sys::CUstream) -> Raw<sys::CUst
     ok(unsafe { sys::cuStreamIsCapturing(stream, &mut status) })?;
     Ok(status)
 }
+
+/// `cuStreamBeginCaptureToGraph` (CUDA 12.3): what `stream` is given next becomes nodes of
+/// `graph`, the first after `deps`.
+///
+/// # Safety
+/// 1. `stream` and `graph` are live, of the current context; `deps` are nodes of `graph`; the
+///    entry point exists (`has_entry_point`).
+pub(crate) unsafe fn stream_begin_capture_to_graph(
+    stream: sys::CUstream,
+    graph: sys::CUgraph,
+    deps: &[sys::CUgraphNode],
+    mode: sys::CUstreamCaptureMode,
+) -> Raw<()> {
+    // SAFETY: (1); `deps` outlives the call; no edge data (plain edges).
+    ok(unsafe { sys::cuStreamBeginCaptureToGraph(stream, graph, deps.as_ptr(), std::ptr::null(), deps.len(), mode) })
+}
+
+/// The nodes a capturing `stream`'s next node would follow (`cuStreamGetCaptureInfo_v2`),
+/// copied before the driver's array goes stale.
+///
+/// # Safety
+/// 1. `stream` is live, of the current context.
+pub(crate) unsafe fn stream_capture_leaves(stream: sys::CUstream) -> Raw<Vec<sys::CUgraphNode>> {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    let (mut deps, mut n): (*const sys::CUgraphNode, usize) = (std::ptr::null(), 0);
+    // SAFETY: (1); every out-pointer is valid or null (id and graph not asked for).
+    ok(unsafe { sys::cuStreamGetCaptureInfo_v2(stream, &mut status, std::ptr::null_mut(), std::ptr::null_mut(), &mut deps, &mut n) })?;
+    if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE {
+        return Err(CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    }
+    if n == 0 || deps.is_null() {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the driver's array of `n` nodes, valid until the next call on the stream.
+    Ok(unsafe { std::slice::from_raw_parts(deps, n) }.to_vec())
+}
+
+/// `cuStreamEndCapture` of a capture begun with [`stream_begin_capture_to_graph`]: the graph is
+/// the caller's, never destroyed here, even on failure.
+///
+/// # Safety
+/// 1. `stream` is live, as for [`stream_priority`].
+pub(crate) unsafe fn stream_end_capture_to_graph(stream: sys::CUstream) -> Raw<()> {
+    let mut graph: sys::CUgraph = std::ptr::null_mut();
+    // SAFETY: (1); `graph` is a valid out-pointer.
+    ok(unsafe { sys::cuStreamEndCapture(stream, &mut graph) })
+}
