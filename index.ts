@@ -17,7 +17,7 @@ export {
 } from './lib/memory/pointer'
 export { copy2D, copy2DAsync } from './lib/memory/copy2d'
 export {
-  memoryChannels, type AllocMessage, type AllocSource, type FreeMessage, type OomRetryMessage, type ReleaseMessage,
+  memoryChannels, type AllocMessage, type AllocSource, type FreeMessage, type OomRetryMessage, type ReleaseMessage, type GrowMessage, type AllocFailedMessage,
 } from './lib/memory/events'
 export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
 export { MemoryPool, type PoolStats } from './lib/memory/pool'
@@ -47,3 +47,4 @@ export { blas, type GemmOptions, type AxpyOptions } from './lib/blas'
 export { nccl, NcclCommunicator, type NcclDType, type NcclOp } from './lib/nccl'
 export { profiler } from './lib/profiler'
 export type { TraceSlice, TraceResult } from './lib/trace'
+export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type HistoryAction, type HistoryEvent, type MemorySnapshot, type SnapshotBlock, type SnapshotSegment, type SnapshotDevice, type SnapshotOom, type SnapshotHistory } from './lib/memory/history'
