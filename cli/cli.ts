@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// npx cuda-node info | tour
+// npx cuda-node info | tour | memviz | top
 import path from 'node:path'
 
 const [cmd, arg] = process.argv.slice(2)
-const usage = 'usage: cuda-node info | tour [output-dir]'
+const usage = 'usage: cuda-node info | tour [output-dir] | memviz snapshot.json [-o out.html]'
 
 async function main(): Promise<void> {
   switch (cmd) {
@@ -12,6 +12,9 @@ async function main(): Promise<void> {
       break
     case 'tour':
       await (await import('./tour')).tour(arg === undefined ? undefined : path.resolve(arg))
+      break
+    case 'memviz':
+      process.exitCode = (await import('./memviz')).main(process.argv.slice(3))
       break
     default:
       console.error(usage)
