@@ -3,7 +3,7 @@
 import path from 'node:path'
 
 const [cmd, arg] = process.argv.slice(2)
-const usage = 'usage: cuda-node info | tour [output-dir] | memviz snapshot.json [-o out.html]'
+const usage = 'usage: cuda-node info | tour [output-dir] | memviz snapshot.json [-o out.html] | top [--once]'
 
 async function main(): Promise<void> {
   switch (cmd) {
@@ -12,6 +12,9 @@ async function main(): Promise<void> {
       break
     case 'tour':
       await (await import('./tour')).tour(arg === undefined ? undefined : path.resolve(arg))
+      break
+    case 'top':
+      process.exitCode = await (await import('./top')).main(process.argv.slice(3))
       break
     case 'memviz':
       process.exitCode = (await import('./memviz')).main(process.argv.slice(3))

@@ -9,6 +9,7 @@
 
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
+use crate::ops::system::SystemOps;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams};
 
 // The data types that lived here before the seam was split by concept, at their old paths.
@@ -28,6 +29,8 @@ pub trait Backend: Send + Sync + 'static {
     fn blas(&self) -> &dyn BlasOps;
     /// NCCL (`ops/nccl.rs` owns the trait, `nccl.rs` the checked calls).
     fn nccl(&self) -> &dyn NcclOps;
+    /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
+    fn system(&self) -> &dyn SystemOps;
 }
 
 /// The calls `crates/node` makes on the backend directly, at their old names, until the binding

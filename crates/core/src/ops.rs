@@ -13,6 +13,7 @@ pub mod module;
 pub mod nccl;
 pub mod pinned;
 pub mod stream;
+pub mod system;
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 pub use event::{EventFlags, EventOps, Events};

@@ -29,6 +29,7 @@ mod pool;
 mod profiler;
 mod raw;
 mod stream;
+mod system;
 mod task;
 mod teardown;
 
@@ -63,6 +64,7 @@ fn tables() -> Vec<&'static [Export]> {
         coop::EXPORTS,
         handles::EXPORTS,
         constants::EXPORTS,
+        system::EXPORTS,
         EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,

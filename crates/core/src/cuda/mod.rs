@@ -20,11 +20,13 @@ pub(crate) mod raw;
 mod recycle;
 mod staging;
 mod stream;
+mod system;
 
 use crate::backend::Backend;
 use crate::error::{Check, Code, Error, Result};
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
+use crate::ops::system::SystemOps;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams};
 use device::CudaDevice;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -123,6 +125,9 @@ impl Backend for CudaBackend {
         self
     }
     fn nccl(&self) -> &dyn NcclOps {
+        self
+    }
+    fn system(&self) -> &dyn SystemOps {
         self
     }
 }

@@ -17,11 +17,13 @@ mod nccl;
 mod op;
 mod pinned;
 mod stream;
+mod system;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
+use crate::ops::system::SystemOps;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams};
 pub use device::sim_peers;
 use device::sim_props;
@@ -137,6 +139,9 @@ impl Backend for SimBackend {
         self
     }
     fn nccl(&self) -> &dyn NcclOps {
+        self
+    }
+    fn system(&self) -> &dyn SystemOps {
         self
     }
 }

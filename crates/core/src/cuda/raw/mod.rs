@@ -13,6 +13,7 @@ mod graph;
 mod memory;
 mod module;
 mod stream;
+mod system;
 
 use cudarc::driver::sys::{self, CUresult};
 pub(crate) use device::*;
@@ -22,6 +23,7 @@ pub(crate) use memory::*;
 pub(crate) use module::*;
 use std::ffi::{c_char, c_int, c_void, CStr};
 pub(crate) use stream::*;
+pub(crate) use system::*;
 
 /// A driver call's result: the value it wrote, or its code.
 pub(crate) type Raw<T> = std::result::Result<T, CUresult>;
