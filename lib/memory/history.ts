@@ -22,7 +22,7 @@ export const SNAPSHOT_VERSION = 1
 export interface HistoryOptions {
   /** Record (default true); false stops and clears the history. */
   enabled?: boolean
-  /** `'js'` (default): the JavaScript stack of each allocation, async callers included; `'none'`: none. */
+  /** `'js'` (default): the JavaScript stack of each allocation and failed request, async callers included (frees carry none: the allocation's is what finds a leak); `'none'`: none. */
   stacks?: 'js' | 'none'
   /** The ring's capacity: the oldest entries are dropped past it (default 100 000). */
   maxEntries?: number
@@ -175,7 +175,8 @@ interface Entry {
   action: HistoryAction
   device: number
   stream: number
-  addr?: string
+  /** The address, formatted only when a snapshot is taken. */
+  addr?: bigint
   size: number
   requested?: number
   source?: AllocSource | 'free'
@@ -199,7 +200,7 @@ const state = {
   dropped: 0,
 }
 /** Live blocks by address, while recording. */
-const live = new Map<string, Live>()
+const live = new Map<bigint, Live>()
 /** Pools by object; ids are indices of `poolList`. */
 const poolIds = new WeakMap<object, number>()
 const poolList: { ref: WeakRef<object>; kind: string }[] = []
@@ -239,6 +240,10 @@ function streamId(): number {
     streamList.push(name)
   }
   return id
+}
+
+function hex(addr: bigint): string {
+  return `0x${addr.toString(16)}`
 }
 
 function capture(): Error | undefined {
@@ -290,7 +295,7 @@ function settleSegments(): void {
 function onAlloc(m: AllocMessage): void {
   const pool = poolId(m.pool)
   if (pool >= 0) segmentChange(m.pool, pool, m.device)
-  const addr = `0x${m.pointer.ptr.toString(16)}`
+  const addr = m.pointer.ptr
   const e: Entry = {
     t: performance.now(), action: 'alloc', device: m.device, stream: streamId(), addr, size: m.size, requested: m.nbytes, source: m.source, pool, stack: capture(),
   }
@@ -299,16 +304,16 @@ function onAlloc(m: AllocMessage): void {
 }
 
 function onFree(m: FreeMessage): void {
-  let addr: string
+  let addr: bigint
   try {
-    addr = `0x${m.memory.ptr.toString(16)}`
+    addr = m.memory.ptr
   } catch {
     return
   }
   const l = live.get(addr)
   live.delete(addr)
   push({
-    t: performance.now(), action: 'free', device: m.device, stream: l?.entry.stream ?? -1, addr, size: m.size, source: 'free', pool: l?.entry.pool ?? -1, stack: capture(),
+    t: performance.now(), action: 'free', device: m.device, stream: l?.entry.stream ?? -1, addr, size: m.size, source: 'free', pool: l?.entry.pool ?? -1, stack: undefined,
   })
 }
 
@@ -409,7 +414,7 @@ function snapshot(): MemorySnapshot {
   const ordered = state.ring.length < state.maxEntries ? state.ring : [...state.ring.slice(state.head), ...state.ring.slice(0, state.head)]
   const events: HistoryEvent[] = ordered.map((e) => {
     const out: HistoryEvent = { t: e.t, action: e.action, device: e.device, stream: e.stream, size: e.size, pool: e.pool, stack: stackOf(e.stack) }
-    if (e.addr !== undefined) out.addr = e.addr
+    if (e.addr !== undefined) out.addr = hex(e.addr)
     if (e.requested !== undefined) out.requested = e.requested
     if (e.source !== undefined) out.source = e.source
     if (e.message !== undefined) out.message = e.message
@@ -427,7 +432,7 @@ function snapshot(): MemorySnapshot {
     const key = `${e.pool}:${e.device}`
     let seg = segs.get(key)
     if (seg === undefined) segs.set(key, (seg = { pool: e.pool, device: e.device, totalBytes: 0, usedBytes: 0, blocks: [] }))
-    seg.blocks.push({ addr, size: e.size, requested: e.requested ?? e.size, device: e.device, stream: e.stream, pool: e.pool, source: e.source as AllocSource, t: e.t, stack: stackOf(e.stack) })
+    seg.blocks.push({ addr: hex(addr), size: e.size, requested: e.requested ?? e.size, device: e.device, stream: e.stream, pool: e.pool, source: e.source as AllocSource, t: e.t, stack: stackOf(e.stack) })
     seg.usedBytes += e.size
   }
   for (const seg of segs.values()) {
