@@ -2,7 +2,7 @@
 import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, mallocPlain, memory, memoryChannels, MemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
+import { alloc, backend, mallocPlain, memory, memoryChannels, MemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
 import { runNode, scratchDir } from './helpers'
 
 // The history is process-wide: these tests run one after another.
@@ -88,7 +88,7 @@ serial('a snapshot lists live blocks by pool and device, with their stream and s
   const s = memory.snapshot()
   t.is(s.schema, SNAPSHOT_SCHEMA)
   t.is(s.version, SNAPSHOT_VERSION)
-  t.is(s.backend, 'sim')
+  t.is(s.backend, backend().name)
   t.true(s.devices.length >= 1)
   const seg = s.segments.find((x) => s.pools[x.pool]?.kind === 'MemoryPool' && x.blocks.some((b) => b.size === 2048))!
   t.truthy(seg)

@@ -71,7 +71,7 @@ browserTest('a snapshot dumped on OOM opens in the viewer with the failing stack
   t.regex(details, /Stream: null \(legacy default\)/)
   t.regex(details, /Lifetime: allocated at [\d.]+ ms/)
   t.regex(details, /&lt;img src=x onerror=alert\(1\)&gt;/)
-  t.regex(d, /<p id="summary">sim backend, taken [^:]+:[^<]* \d+ events, 1 allocation sites, 4 live blocks in 1 pools<\/p>/)
+  t.regex(d, /<p id="summary">(sim|cuda) backend, taken [^:]+:[^<]* \d+ events, 1 allocation sites, 4 live blocks in 1 pools<\/p>/)
 
   const shot = path.join(path.dirname(snap), 'view.png')
   const s = browser([`--screenshot=${shot}`, '--window-size=1280,900'], `file://${out}#block=0`)
