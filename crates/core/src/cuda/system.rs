@@ -1,5 +1,6 @@
 //! Device telemetry on the real device: NVML, loaded at run time (`raw/system.rs`), the device
-//! found by its UUID (CUDA's ordinals and NVML's indices differ under `CUDA_VISIBLE_DEVICES`).
+//! found by its UUID, else its PCI address (CUDA's ordinals and NVML's indices differ under
+//! `CUDA_VISIBLE_DEVICES`).
 //! A reading the device does not support is `None`; NVML missing is an error naming where it
 //! was looked for.
 
@@ -44,7 +45,14 @@ impl SystemOps for CudaBackend {
         let u = DeviceOps::uuid(self, ordinal)?;
         let hex: String = u.iter().map(|x| format!("{x:02x}")).collect();
         let uuid = format!("GPU-{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]);
-        let d = n.device_by_uuid(&uuid).map_err(|c| fail(n, "nvmlDeviceGetHandleByUUID", c))?;
+        // Under MIG, CUDA's UUID is the instance's, which NVML does not take here: the PCI address then.
+        let d = match n.device_by_uuid(&uuid) {
+            Ok(d) => d,
+            Err(_) => {
+                let bus = DeviceOps::pci_bus_id(self, ordinal)?;
+                n.device_by_pci(&bus).map_err(|c| fail(n, "nvmlDeviceGetHandleByPciBusId_v2", c))?
+            }
+        };
         // SAFETY: `d` is the handle NVML just returned; NVML's handles live as long as NVML,
         // which is never unloaded.
         unsafe {

@@ -76,6 +76,7 @@ pub(crate) struct Nvml {
     error_string: unsafe extern "C" fn(c_int) -> *const c_char,
     driver_version: unsafe extern "C" fn(*mut c_char, c_uint) -> c_int,
     by_uuid: unsafe extern "C" fn(*const c_char, *mut NvmlDevice) -> c_int,
+    by_pci: unsafe extern "C" fn(*const c_char, *mut NvmlDevice) -> c_int,
     name: unsafe extern "C" fn(NvmlDevice, *mut c_char, c_uint) -> c_int,
     utilization: unsafe extern "C" fn(NvmlDevice, *mut Utilization) -> c_int,
     memory: unsafe extern "C" fn(NvmlDevice, *mut Memory) -> c_int,
@@ -121,6 +122,7 @@ fn bind(lib: Library) -> Option<Nvml> {
             error_string: sym(&lib, b"nvmlErrorString\0")?,
             driver_version: sym(&lib, b"nvmlSystemGetDriverVersion\0")?,
             by_uuid: sym(&lib, b"nvmlDeviceGetHandleByUUID\0")?,
+            by_pci: sym(&lib, b"nvmlDeviceGetHandleByPciBusId_v2\0")?,
             name: sym(&lib, b"nvmlDeviceGetName\0")?,
             utilization: sym(&lib, b"nvmlDeviceGetUtilizationRates\0")?,
             memory: sym(&lib, b"nvmlDeviceGetMemoryInfo\0")?,
@@ -185,8 +187,17 @@ impl Nvml {
         Ok(d)
     }
 
+    /// The handle of the device at PCI address `bus_id` (`domain:bus:device.function`).
+    pub(crate) fn device_by_pci(&self, bus_id: &str) -> NvRaw<NvmlDevice> {
+        let c = CString::new(bus_id).map_err(|_| 2)?;
+        let mut d: NvmlDevice = std::ptr::null_mut();
+        // SAFETY: `c` is NUL-terminated; `d` is written on success.
+        ok(unsafe { (self.by_pci)(c.as_ptr(), &mut d) })?;
+        Ok(d)
+    }
+
     /// # Safety
-    /// `d` is a handle `device_by_uuid` returned (NVML's handles live as long as NVML).
+    /// `d` is a handle `device_by_uuid` or `device_by_pci` returned (NVML's handles live as long as NVML).
     pub(crate) unsafe fn name(&self, d: NvmlDevice) -> NvRaw<String> {
         let mut buf = [0 as c_char; 96];
         // SAFETY: `d` is live (caller); `buf` has the room we say (NVML asks for 96).
