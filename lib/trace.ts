@@ -319,7 +319,7 @@ function memoryTrack(cs: MemoryCounter[], device: number, y: number, h: number, 
     `<text x="10" y="${y + 35}" font-size="10" fill="#555">peak ${mib(peak)}</text>`,
     `<polygon class="in-use" points="${first},${base} ${steps('inUse')} ${(width - 20).toFixed(1)},${base}" fill="#76b7b2" fill-opacity="0.7"><title>in use (peak ${mib(Math.max(0, ...cs.map((c) => c.inUse)))})</title></polygon>`,
     `<polyline class="reserved" points="${steps('reserved')}" fill="none" stroke="#333" stroke-dasharray="4 3"><title>reserved on the device (peak ${mib(Math.max(0, ...cs.map((c) => c.reserved)))})</title></polyline>`,
-    `<g class="legend"><rect x="${left - 110}" y="${y + 44}" width="10" height="10" fill="#76b7b2"/><text x="${left - 96}" y="${y + 53}" font-size="10">in use</text>`,
+    `<g class="memory-legend"><rect x="${left - 110}" y="${y + 44}" width="10" height="10" fill="#76b7b2"/><text x="${left - 96}" y="${y + 53}" font-size="10">in use</text>`,
     `<line x1="${left - 60}" y1="${y + 49}" x2="${left - 48}" y2="${y + 49}" stroke="#333" stroke-dasharray="4 3"/><text x="${left - 44}" y="${y + 53}" font-size="10">reserved</text></g>`,
     '</g>',
   ]
