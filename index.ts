@@ -17,7 +17,7 @@ export {
 } from './lib/memory/pointer'
 export { copy2D, copy2DAsync } from './lib/memory/copy2d'
 export {
-  memoryChannels, type AllocMessage, type AllocSource, type FreeMessage, type OomRetryMessage, type ReleaseMessage,
+  memoryChannels, type AllocMessage, type AllocSource, type FreeMessage, type OomRetryMessage, type ReleaseMessage, type GrowMessage, type AllocFailedMessage,
 } from './lib/memory/events'
 export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
 export { MemoryPool, type PoolStats, type MemoryPoolOptions } from './lib/memory/pool'
@@ -46,8 +46,10 @@ export { nvtx } from './lib/nvtx'
 export { blas, type GemmOptions, type AxpyOptions } from './lib/blas'
 export { nccl, NcclCommunicator, type NcclDType, type NcclOp } from './lib/nccl'
 export { profiler } from './lib/profiler'
-export type { TraceSlice, TraceResult } from './lib/trace'
+export type { TraceSlice, TraceResult, MemoryCounter } from './lib/trace'
 export { VirtualMemoryResource, type VirtualMemoryOptions, type MemoryAccess } from './lib/memory/virtual'
 export { TcpStore, TcpStoreServer, StoreError, type StoreOptions, type StoreServerOptions, type StoreValue, type StoreErrorCode, type CallOptions } from './lib/distributed/store'
 export type { NcclConfig, NcclInitOptions, ProcessGroupOptions } from './lib/nccl'
 export { GraphBuilder, GraphNode, Condition, type NodeOptions, type SetConditionOptions } from './lib/graph-builder'
+export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type HistoryAction, type HistoryEvent, type MemorySnapshot, type SnapshotBlock, type SnapshotSegment, type SnapshotDevice, type SnapshotOom, type SnapshotHistory } from './lib/memory/history'
+export { system, type DeviceTelemetry, type DeviceProcess } from './lib/system'

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// npx cuda-node info | tour
+// npx cuda-node info | tour | memviz | top
 import path from 'node:path'
 
 const [cmd, arg] = process.argv.slice(2)
-const usage = 'usage: cuda-node info | tour [output-dir] | run [options] script.js (cuda-node run --help)'
+const usage = 'usage: cuda-node info | tour [output-dir] | run [options] script.js (cuda-node run --help) | memviz snapshot.json [-o out.html] | top [--once]'
 
 async function main(): Promise<void> {
   switch (cmd) {
@@ -24,6 +24,12 @@ async function main(): Promise<void> {
       process.exitCode = await run(rest)
       break
     }
+    case 'top':
+      process.exitCode = await (await import('./top')).main(process.argv.slice(3))
+      break
+    case 'memviz':
+      process.exitCode = (await import('./memviz')).main(process.argv.slice(3))
+      break
     default:
       console.error(usage)
       process.exitCode = cmd === undefined || cmd === '--help' || cmd === '-h' ? 0 : 2

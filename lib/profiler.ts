@@ -1,6 +1,6 @@
 import { native } from './native'
 import { scope } from './context'
-import { beginTrace, endTrace, writeTrace, type TraceResult, type TraceSlice } from './trace'
+import { beginTrace, endedCounters, endTrace, writeTrace, type TraceResult, type TraceSlice } from './trace'
 import { describe } from './validate'
 
 /**
@@ -39,7 +39,8 @@ export const profiler = {
   /**
    * Runs `fn` and writes its timeline: a Chrome trace at `path` (Perfetto and chrome://tracing
    * open it) and an SVG beside it, one lane per stream, each copy, memset, kernel and graph
-   * launch a slice timed by events on its stream, NVTX ranges on the host lane.
+   * launch a slice timed by events on its stream, NVTX ranges on the host lane, and each
+   * device's memory (in use and reserved, sampled at each allocation and free) as counter tracks.
    */
   async trace<T>(fn: () => T | Promise<T>, options: { path: string }): Promise<TraceResult<T>> {
     if (typeof fn !== 'function') throw new TypeError('trace takes a function')
@@ -52,7 +53,8 @@ export const profiler = {
     } finally {
       slices = await endTrace()
     }
-    const { json, svg } = writeTrace(slices, options.path)
-    return { result, slices, json, svg }
+    const counters = endedCounters()
+    const { json, svg } = writeTrace(slices, options.path, counters)
+    return { result, slices, json, svg, counters }
   },
 }

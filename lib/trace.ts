@@ -10,6 +10,9 @@ import { Event, getElapsedTime } from './event'
 import { native } from './native'
 import { own } from './object'
 import { defaultHandle, NULL } from './stream/handle'
+import { counterEvents, startMemoryCounters, type MemoryCounter } from './trace-memory'
+
+export type { MemoryCounter }
 
 interface GpuSlice {
   lane: string
@@ -33,6 +36,7 @@ class Tracer {
   readonly host: HostSlice[] = []
   readonly stack: HostSlice[] = []
   readonly open = new Map<bigint, HostSlice>()
+  readonly stopCounters: () => MemoryCounter[]
 
   constructor(device: number) {
     this.device = device
@@ -41,6 +45,7 @@ class Tracer {
     native.streamRecord(defaultHandle(NULL, device), own(this.base))
     this.base.synchronize()
     this.baseHost = performance.now()
+    this.stopCounters = startMemoryCounters([device], this.baseHost)
   }
 }
 
@@ -127,6 +132,8 @@ export interface TraceResult<T> {
   json: string
   /** The SVG timeline written beside it, as text. */
   svg: string
+  /** The memory counters sampled at each allocation and free, per device (the trace's counter tracks). */
+  counters: MemoryCounter[]
 }
 
 export function beginTrace(device: number): void {
@@ -134,11 +141,20 @@ export function beginTrace(device: number): void {
   active = new Tracer(device)
 }
 
+/** The memory counters of the trace `endTrace` last ended. */
+let lastCounters: MemoryCounter[] = []
+
+/** The memory counters of the trace last ended (read after `endTrace`). */
+export function endedCounters(): MemoryCounter[] {
+  return lastCounters
+}
+
 export async function endTrace(): Promise<TraceSlice[]> {
   const tr = active
   active = undefined
   if (!tr) return []
   await new Device(tr.device).synchronizeAsync()
+  lastCounters = tr.stopCounters()
   const slices: TraceSlice[] = tr.gpu.map((g) => ({
     lane: g.lane,
     name: g.name,
@@ -153,7 +169,7 @@ export async function endTrace(): Promise<TraceSlice[]> {
   return slices.sort((a, b) => a.start - b.start)
 }
 
-export function chromeTrace(slices: TraceSlice[]): string {
+export function chromeTrace(slices: TraceSlice[], counters: MemoryCounter[] = []): string {
   const lanes = [...new Set(slices.map((s) => s.lane))]
   const meta = lanes.map((lane, tid) => ({ ph: 'M', name: 'thread_name', pid: 1, tid, args: { name: lane } }))
   const events = slices.map((s) => ({
@@ -168,7 +184,7 @@ export function chromeTrace(slices: TraceSlice[]): string {
   const b = backend()
   return JSON.stringify(
     {
-      traceEvents: [{ ph: 'M', name: 'process_name', pid: 1, args: { name: `cuda-node (${b.name}, ${new Device().name})` } }, ...meta, ...events],
+      traceEvents: [{ ph: 'M', name: 'process_name', pid: 1, args: { name: `cuda-node (${b.name}, ${new Device().name})` } }, ...meta, ...events, ...counterEvents(counters)],
       displayTimeUnit: 'ms',
     },
     null,
@@ -220,9 +236,9 @@ export function fitLabel(label: string, width: number): string {
   return room >= 4 ? `${label.slice(0, room - 1)}…` : ''
 }
 
-export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline'): string {
+export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline', counters: MemoryCounter[] = []): string {
   const lanes = [...new Set(slices.map((s) => s.lane))]
-  const last = Math.max(0.001, ...slices.map((s) => s.start + s.duration))
+  const last = Math.max(0.001, ...slices.map((s) => s.start + s.duration), ...counters.map((c) => c.time))
   const step = tickStep(last)
   // The axis ends on a round tick at or past the last slice.
   const end = Math.ceil(last / step - 1e-9) * step
@@ -231,7 +247,10 @@ export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline'):
   const plot = width - left - 20
   const row = 30
   const top = 50
-  const height = top + lanes.length * row + 40
+  const memDevices = [...new Set(counters.map((c) => c.device))].sort((a, b) => a - b)
+  const memRow = 70
+  const memTop = top + lanes.length * row + 40
+  const height = memTop + memDevices.length * memRow + (memDevices.length ? 10 : 0)
   const x = (ms: number) => left + (Math.max(0, ms) / end) * plot
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
@@ -269,13 +288,46 @@ export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline'):
     const label = fitLabel(s.name, w)
     if (label) parts.push(`<text class="label" x="${(x0 + 3).toFixed(1)}" y="${y + 14}" fill="white" font-size="10" pointer-events="none">${esc(label)}</text>`)
   }
+  memDevices.forEach((device, i) => parts.push(...memoryTrack(counters.filter((c) => c.device === device), device, memTop + i * memRow, memRow, left, width, x)))
   parts.push('</svg>')
   return parts.join('\n')
 }
 
-export function writeTrace(slices: TraceSlice[], jsonPath: string): { json: string; svg: string } {
-  const json = chromeTrace(slices)
-  const svg = svgTimeline(slices, `cuda-node timeline: ${backend().name}, ${new Device().name}`)
+function mib(b: number): string {
+  return `${(b / 2 ** 20).toFixed(1)} MiB`
+}
+
+/** A device's memory under the stream lanes: reserved (outline) and in use (filled), as steps. */
+function memoryTrack(cs: MemoryCounter[], device: number, y: number, h: number, left: number, width: number, x: (ms: number) => number): string[] {
+  const peak = Math.max(1, ...cs.map((c) => Math.max(c.inUse, c.reserved)))
+  const yOf = (b: number) => (y + h - 8 - (b / peak) * (h - 16)).toFixed(1)
+  const steps = (key: 'inUse' | 'reserved') => {
+    const pts: string[] = []
+    cs.forEach((c, i) => {
+      if (i > 0) pts.push(`${x(c.time).toFixed(1)},${yOf(cs[i - 1]![key])}`)
+      pts.push(`${x(c.time).toFixed(1)},${yOf(c[key])}`)
+    })
+    if (cs.length) pts.push(`${(width - 20).toFixed(1)},${yOf(cs[cs.length - 1]![key])}`)
+    return pts.join(' ')
+  }
+  const base = (y + h - 8).toFixed(1)
+  const first = cs.length ? x(cs[0]!.time).toFixed(1) : String(left)
+  return [
+    `<g class="memory" data-device="${device}">`,
+    `<rect x="0" y="${y}" width="${width}" height="${h}" fill="#fbfbf4"/>`,
+    `<text x="10" y="${y + 19}">memory, device ${device}</text>`,
+    `<text x="10" y="${y + 35}" font-size="10" fill="#555">peak ${mib(peak)}</text>`,
+    `<polygon class="in-use" points="${first},${base} ${steps('inUse')} ${(width - 20).toFixed(1)},${base}" fill="#76b7b2" fill-opacity="0.7"><title>in use (peak ${mib(Math.max(0, ...cs.map((c) => c.inUse)))})</title></polygon>`,
+    `<polyline class="reserved" points="${steps('reserved')}" fill="none" stroke="#333" stroke-dasharray="4 3"><title>reserved on the device (peak ${mib(Math.max(0, ...cs.map((c) => c.reserved)))})</title></polyline>`,
+    `<g class="memory-legend"><rect x="${left - 110}" y="${y + 44}" width="10" height="10" fill="#76b7b2"/><text x="${left - 96}" y="${y + 53}" font-size="10">in use</text>`,
+    `<line x1="${left - 60}" y1="${y + 49}" x2="${left - 48}" y2="${y + 49}" stroke="#333" stroke-dasharray="4 3"/><text x="${left - 44}" y="${y + 53}" font-size="10">reserved</text></g>`,
+    '</g>',
+  ]
+}
+
+export function writeTrace(slices: TraceSlice[], jsonPath: string, counters: MemoryCounter[] = []): { json: string; svg: string } {
+  const json = chromeTrace(slices, counters)
+  const svg = svgTimeline(slices, `cuda-node timeline: ${backend().name}, ${new Device().name}`, counters)
   writeFileSync(jsonPath, json)
   writeFileSync(jsonPath.replace(/\.json$/i, '') + '.svg', svg)
   return { json, svg }

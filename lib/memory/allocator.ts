@@ -1,7 +1,7 @@
 import { scope, runWith, enterWith } from '../context'
 import { CudaError } from '../errors'
 import { describe, func } from '../validate'
-import { memoryChannels, publishAlloc } from './events'
+import { memoryChannels, publishAlloc, publishFailed } from './events'
 import { Memory } from './memory'
 import { PinnedMemory } from './pinned'
 import { PinnedMemoryPool } from './pinned-pool'
@@ -30,7 +30,13 @@ export function allocPinned(nbytes: number): PinnedMemory {
 
 /** Allocates with `cudaMalloc` directly, bypassing any pool (the allocator `null` selects). */
 export function mallocPlain(nbytes: number): MemoryPointer {
-  const p = new MemoryPointer(new Memory(nbytes))
+  let p: MemoryPointer
+  try {
+    p = new MemoryPointer(new Memory(nbytes))
+  } catch (e) {
+    publishFailed(e, scope().device, nbytes, 'plain')
+    throw e
+  }
   if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'plain')
   return p
 }

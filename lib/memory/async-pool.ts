@@ -1,7 +1,7 @@
 import { native } from '../native'
 import { scope } from '../context'
 import { currentStreamHandle } from '../stream/handle'
-import { memoryChannels, publishAlloc, publishPoolChange } from './events'
+import { memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, type MemoryPointer } from './pointer'
 import { limitBytes } from './pool'
@@ -41,21 +41,32 @@ export class AsyncMemoryPool {
     const device = sc.device
     const pool = this.#pools.get(device)
     const stream = currentStreamHandle(device, sc)
-    if (!memoryChannels.oomRetry.hasSubscribers) {
-      const p = adoptPointer(native.asyncPoolMalloc(pool, nbytes, stream), device)
+    if (!poolWatched()) {
+      let p: MemoryPointer
+      try {
+        p = adoptPointer(native.asyncPoolMalloc(pool, nbytes, stream), device)
+      } catch (e) {
+        publishFailed(e, device, nbytes, 'async-pool', this)
+        throw e
+      }
       if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
       return p
     }
     const before = native.asyncPoolStats(pool)
     let done = false
+    let p: MemoryPointer
     try {
-      const p = adoptPointer(native.asyncPoolMalloc(pool, nbytes, stream), device)
+      p = adoptPointer(native.asyncPoolMalloc(pool, nbytes, stream), device)
       done = true
-      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
-      return p
+    } catch (e) {
+      publishFailed(e, device, nbytes, 'async-pool', this)
+      throw e
     } finally {
       publishPoolChange(this, device, nbytes, before, native.asyncPoolStats(pool), done)
     }
+    // Published after the pool's growth, so a listener sees the segment before the block in it.
+    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
+    return p
   }
 
   /** Bytes in use on the current device. */

@@ -2,7 +2,7 @@
 // MemoryPointer, and memory.ts publishes on these, so memory.ts imports only this file.
 import diagnosticsChannel from 'node:diagnostics_channel'
 
-/** The memory channels: `cuda-node:memory:alloc`, `:free`, `:oom-retry`, `:release`. */
+/** The memory channels: `cuda-node:memory:alloc`, `:free`, `:oom-retry`, `:release`, `:grow`, `:alloc-failed`. */
 export const memoryChannels: {
   /** `cuda-node:memory:alloc`: `AllocMessage` (events.ts). */
   readonly alloc: diagnosticsChannel.Channel
@@ -12,9 +12,15 @@ export const memoryChannels: {
   readonly oomRetry: diagnosticsChannel.Channel
   /** `cuda-node:memory:release`: `ReleaseMessage` (events.ts). */
   readonly release: diagnosticsChannel.Channel
+  /** `cuda-node:memory:grow`: `GrowMessage` (events.ts). */
+  readonly grow: diagnosticsChannel.Channel
+  /** `cuda-node:memory:alloc-failed`: `AllocFailedMessage` (events.ts). */
+  readonly allocFailed: diagnosticsChannel.Channel
 } = {
   alloc: diagnosticsChannel.channel('cuda-node:memory:alloc'),
   free: diagnosticsChannel.channel('cuda-node:memory:free'),
   oomRetry: diagnosticsChannel.channel('cuda-node:memory:oom-retry'),
   release: diagnosticsChannel.channel('cuda-node:memory:release'),
+  grow: diagnosticsChannel.channel('cuda-node:memory:grow'),
+  allocFailed: diagnosticsChannel.channel('cuda-node:memory:alloc-failed'),
 }

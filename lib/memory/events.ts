@@ -58,9 +58,41 @@ export interface ReleaseMessage {
   reason: 'freeAllBlocks' | 'oom-retry'
 }
 
+/** `cuda-node:memory:grow`: a pool took more memory from the driver (or its base allocator) to serve an allocation. */
+export interface GrowMessage {
+  /** The MemoryPool or AsyncMemoryPool that grew. */
+  pool: object
+  /** The device's ordinal. */
+  device: number
+  /** Bytes it took. */
+  bytes: number
+}
+
+/** `cuda-node:memory:alloc-failed`: an allocation threw (published before the error reaches the caller, who may add to its message). */
+export interface AllocFailedMessage {
+  /** The device's ordinal. */
+  device: number
+  /** Bytes asked for. */
+  nbytes: number
+  /** Which allocator failed. */
+  source: AllocSource
+  /** The MemoryPool or AsyncMemoryPool, for the pool sources. */
+  pool?: object
+  /** What is about to be thrown. */
+  error: unknown
+}
+
 /** @internal Whether anyone listens for what a pool does inside an allocation. */
 export function poolWatched(): boolean {
-  return memoryChannels.oomRetry.hasSubscribers || memoryChannels.release.hasSubscribers
+  return memoryChannels.oomRetry.hasSubscribers || memoryChannels.release.hasSubscribers || memoryChannels.grow.hasSubscribers
+}
+
+/** @internal Publishes a failed allocation, if anyone listens; returns nothing: the caller rethrows. */
+export function publishFailed(error: unknown, device: number, nbytes: number, source: AllocSource, pool?: object): void {
+  if (!memoryChannels.allocFailed.hasSubscribers) return
+  const m: AllocFailedMessage = { device, nbytes, source, error }
+  if (pool !== undefined) m.pool = pool
+  memoryChannels.allocFailed.publish(m)
 }
 
 /** @internal Publishes an allocation (callers check `memoryChannels.alloc.hasSubscribers` first). */
@@ -70,11 +102,21 @@ export function publishAlloc(pointer: AllocMessage['pointer'], nbytes: number, s
   memoryChannels.alloc.publish(m)
 }
 
+/** The counts of a pool that say what happened inside an allocation. */
+interface PoolCounts {
+  oomRetries: number
+  totalBytes: number
+  releasedBytes?: number
+}
+
 /** @internal Publishes what a pool's counts say happened during an allocation (a retry, a release). */
 export function publishPoolChange(
-  pool: object, device: number, nbytes: number, before: { oomRetries: number; releasedBytes?: number }, after: { oomRetries: number; releasedBytes?: number }, succeeded: boolean,
+  pool: object, device: number, nbytes: number, before: PoolCounts, after: PoolCounts, succeeded: boolean,
 ): void {
   const released = (after.releasedBytes ?? 0) - (before.releasedBytes ?? 0)
+  // What it holds now, less what it held and what it gave back in between: what it took.
+  const grown = after.totalBytes - before.totalBytes + released
+  if (grown > 0 && memoryChannels.grow.hasSubscribers) memoryChannels.grow.publish({ pool, device, bytes: grown } satisfies GrowMessage)
   if (released > 0 && memoryChannels.release.hasSubscribers) {
     memoryChannels.release.publish({ pool, device, bytes: released, reason: 'oom-retry' } satisfies ReleaseMessage)
   }

@@ -7,7 +7,7 @@ import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
 import { count, describe } from '../validate'
-import { memoryChannels, publishAlloc } from './events'
+import { memoryChannels, publishAlloc, publishFailed } from './events'
 import { adoptPointer, MemoryPointer } from './pointer'
 import { MemoryPool } from './pool'
 
@@ -32,7 +32,14 @@ export function mallocManaged(nbytes: number, options: ManagedOptions = {}): Mem
   const attach = options?.attach ?? 'global'
   if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
   const device = deviceOrdinal(undefined)
-  const p = adoptPointer(native.memAllocManaged(device, count('size', nbytes), attach === 'global'), device)
+  const size = count('size', nbytes)
+  let p: MemoryPointer
+  try {
+    p = adoptPointer(native.memAllocManaged(device, size, attach === 'global'), device)
+  } catch (e) {
+    publishFailed(e, device, nbytes, 'managed')
+    throw e
+  }
   if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'managed')
   return p
 }

@@ -6,7 +6,7 @@ import { own } from '../object'
 import type { Stream } from '../stream/stream'
 import { currentStreamHandle, streamHandle } from '../stream/handle'
 import { count, describe, func } from '../validate'
-import { memoryChannels, poolWatched, publishAlloc, publishPoolChange } from './events'
+import { memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, MemoryPointer } from './pointer'
 
@@ -135,7 +135,13 @@ export class MemoryPool {
     const pool = this.#pools.get(device)
     const stream = currentStreamHandle(device, sc)
     if (poolWatched()) return this.#watched(pool, nbytes, stream, device)
-    const p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+    let p: MemoryPointer
+    try {
+      p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+    } catch (e) {
+      publishFailed(e, device, nbytes, 'pool', this)
+      throw e
+    }
     if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
     return p
   }
@@ -144,14 +150,19 @@ export class MemoryPool {
   #watched(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
     const before = native.poolStats(pool)
     let done = false
+    let p: MemoryPointer
     try {
-      const p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+      p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
       done = true
-      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
-      return p
+    } catch (e) {
+      publishFailed(e, device, nbytes, 'pool', this)
+      throw e
     } finally {
       publishPoolChange(this, device, nbytes, before, native.poolStats(pool), done)
     }
+    // Published after the pool's growth, so a listener sees the segment before the block in it.
+    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
+    return p
   }
 
   /** An allocation that grows from the base allocator. */

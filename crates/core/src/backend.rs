@@ -9,6 +9,7 @@
 
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
+use crate::ops::system::SystemOps;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams};
 
 // The data types that lived here before the seam was split by concept, at their old paths.
@@ -30,6 +31,8 @@ pub trait Backend: Send + Sync + 'static {
     fn nccl(&self) -> &dyn NcclOps;
     /// Virtual memory: reserved ranges and the physical memory mapped into them (`ops/vmm.rs`).
     fn vmm(&self) -> &dyn crate::ops::VirtualMemory;
+    /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
+    fn system(&self) -> &dyn SystemOps;
 }
 
 /// The calls `crates/node` makes on the backend directly, at their old names, until the binding

@@ -35,6 +35,7 @@ pub mod reaper;
 pub mod runtime;
 pub mod sim;
 pub mod stream;
+pub mod system;
 pub mod teardown;
 pub mod vmm;
 

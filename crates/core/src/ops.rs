@@ -13,6 +13,7 @@ pub mod module;
 pub mod nccl;
 pub mod pinned;
 pub mod stream;
+pub mod system;
 pub mod vmm;
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};

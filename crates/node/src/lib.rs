@@ -30,6 +30,7 @@ mod pool;
 mod profiler;
 mod raw;
 mod stream;
+mod system;
 mod task;
 mod teardown;
 mod vmm;
@@ -65,6 +66,7 @@ fn tables() -> Vec<&'static [Export]> {
         coop::EXPORTS,
         constants::EXPORTS,
         graph_builder::EXPORTS,
+        system::EXPORTS,
         EXPORTS,
         vmm::EXPORTS,
         #[cfg(feature = "floor")]

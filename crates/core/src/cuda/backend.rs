@@ -89,4 +89,7 @@ impl Backend for CudaBackend {
     fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
         self
     }
+    fn system(&self) -> &dyn crate::ops::system::SystemOps {
+        self
+    }
 }

@@ -24,6 +24,7 @@ pub(crate) mod raw;
 mod recycle;
 mod staging;
 mod stream;
+mod system;
 mod vmm;
 
 pub use backend::{driver_loaded, driver_present};

@@ -95,6 +95,9 @@ impl Backend for SimBackend {
     fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
         self
     }
+    fn system(&self) -> &dyn crate::ops::system::SystemOps {
+        self
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ mod own;
 mod pinned;
 mod pool;
 mod stream;
+mod system;
 pub mod vmm;
 
 pub use backend::{DEFAULT_MEMORY, DEVICES_ENV, MAX_DEVICES, MEMORY_ENV};

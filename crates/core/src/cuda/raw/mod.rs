@@ -14,6 +14,7 @@ mod graph;
 mod memory;
 mod module;
 mod stream;
+pub(crate) mod system;
 /// Virtual memory, called as `raw::vmm::name` (not re-exported: a glob back would close a loop).
 pub(crate) mod vmm;
 

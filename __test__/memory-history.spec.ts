@@ -1,0 +1,164 @@
+// Memory history, snapshots and the snapshot written on OOM (issue 37, parts 1 and 2).
+import test from 'ava'
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { alloc, backend, mallocPlain, memory, memoryChannels, MemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
+import { runNode, scratchDir } from './helpers'
+
+// The history is process-wide: these tests run one after another.
+const serial = test.serial
+
+function frames(s: MemorySnapshot, id: number): string {
+  return id < 0 ? '' : s.stacks[id]!.join('\n')
+}
+
+serial.afterEach(() => memory.recordHistory({ enabled: false }))
+
+serial('off, nothing listens on the memory channels', (t) => {
+  memory.recordHistory({ enabled: false })
+  t.false(memoryChannels.alloc.hasSubscribers)
+  t.false(memoryChannels.free.hasSubscribers)
+  t.false(memoryChannels.grow.hasSubscribers)
+  t.false(memoryChannels.allocFailed.hasSubscribers)
+  t.is(memory.snapshot().history.events.length, 0)
+})
+
+serial('an allocation and its free are recorded with device, stream, sizes and the async stack', async (t) => {
+  memory.recordHistory({ enabled: true, stacks: 'js' })
+  const pool = new MemoryPool()
+  async function loadBatch(): Promise<ReturnType<MemoryPool['malloc']>> {
+    await new Promise((r) => setImmediate(r))
+    return pool.malloc(1000)
+  }
+  async function trainStep(): Promise<void> {
+    const p = await loadBatch()
+    p.mem.free()
+  }
+  await trainStep()
+  const s = memory.snapshot()
+  const a = s.history.events.find((e) => e.action === 'alloc')!
+  t.like(a, { device: 0, size: 1024, requested: 1000, source: 'pool', stream: 0 })
+  t.regex(a.addr!, /^0x[0-9a-f]+$/)
+  t.is(s.pools[a.pool]!.kind, 'MemoryPool')
+  const stack = frames(s, a.stack)
+  t.regex(stack, /loadBatch/)
+  t.regex(stack, /async trainStep/, stack)
+  t.notRegex(stack.split('\n')[0]!, /lib[\\/]memory|diagnostics_channel/, 'the first frame is the caller, not the recorder')
+  const f = s.history.events.find((e) => e.action === 'free')!
+  t.like(f, { addr: a.addr, size: 1024, device: 0 })
+})
+
+serial('pool growth and release are recorded as segment events', (t) => {
+  memory.recordHistory({ enabled: true, stacks: 'none' })
+  const pool = new MemoryPool()
+  pool.malloc(4096).mem.free()
+  pool.freeAllBlocks()
+  const acts = memory.snapshot().history.events.map((e) => e.action)
+  t.deepEqual(acts, ['segment_alloc', 'alloc', 'free', 'segment_free'])
+})
+
+serial("stacks: 'none' records no stack", (t) => {
+  memory.recordHistory({ stacks: 'none' })
+  mallocPlain(64).mem.free()
+  const s = memory.snapshot()
+  t.true(s.history.events.length >= 2)
+  t.true(s.history.events.every((e) => e.stack === -1))
+  t.is(s.stacks.length, 0)
+})
+
+serial('the history is a ring: past maxEntries the oldest entries go', (t) => {
+  memory.recordHistory({ stacks: 'none', maxEntries: 4 })
+  const pool = new MemoryPool()
+  for (let i = 1; i <= 5; i++) pool.malloc(512 * i).mem.free()
+  const s = memory.snapshot()
+  t.is(s.history.events.length, 4)
+  t.true(s.history.dropped > 0)
+  const last = s.history.events.at(-1)!
+  t.like(last, { action: 'free', size: 2560 })
+  t.true(s.history.events.every((e, i, a) => i === 0 || e.t >= a[i - 1]!.t), 'oldest first')
+})
+
+serial('a snapshot lists live blocks by pool and device, with their stream and stack, under a versioned schema', (t) => {
+  memory.recordHistory({})
+  const pool = new MemoryPool()
+  const s0 = new Stream({ nonBlocking: true })
+  const keep = s0.run(() => pool.malloc(2048))
+  const gone = pool.malloc(512)
+  gone.mem.free()
+  const s = memory.snapshot()
+  t.is(s.schema, SNAPSHOT_SCHEMA)
+  t.is(s.version, SNAPSHOT_VERSION)
+  t.is(s.backend, backend().name)
+  t.true(s.devices.length >= 1)
+  const seg = s.segments.find((x) => s.pools[x.pool]?.kind === 'MemoryPool' && x.blocks.some((b) => b.size === 2048))!
+  t.truthy(seg)
+  t.is(seg.blocks.length, 1)
+  const b = seg.blocks[0]!
+  t.is(b.addr, `0x${keep.ptr.toString(16)}`)
+  t.true(b.stream >= 2, 'a created stream gets its own id')
+  t.regex(s.streams[b.stream]!.name, /^0x/)
+  t.regex(frames(s, b.stack), /memory-history\.spec/)
+  t.true(seg.totalBytes >= seg.usedBytes && seg.usedBytes >= 2048)
+  t.notThrows(() => JSON.parse(JSON.stringify(s)))
+  keep.mem.free()
+})
+
+serial('dumpSnapshot writes the snapshot as JSON and returns its path', (t) => {
+  memory.recordHistory({ stacks: 'none' })
+  alloc(100)
+  const file = memory.dumpSnapshot(path.join(scratchDir('snap-'), 's.json'))
+  const s = JSON.parse(readFileSync(file, 'utf8'))
+  t.is(s.schema, SNAPSHOT_SCHEMA)
+  t.true(s.history.events.some((e: { action: string }) => e.action === 'alloc'))
+})
+
+serial('bad options are typed errors', (t) => {
+  t.throws(() => memory.recordHistory(null as never), { instanceOf: TypeError })
+  t.throws(() => memory.recordHistory({ enabled: 'yes' as never }), { instanceOf: TypeError })
+  t.throws(() => memory.recordHistory({ stacks: 'python' as never }), { instanceOf: TypeError, message: /'js' or 'none'/ })
+  t.throws(() => memory.recordHistory({ maxEntries: 0 }), { instanceOf: RangeError })
+  t.throws(() => memory.recordHistory({ maxEntries: 1.5 }), { instanceOf: RangeError })
+  t.throws(() => memory.dumpSnapshot('' as never), { instanceOf: TypeError })
+  t.false(memoryChannels.alloc.hasSubscribers)
+})
+
+/** The script that runs out of memory on purpose, with history on, from a function whose name is markup. */
+const oomScript = `
+const { memory, MemoryPool } = cuda
+memory.recordHistory({ stacks: 'js' })
+const pool = new MemoryPool()
+pool.setLimit({ size: 1 << 20 })
+const held = pool.malloc(600 << 10)
+const o = { ['<img src=x onerror=alert(1)>']: async function () { await null; return pool.malloc(600 << 10) } }
+async function trainStep() { return await o['<img src=x onerror=alert(1)>']() }
+trainStep().then(() => console.log('no error'), (e) => { console.log(JSON.stringify({ code: e.code, message: e.message })) })
+`
+
+serial('CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM writes a snapshot when an allocation runs out, and the error names it', (t) => {
+  const dir = scratchDir('oom-')
+  const r = runNode(oomScript, { CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM: dir })
+  t.is(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout.trim().split('\n').pop()!)
+  t.is(out.code, 'CUDA_ERROR_OUT_OF_MEMORY')
+  const m = /memory snapshot: (\S+\.json)/.exec(out.message)
+  t.truthy(m, out.message)
+  const file = m![1]!
+  t.true(existsSync(file))
+  t.is(path.dirname(file), dir)
+  const s = JSON.parse(readFileSync(file, 'utf8')) as MemorySnapshot
+  t.like(s.oom, { device: 0, requested: 600 << 10, source: 'pool' })
+  const failing = s.stacks[s.oom!.stack]!.join('\n')
+  t.regex(failing, /<img src=x onerror=alert\(1\)>/)
+  t.regex(failing, /async trainStep/)
+  const oomEvent = s.history.events.find((e) => e.action === 'oom')!
+  t.regex(oomEvent.message!, /OUT_OF_MEMORY|out of memory/i)
+  t.true(s.segments.some((x) => x.blocks.some((b) => b.size === 600 << 10)), 'the held block is in the snapshot')
+})
+
+serial('without the variable an OOM writes nothing and its message is unchanged', (t) => {
+  const r = runNode(oomScript, { CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM: undefined })
+  t.is(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout.trim().split('\n').pop()!)
+  t.is(out.code, 'CUDA_ERROR_OUT_OF_MEMORY')
+  t.notRegex(out.message, /memory snapshot/)
+})
