@@ -350,6 +350,9 @@ crate::exports! {
     /// Registers `(id, kind) => void`, which runs (kind 0), runs and forgets (1) or forgets (2)
     /// the callback the TS layer holds under `id`.
     c"registerHostDispatcher" => fn register_host_dispatcher(cx, dispatcher: Func) -> () {
+        if channel().is_ok() {
+            return Err(crate::errors::hook_taken("registerHostDispatcher"));
+        }
         let channel = Arc::new(Channel {
             tsfn: Mutex::new(ptr::null_mut()),
             owed: AtomicUsize::new(0),

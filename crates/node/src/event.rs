@@ -68,7 +68,7 @@ crate::exports! {
 
     /// Releases the event (again: nothing); later calls with its handle throw.
     c"eventDestroy" => fn event_destroy(_cx, event: f64) -> () {
-        drop(take(event).ok());
+        drop(crate::handles::take(&EVENTS, event)?);
         Ok(())
     }
 }

@@ -67,7 +67,7 @@ crate::exports! {
 
     /// Frees the block now: a pool block returns to its pool. Freeing twice is nothing.
     c"memFree" => fn mem_free(_cx, mem: f64) -> () {
-        drop(take(mem).ok());
+        drop(crate::handles::take(&BLOCKS, mem)?);
         Ok(())
     }
 

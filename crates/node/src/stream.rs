@@ -165,7 +165,7 @@ crate::exports! {
             return Err(e);
         }
         // Destroying twice is nothing, as `using` needs.
-        drop(take(stream).ok());
+        drop(crate::handles::take(&STREAMS, stream)?);
         Ok(())
     }
 
