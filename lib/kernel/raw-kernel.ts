@@ -9,7 +9,7 @@ import { Stream } from '../stream/stream'
 import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handle'
 import { getCurrentStream } from '../stream/current'
 import { traced, tracing } from '../trace'
-import { describe, func } from '../validate'
+import { describe, func, options as checkOptions } from '../validate'
 import { imageOf, ModuleImage, type ModuleLike } from './image'
 import { dim3, pack, packed, shapeOf, type Dim3, type KernelArg, type LaunchAttributes } from './launch'
 import { LaunchConfig } from './launch-config'
@@ -149,7 +149,7 @@ export class RawKernel {
    */
   constructor(code: string | ModuleLike, name: string, options: RawKernelOptions = {}) {
     if (typeof name !== 'string' || name === '') throw new TypeError('a RawKernel needs the kernel name')
-    if (typeof options !== 'object' || options === null) throw new TypeError('RawKernel options must be an object')
+    checkOptions<RawKernelOptions>('RawKernel', options, ['options', 'nameExpressions', 'simulate'])
     if (typeof code === 'string') this.#image = new ModuleImage({ code, options: options.options, nameExpressions: options.nameExpressions })
     else {
       const image = imageOf(code)
@@ -326,7 +326,7 @@ export class RawKernel {
       b = dim3('block', second)
       args = third as readonly KernelArg[]
       const options = fourth
-      if (typeof options !== 'object' || options === null) throw new TypeError('launch options must be an object')
+      checkOptions<LaunchOptions>('launch', options, ['sharedMem', 'stream'])
       ;({ sharedMem = 0, stream } = options)
       if (typeof sharedMem !== 'number' || !Number.isInteger(sharedMem) || sharedMem < 0 || sharedMem > 2 ** 32 - 1) {
         throw new RangeError(`sharedMem must be a non-negative integer, got ${describe(sharedMem)}`)

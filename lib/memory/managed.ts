@@ -6,7 +6,7 @@ import type { Stream } from '../stream/stream'
 import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
-import { count, describe } from '../validate'
+import { count, describe, options as checkOptions } from '../validate'
 import { memoryChannels, publishAlloc } from './events'
 import { adoptPointer, MemoryPointer } from './pointer'
 import { MemoryPool } from './pool'
@@ -29,7 +29,7 @@ export type MemoryAdvice =
  *   `CUDA_ERROR_OUT_OF_MEMORY` when the device has less free.
  */
 export function mallocManaged(nbytes: number, options: ManagedOptions = {}): MemoryPointer {
-  const attach = options?.attach ?? 'global'
+  const attach = checkOptions<ManagedOptions>('mallocManaged', options, ['attach']).attach ?? 'global'
   if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
   const device = deviceOrdinal(undefined)
   const p = adoptPointer(native.memAllocManaged(device, count('size', nbytes), attach === 'global'), device)
@@ -46,7 +46,7 @@ export function mallocManaged(nbytes: number, options: ManagedOptions = {}): Mem
  */
 export class ManagedMemoryPool extends MemoryPool {
   constructor(options: ManagedOptions = {}) {
-    const attach = options?.attach ?? 'global'
+    const attach = checkOptions<ManagedOptions>('ManagedMemoryPool', options, ['attach']).attach ?? 'global'
     if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
     super((n) => mallocManaged(n, { attach }))
   }

@@ -8,7 +8,7 @@ import { ExternalStream } from '../stream/external'
 import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
-import { count, describe } from '../validate'
+import { count, describe, options as checkOptions } from '../validate'
 import { bytes } from './host'
 import { Memory } from './memory'
 import { PinnedMemory, pinnedUnder } from './pinned'
@@ -235,7 +235,7 @@ export class MemoryPointer {
    */
   static fromExternal(ptr: bigint, nbytes: number, options: ExternalOptions = {}): MemoryPointer {
     if (typeof ptr !== 'bigint') throw new TypeError(`ptr must be a bigint, got ${describe(ptr)}`)
-    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`)
+    checkOptions<ExternalOptions>('fromExternal', options, ['device', 'owner', 'stream'])
     const { owner, stream } = options
     if (owner !== undefined && (owner === null || (typeof owner !== 'object' && typeof owner !== 'function'))) {
       throw new TypeError(`owner must be an object, got ${describe(owner)}`)
@@ -264,6 +264,7 @@ export class MemoryPointer {
    */
   static fromCudaArray(obj: CudaArrayInterface, options: { owner?: object } = {}): MemoryPointer {
     if (typeof obj !== 'object' || obj === null) throw new TypeError(`fromCudaArray needs an object, got ${describe(obj)}`)
+    checkOptions('fromCudaArray', options, ['owner'])
     const { shape, typestr, data, version, strides } = obj
     if (version !== 3) throw new TypeError(`fromCudaArray reads version 3 of the interface, got ${describe(version)}`)
     if (!Array.isArray(data) || typeof data[0] !== 'bigint') throw new TypeError('data must be [ptr: bigint, readonly: boolean]')
@@ -297,6 +298,7 @@ export class MemoryPointer {
    * **GPU only**. @throws {RangeError} for a handle that is not 64 bytes or a range past the allocation.
    */
   static fromIpcHandle(handle: Buffer | Uint8Array | IpcMemHandle, options: { offset?: number; size?: number; device?: number | Device } = {}): MemoryPointer {
+    checkOptions('fromIpcHandle', options, ['offset', 'size', 'device'])
     let bytes = handle as Uint8Array
     let offset = options.offset ?? 0
     if (!(handle instanceof Uint8Array)) {
