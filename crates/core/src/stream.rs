@@ -589,6 +589,33 @@ impl Stream {
         self.ops()?.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
     }
 
+    /// Makes later work on this stream wait for what `other` (of any device) has queued so far:
+    /// an event recorded on `other` and waited on here, as PyTorch orders a copy between devices.
+    pub fn wait_stream(&self, other: &Stream) -> Result<()> {
+        if std::ptr::eq(self, other) {
+            return Ok(());
+        }
+        let flags = crate::event::EventFlags { blocking: false, disable_timing: true, interprocess: false };
+        let event = Event::create(other.device, flags)?;
+        other.record(&event)?;
+        self.wait_event(&event)
+    }
+
+    /// [`Stream::copy_dtod`] on this stream (the destination device's) ordered after `src_stream`,
+    /// the source device's current stream: a copy between devices with no stream given.
+    pub fn copy_dtod_after(&self, src_stream: &Stream, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {
+        if size != 0 && src_stream.device != self.device {
+            if src_stream.device != src.device() {
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_INVALID_VALUE,
+                    format!("copy: the stream to order after is of device {}, the source memory of device {}", src_stream.device, src.device()),
+                ));
+            }
+            self.wait_stream(src_stream)?;
+        }
+        self.copy_dtod(dst, dst_offset, src, src_offset, size)
+    }
+
     pub(crate) fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
         self.legacy_ok("a kernel launch")?;
         self.ops()?.launch_kernel(f, launch)

@@ -127,6 +127,16 @@ crate::exports! {
         stream::with(stream, |st| st.copy_dtod(dmem, dat, smem, sat, size.0))
     }
 
+    /// A copy between devices with no stream given: on `stream` (the destination device's current
+    /// stream) after the work queued so far on `after` (the source device's current stream).
+    c"memCopyDtodAfter" => fn mem_copy_dtod_after(_cx, stream: f64, after: f64, dst: f64, dst_offset: Count, src: f64, src_offset: Count, size: Count) -> () {
+        let (d, s) = (get(dst)?, get(src)?);
+        let (dmem, dat) = d.range(dst_offset.0, size.0, "copy")?;
+        let (smem, sat) = s.range(src_offset.0, size.0, "copy")?;
+        let after = stream::get(after)?;
+        stream::with(stream, |st| st.copy_dtod_after(&after, dmem, dat, smem, sat, size.0))
+    }
+
     /// A pitched copy device to device (`cuMemcpy2DAsync`): `height` rows of `width` bytes.
     c"memCopy2DDtod" => fn mem_copy_2d_dtod(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
         let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
