@@ -43,8 +43,10 @@ crate::exports! {
     }
 
     /// Blocks until the recorded work is complete.
-    c"eventSynchronize" => fn event_synchronize(_cx, event: f64) -> () {
-        with(event, |e| e.synchronize())
+    c"eventSynchronize" => fn event_synchronize(cx, event: f64) -> () {
+        with(event, |e| e.synchronize())?;
+        crate::callbacks::run_due(cx.env, true);
+        Ok(())
     }
 
     /// Resolves once the recorded work is complete, off the JS thread.
