@@ -94,7 +94,7 @@ impl DeviceOps for SimBackend {
     fn synchronize(&self, ordinal: usize) -> Result<()> {
         let dev = &self.devices[ordinal];
         dev.scheduler.synchronize_all();
-        lock(&dev.async_pool).settle();
+        lock(&dev.async_pool).settle(dev);
         Ok(())
     }
 

@@ -56,7 +56,9 @@ impl SimAlloc {
         let managed = kind == AllocKind::Managed;
         let mut bytes = Vec::new();
         if usize::try_from(size).map_or(true, |n| bytes.try_reserve_exact(n).is_err()) {
-            dev.used.fetch_sub(size, Ordering::Relaxed);
+            if kind != AllocKind::StreamOrdered {
+                dev.used.fetch_sub(size, Ordering::Relaxed);
+            }
             return Err(host_oom(size, "simulated device memory"));
         }
         bytes.resize(size as usize, POISON);
@@ -80,7 +82,10 @@ impl Drop for SimAlloc {
     fn drop(&mut self) {
         if self.owns {
             super::lock(&self.dev.allocs).remove(&self.ptr);
-            self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+            // A stream-ordered allocation's bytes are the pool's: its reserve counts them (PoolModel).
+            if self.kind != AllocKind::StreamOrdered {
+                self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -142,9 +147,17 @@ pub(super) fn sim_alloc(a: &dyn AllocOps) -> &SimAlloc {
     super::own::<SimAlloc>(a.as_any())
 }
 
+/// How much the stream-ordered pool reserves at a time: the driver grows it in steps of its own,
+/// not by the allocation ([OBS] 32 MiB on an H100), so a small allocation that the reserve cannot
+/// serve grows it by a step, and the next small ones do not grow it.
+pub(crate) const RESERVE_STEP: u64 = 32 << 20;
+
 /// The device's stream-ordered pool as the driver counts it: bytes in use (free at the
-/// `cuMemFreeAsync` call), bytes reserved (grown to cover what is used; given back past the
-/// release threshold at a synchronization, or by a trim), and the high-water marks of both.
+/// `cuMemFreeAsync` call), bytes reserved (grown in [`RESERVE_STEP`]s to cover what is used;
+/// given back past the release threshold at a synchronization, or by a trim), and the high-water
+/// marks of both. The reserve is the device's memory in use (`dev.used`), whether allocations
+/// use it or not: memory freed to the pool is not the device's again until the pool gives it back
+/// (CuPy's `test_free_all_blocks_large_chunk`).
 #[derive(Default)]
 pub(crate) struct PoolModel {
     used: u64,
@@ -156,11 +169,30 @@ pub(crate) struct PoolModel {
 }
 
 impl PoolModel {
-    pub fn alloc(&mut self, size: u64) {
+    /// Takes `size` bytes from the reserve, growing it from the device `dev` (by steps, as far as
+    /// the device has room, at least by what is missing); `CUDA_ERROR_OUT_OF_MEMORY` where the
+    /// device has less free than is missing.
+    pub fn alloc(&mut self, size: u64, dev: &SimDevice) -> Result<()> {
+        let idle = self.reserved - self.used;
+        if idle < size {
+            let missing = size - idle;
+            let total = dev.props.total_memory;
+            let in_use = dev.used.load(Ordering::Relaxed);
+            let room = total.saturating_sub(in_use);
+            if missing > room {
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_OUT_OF_MEMORY,
+                    format!("out of memory allocating {size} bytes on simulated device {} ({in_use} of {total} bytes in use)", dev.ordinal),
+                ));
+            }
+            let grow = missing.div_ceil(RESERVE_STEP).saturating_mul(RESERVE_STEP).min(room).max(missing);
+            dev.used.fetch_add(grow, Ordering::Relaxed);
+            self.reserved += grow;
+        }
         self.used += size;
-        self.reserved = self.reserved.max(self.used);
         self.used_high = self.used_high.max(self.used);
         self.reserved_high = self.reserved_high.max(self.reserved);
+        Ok(())
     }
 
     pub fn free(&mut self, size: u64) {
@@ -168,15 +200,22 @@ impl PoolModel {
     }
 
     /// At a synchronization the pool gives back what it holds past the release threshold.
-    pub fn settle(&mut self) {
+    pub fn settle(&mut self, dev: &SimDevice) {
         if self.reserved > self.threshold {
-            self.reserved = self.threshold.max(self.used);
+            self.release_to(self.threshold, dev);
         }
     }
 
     /// `cuMemPoolTrimTo(pool, keep)`.
-    pub fn trim(&mut self, keep: u64) {
-        self.reserved = self.reserved.min(keep.max(self.used));
+    pub fn trim(&mut self, keep: u64, dev: &SimDevice) {
+        self.release_to(keep, dev);
+    }
+
+    /// Gives the device back what the pool reserves past `keep` and what is in use.
+    fn release_to(&mut self, keep: u64, dev: &SimDevice) {
+        let reserved = self.reserved.min(keep.max(self.used));
+        dev.used.fetch_sub(self.reserved - reserved, Ordering::Relaxed);
+        self.reserved = reserved;
     }
 
     pub fn get(&self, attr: PoolAttr) -> u64 {
@@ -269,7 +308,8 @@ impl MemoryResource for SimBackend {
     }
 
     fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
-        lock(&self.devices[ordinal].async_pool).trim(0);
+        let dev = &self.devices[ordinal];
+        lock(&dev.async_pool).trim(0, dev);
         Ok(())
     }
 }
@@ -301,8 +341,10 @@ fn alloc_kind(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool, managed: bo
         }
     }
     let total = dev.props.total_memory;
-    let used = dev.used.fetch_add(size, Ordering::Relaxed);
-    if used.checked_add(size).is_none_or(|u| u > total) {
+    // A stream-ordered allocation draws on the pool's reserve, which counts the device's bytes.
+    let counted = if stream_ordered { 0 } else { size };
+    let used = dev.used.fetch_add(counted, Ordering::Relaxed);
+    if !stream_ordered && used.checked_add(size).is_none_or(|u| u > total) {
         dev.used.fetch_sub(size, Ordering::Relaxed);
         return Err(Error::cuda(
             Code::CUDA_ERROR_OUT_OF_MEMORY,
