@@ -47,6 +47,10 @@ function packArg(a: KernelArg, i: number, name: string, p: Param | undefined, at
     if (p?.size !== undefined && p.size !== a.size) {
       throw new TypeError(`argument ${i} of ${name} is \`${p.text}\` (${p.size} bytes), but a ${a.type} (${a.size} bytes) was given`)
     }
+    // Of the right width but the wrong kind (an f32 for \`int n\`): the kernel would read its bits as the other.
+    if (p?.float !== undefined && p.float !== (a.type === 'float32' || a.type === 'float64')) {
+      throw new TypeError(`argument ${i} of ${name} is \`${p.text}\`, ${p.float ? 'a floating-point type' : 'an integer type'}, but a ${a.type} was given`)
+    }
     writeScalar(a, argView, at)
     return a.size
   }

@@ -138,6 +138,8 @@ export class RawKernel {
   readonly name: string
   readonly #image: ModuleImage
   readonly #simulate: Simulate | undefined
+  /** The simulator found the kernel's name in its module (checked at the first simulated launch). */
+  #declared = false
   /** Per device: the loaded kernel's handle, owned by this object. */
   readonly #functions = new Map<number, number>()
   #params: Param[] | undefined | null = null
@@ -373,6 +375,11 @@ export class RawKernel {
   ): void {
     native.kernelCheckShape(device, shape)
     this.#image.checkSimulated(device)
+    // As the GPU's first use looks the name up (cuModuleGetFunction): a name the module does not declare is not found.
+    if (!this.#declared) {
+      if (!this.#image.declares(this.name)) throw new CudaError(`the module declares no kernel named ${this.name}`, 'CUDA_ERROR_NOT_FOUND')
+      this.#declared = true
+    }
     if (this.#simulate === undefined) {
       throw new CudaError(
         `the simulator cannot run the compiled kernel ${this.name}: give it a host implementation, new RawKernel(code, name, { simulate(args, grid, block) { ... } })`,
