@@ -603,12 +603,24 @@ impl Stream {
 
     /// [`Stream::copy_dtod`] on this stream (the destination device's) ordered after `src_stream`,
     /// the source device's current stream: a copy between devices with no stream given.
-    pub fn copy_dtod_after(&self, src_stream: &Stream, dst: &DeviceMemory, dst_offset: u64, src: &DeviceMemory, src_offset: u64, size: u64) -> Result<()> {
+    pub fn copy_dtod_after(
+        &self,
+        src_stream: &Stream,
+        dst: &DeviceMemory,
+        dst_offset: u64,
+        src: &DeviceMemory,
+        src_offset: u64,
+        size: u64,
+    ) -> Result<()> {
         if size != 0 && src_stream.device != self.device {
             if src_stream.device != src.device() {
                 return Err(Error::cuda(
                     Code::CUDA_ERROR_INVALID_VALUE,
-                    format!("copy: the stream to order after is of device {}, the source memory of device {}", src_stream.device, src.device()),
+                    format!(
+                        "copy: the stream to order after is of device {}, the source memory of device {}",
+                        src_stream.device,
+                        src.device()
+                    ),
                 ));
             }
             self.wait_stream(src_stream)?;

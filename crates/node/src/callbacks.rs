@@ -157,7 +157,9 @@ impl Channel {
                 sys::napi_get_undefined(env, &mut undefined);
                 sys::napi_create_uint32(env, id, &mut argv[0]);
                 sys::napi_create_uint32(env, kind as u32 | if now { NOW } else { 0 }, &mut argv[1]);
-                if !dispatcher.is_null() && sys::napi_call_function(env, undefined, dispatcher, 2, argv.as_ptr(), ptr::null_mut()) != sys::Status::napi_ok {
+                if !dispatcher.is_null()
+                    && sys::napi_call_function(env, undefined, dispatcher, 2, argv.as_ptr(), ptr::null_mut()) != sys::Status::napi_ok
+                {
                     let mut pending = false;
                     sys::napi_is_exception_pending(env, &mut pending);
                     if pending {

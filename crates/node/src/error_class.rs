@@ -1,9 +1,9 @@
 //! The class CUDA failures are thrown as, registered by the TS layer once on each JS thread.
 
 use crate::errors::{hook_taken, CUDA_ERROR};
-use std::cell::Cell;
 use crate::raw::{self, Func};
 use napi::sys;
+use std::cell::Cell;
 use std::ptr;
 
 crate::exports! {
