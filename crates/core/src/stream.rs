@@ -492,6 +492,48 @@ impl Stream {
         self.ops()?.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len, hold)
     }
 
+    /// A pageable copy (`src`) through the registration the cache holds for its bytes
+    /// (`host_cache`; `pinned` at `pinned_offset`): at pinned speed, and, like a pageable copy,
+    /// done with `src` when this returns. During a capture it is the pageable copy.
+    pub fn copy_htod_through(
+        &self,
+        dst: &DeviceMemory,
+        offset: u64,
+        src: &[u8],
+        pinned: &Arc<PinnedBlock>,
+        pinned_offset: u64,
+    ) -> Result<()> {
+        if self.is_capturing()? {
+            return self.copy_htod(dst, offset, src);
+        }
+        self.copy_htod_async(dst, offset, pinned, pinned_offset, src.len() as u64)?;
+        self.wait_here()
+    }
+
+    /// [`Stream::copy_htod_through`]'s other way: into `dst`, whose bytes `pinned` registers.
+    pub fn copy_dtoh_through(
+        &self,
+        dst: &mut [u8],
+        src: &DeviceMemory,
+        offset: u64,
+        pinned: &Arc<PinnedBlock>,
+        pinned_offset: u64,
+    ) -> Result<()> {
+        if self.is_capturing()? {
+            return self.copy_dtoh(dst, src, offset);
+        }
+        self.copy_dtoh_async(pinned, pinned_offset, src, offset, dst.len() as u64)?;
+        self.wait_here()
+    }
+
+    /// Waits for the work queued on this stream so far (an event recorded now, synchronized).
+    fn wait_here(&self) -> Result<()> {
+        let flags = crate::event::EventFlags { blocking: false, disable_timing: true, interprocess: false };
+        let event = Event::create(self.device, flags)?;
+        self.record(&event)?;
+        event.synchronize()
+    }
+
     /// Device to pinned host memory, returning before the copy completes.
     pub fn copy_dtoh_async(&self, dst: &Arc<PinnedBlock>, dst_offset: u64, src: &DeviceMemory, offset: u64, len: u64) -> Result<()> {
         if len == 0 {

@@ -16,6 +16,7 @@ mod event;
 mod floor;
 mod graph;
 mod handles;
+mod host_cache;
 mod kernel;
 mod memory;
 mod module;
@@ -66,6 +67,7 @@ fn tables() -> Vec<&'static [Export]> {
         EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,
+        host_cache::EXPORTS,
     ]
 }
 

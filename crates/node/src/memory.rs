@@ -90,16 +90,23 @@ crate::exports! {
     }
 
     /// Host to device: `src` is staged before the call returns.
-    c"memCopyHtod" => fn mem_copy_htod(_cx, stream: f64, dst: f64, offset: Count, src: Bytes) -> () {
+    c"memCopyHtod" => fn mem_copy_htod(cx, stream: f64, dst: f64, offset: Count, src: Bytes) -> () {
         let block = get(dst)?;
         let (mem, at) = block.range(offset.0, src.0.len() as u64, "copy")?;
+        // A large Buffer copied again goes through the registration cache (#32.7).
+        if let Some((pinned, from)) = crate::host_cache::registered(cx, 3, src.0)? {
+            return stream::with(stream, |s| s.copy_htod_through(mem, at, src.0, &pinned, from));
+        }
         stream::with(stream, |s| s.copy_htod(mem, at, src.0))
     }
 
     /// Device to host: returns once `dst` holds the data.
-    c"memCopyDtoh" => fn mem_copy_dtoh(_cx, stream: f64, dst: BytesMut, src: f64, offset: Count) -> () {
+    c"memCopyDtoh" => fn mem_copy_dtoh(cx, stream: f64, dst: BytesMut, src: f64, offset: Count) -> () {
         let block = get(src)?;
         let (mem, at) = block.range(offset.0, dst.0.len() as u64, "copy")?;
+        if let Some((pinned, from)) = crate::host_cache::registered(cx, 1, dst.0)? {
+            return stream::with(stream, |s| s.copy_dtoh_through(dst.0, mem, at, &pinned, from));
+        }
         stream::with(stream, |s| s.copy_dtoh(dst.0, mem, at))
     }
 
