@@ -176,10 +176,11 @@ pub fn copy(start: u64, len: u64, id: u64) -> Result<Option<Arc<PinnedBlock>>> {
     Ok(Some(block))
 }
 
-/// A copy of `[start, start + len)` that is not cached (a small one): lets go of entries it
-/// overlaps, whose buffers must be gone. `id`, where known, is the copied buffer's.
-pub fn forget_overlapping(start: u64, len: u64) {
-    let stale = CACHE.with(|c| c.borrow_mut().take_stale(start, len, None));
+/// A copy of `[start, start + len)` that is not cached (a small or a pitched one): lets go of
+/// the entries it overlaps but `keep`'s (the copied buffer's own, where it is cached), whose
+/// buffers must be gone: the driver must never find their registration under these bytes.
+pub fn forget_overlapping(start: u64, len: u64, keep: Option<u64>) {
+    let stale = CACHE.with(|c| c.borrow_mut().take_stale(start, len, keep));
     drop(stale);
 }
 

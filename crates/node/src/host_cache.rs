@@ -28,9 +28,7 @@ pub fn registered(cx: &Cx, i: usize, bytes: &[u8]) -> Result<Option<(Arc<PinnedB
         return Ok(None);
     }
     if (bytes.len() as u64) < host_cache::MIN_BYTES {
-        if !host_cache::is_empty() {
-            host_cache::forget_overlapping(bytes.as_ptr() as u64, bytes.len() as u64);
-        }
+        purge(cx, i, bytes);
         return Ok(None);
     }
     let Some((buffer, start, len)) = array_buffer(cx, i) else { return Ok(None) };
@@ -42,6 +40,17 @@ pub fn registered(cx: &Cx, i: usize, bytes: &[u8]) -> Result<Option<(Arc<PinnedB
         },
     };
     Ok(host_cache::copy(start, len, id)?.map(|block| (block, bytes.as_ptr() as u64 - start)))
+}
+
+/// A pageable copy of the bytes of argument `i` that the cache does not serve (a small or a
+/// pitched one): entries those bytes overlap that are not their own buffer's are stale, and go
+/// before the driver sees the bytes.
+pub fn purge(cx: &Cx, i: usize, bytes: &[u8]) {
+    if bytes.is_empty() || host_cache::is_empty() {
+        return;
+    }
+    let own = array_buffer(cx, i).and_then(|(buffer, start, _)| host_cache::id_at(start).filter(|&id| names(cx.env, id, buffer)));
+    host_cache::forget_overlapping(bytes.as_ptr() as u64, bytes.len() as u64, own);
 }
 
 /// The ArrayBuffer under the typed array of argument `i`, its address and length.

@@ -154,7 +154,8 @@ crate::exports! {
     }
 
     /// A pitched copy from pageable host memory: `src` is staged before the call returns.
-    c"memCopy2DHtod" => fn mem_copy_2d_htod(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: Bytes, src_pitch: Count, width: Count, height: Count) -> () {
+    c"memCopy2DHtod" => fn mem_copy_2d_htod(cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: Bytes, src_pitch: Count, width: Count, height: Count) -> () {
+        crate::host_cache::purge(cx, 4, src.0);
         let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
         let d = get(dst)?;
         let (dmem, dat) = d.range_2d(dst_offset.0, rows.dst_pitch, rows.width, rows.height)?;
@@ -162,7 +163,8 @@ crate::exports! {
     }
 
     /// A pitched copy into pageable host memory: returns once `dst` holds the data.
-    c"memCopy2DDtoh" => fn mem_copy_2d_dtoh(_cx, stream: f64, dst: BytesMut, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+    c"memCopy2DDtoh" => fn mem_copy_2d_dtoh(cx, stream: f64, dst: BytesMut, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+        crate::host_cache::purge(cx, 1, dst.0);
         let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
         let s = get(src)?;
         let (smem, sat) = s.range_2d(src_offset.0, rows.src_pitch, rows.width, rows.height)?;
