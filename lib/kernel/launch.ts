@@ -112,6 +112,8 @@ export function shapeOf(grid: readonly number[], block: readonly number[], share
 }
 
 export function dim3(name: string, d: unknown): [number, number, number] {
+  // The common case, a whole number, with one array made instead of two.
+  if (typeof d === 'number' && Number.isInteger(d) && d >= 1 && d <= 2 ** 31 - 1) return [d, 1, 1]
   const v = typeof d === 'number' ? [d] : Array.isArray(d) ? d : undefined
   if (!v || v.length < 1 || v.length > 3) throw new TypeError(`${name} must be a number or [x, y?, z?], got ${describe(d)}`)
   const out = [v[0], v[1] ?? 1, v[2] ?? 1] as [number, number, number]

@@ -106,6 +106,9 @@ export interface LaunchOptions {
   stream?: Stream
 }
 
+/** A launch's options where none are given: one object, not one per launch. */
+const NO_LAUNCH_OPTIONS: LaunchOptions = Object.freeze({})
+
 /**
  * Looks `kernel` (of the module whose image is `image`) up on the current device now, as CuPy's
  * `RawModule.get_function` does: a missing name is a CudaError here, not at the first launch.
@@ -316,7 +319,7 @@ export class RawKernel {
    */
   launch(config: LaunchConfig, args: readonly KernelArg[]): void
   launch(grid: Dim3, block: Dim3, args: readonly KernelArg[], options?: LaunchOptions): void
-  launch(first: Dim3 | LaunchConfig, second: Dim3 | readonly KernelArg[], third?: readonly KernelArg[], fourth: LaunchOptions = {}): void {
+  launch(first: Dim3 | LaunchConfig, second: Dim3 | readonly KernelArg[], third?: readonly KernelArg[], fourth: LaunchOptions = NO_LAUNCH_OPTIONS): void {
     let g: [number, number, number], b: [number, number, number], sharedMem: number, stream: Stream | undefined, args: readonly KernelArg[]
     let config: LaunchConfig | undefined
     if (first instanceof LaunchConfig) {
@@ -328,7 +331,8 @@ export class RawKernel {
       b = dim3('block', second)
       args = third as readonly KernelArg[]
       const options = fourth
-      checkOptions<LaunchOptions>('launch', options, ['sharedMem', 'stream'])
+      // The hot path: no options object made or walked where none is given.
+      if (options !== NO_LAUNCH_OPTIONS) checkOptions<LaunchOptions>('launch', options, ['sharedMem', 'stream'])
       ;({ sharedMem = 0, stream } = options)
       if (typeof sharedMem !== 'number' || !Number.isInteger(sharedMem) || sharedMem < 0 || sharedMem > 2 ** 32 - 1) {
         throw new RangeError(`sharedMem must be a non-negative integer, got ${describe(sharedMem)}`)
