@@ -53,3 +53,4 @@ export type { NcclConfig, NcclInitOptions, ProcessGroupOptions } from './lib/ncc
 export { GraphBuilder, GraphNode, Condition, type NodeOptions, type SetConditionOptions } from './lib/graph-builder'
 export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type HistoryAction, type HistoryEvent, type MemorySnapshot, type SnapshotBlock, type SnapshotSegment, type SnapshotDevice, type SnapshotOom, type SnapshotHistory } from './lib/memory/history'
 export { system, type DeviceTelemetry, type DeviceProcess } from './lib/system'
+export { registrationCache, type RegistrationCacheStats } from './lib/memory/host-cache'

@@ -22,8 +22,11 @@ const native = new Proxy(raw, {
   get(target, key) {
     if (key === 'registerErrorClass') {
       return (c) => {
+        // Refused (CUDA_ERROR_NOT_PERMITTED) once the package's loader has registered its class
+        // (#32.3): remembered only where it was taken.
+        const r = target.registerErrorClass(c)
         if (typeof c === 'function') registered.add(c)
-        return target.registerErrorClass(c)
+        return r
       }
     }
     return target[key]

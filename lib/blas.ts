@@ -3,7 +3,7 @@ import { own } from './object'
 import { MemoryPointer } from './memory/pointer'
 import type { Stream } from './stream/stream'
 import { streamOption } from './stream/handle'
-import { count, describe } from './validate'
+import { count, describe, options as checkOptions } from './validate'
 
 /** Options of a matrix product `C = alpha · op(A) · op(B) + beta · C`. */
 export interface GemmOptions {
@@ -63,7 +63,7 @@ function scalar(name: string, v: unknown): number {
 }
 
 function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
-  if (typeof o !== 'object' || o === null) throw new TypeError('gemm takes an options object')
+  checkOptions<GemmOptions>('gemm', o, ['m', 'n', 'k', 'A', 'B', 'C', 'alpha', 'beta', 'transA', 'transB', 'order', 'lda', 'ldb', 'ldc', 'stream'])
   const [m, n, k] = [count('m', o.m), count('n', o.n), count('k', o.k)]
   const [A, B, C] = [ptr('A', o.A), ptr('B', o.B), ptr('C', o.C)]
   const transA = o.transA ?? false
@@ -92,6 +92,7 @@ function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
 }
 
 function axpy(dtype: 'float32' | 'float64', n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, o: AxpyOptions = {}): void {
+  checkOptions<AxpyOptions>('axpy', o, ['incx', 'incy', 'stream'])
   const X = ptr('x', x)
   const Y = ptr('y', y)
   const s = streamOption(o.stream, Y.deviceId)

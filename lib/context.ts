@@ -29,6 +29,11 @@ export function runWith<T>(patch: Partial<Scope>, fn: () => T): T {
   return storage.run(s, fn)
 }
 
+/** Runs `fn` with `s` as the scope (a host callback run inside a synchronize, in its registration's scope). */
+export function runIn<T>(s: Scope, fn: () => T): T {
+  return storage.run(s, fn)
+}
+
 /** Applies `patch` to the rest of the current synchronous run and the async work it starts. */
 export function enterWith(patch: Partial<Scope>): void {
   const now = scope()

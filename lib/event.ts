@@ -1,4 +1,5 @@
 import { native } from './native'
+import { options as checkOptions } from './validate'
 import { Device, deviceOrdinal } from './device'
 import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
 import { currentStreamHandle, streamHandle, type StreamLike } from './stream/handle'
@@ -34,7 +35,7 @@ export class Event extends NativeObject {
       super(INTERNAL, 'Event', make!, device!)
       return
     }
-    if (typeof options !== 'object' || options === null) throw new TypeError('Event options must be an object')
+    if (options !== NO_OPTIONS) checkOptions<EventOptions>('Event', options, ['block', 'disableTiming', 'interprocess', 'device'])
     const block = flag('block', options.block)
     const disableTiming = flag('disableTiming', options.disableTiming)
     const interprocess = flag('interprocess', options.interprocess)

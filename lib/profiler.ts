@@ -1,7 +1,7 @@
 import { native } from './native'
 import { scope } from './context'
 import { beginTrace, endedCounters, endTrace, writeTrace, type TraceResult, type TraceSlice } from './trace'
-import { describe } from './validate'
+import { describe, options as checkOptions } from './validate'
 
 /**
  * The profiler (CuPy's `cupy.cuda.profiler`): `start`/`stop` bracket what a tool such as Nsight
@@ -44,6 +44,7 @@ export const profiler = {
    */
   async trace<T>(fn: () => T | Promise<T>, options: { path: string }): Promise<TraceResult<T>> {
     if (typeof fn !== 'function') throw new TypeError('trace takes a function')
+    checkOptions('trace', options, ['path'])
     if (typeof options?.path !== 'string') throw new TypeError(`trace needs { path }, got ${describe(options)}`)
     beginTrace(scope().device)
     let result: T

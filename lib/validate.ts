@@ -36,3 +36,18 @@ export function describe(value: unknown): string {
   if (typeof value === 'object') return `an object (${(value as object).constructor?.name ?? 'Object'})`
   return `${typeof value} ${String(value)}`
 }
+
+/**
+ * An options object of `what` (a constructor or function name): TypeError for another kind, and
+ * for a key it does not take, naming the key and the ones it takes (a misspelt `nonblocking` would
+ * otherwise be ignored). Keys whose value is `undefined` are checked too: a misspelling is one.
+ */
+export function options<T extends object>(what: string, value: unknown, keys: readonly (keyof T & string)[]): T {
+  if (typeof value !== 'object' || value === null) throw new TypeError(`${what} takes an options object, got ${describe(value)}`)
+  for (const key in value) {
+    if (!(keys as readonly string[]).includes(key)) {
+      throw new TypeError(`${what} takes no option '${key}'; it takes ${keys.map((k) => `'${k}'`).join(', ')}`)
+    }
+  }
+  return value as T
+}

@@ -2,7 +2,7 @@
 // attributes that need `cuLaunchKernelEx` — cooperative, thread-block clusters, programmatic
 // dependent launch. Checked here for types; the limits are checked in core, once, at the launch.
 import type { Stream } from '../stream/stream'
-import { describe } from '../validate'
+import { describe, options as checkOptions } from '../validate'
 import { dim3, type Dim3 } from './launch'
 
 /** What a {@link LaunchConfig} is made from. */
@@ -46,7 +46,7 @@ export class LaunchConfig {
 
   /** @throws {TypeError} for a value of the wrong kind; {RangeError} for a non-positive dimension or a bad size. */
   constructor(options: LaunchConfigOptions) {
-    if (typeof options !== 'object' || options === null) throw new TypeError(`a LaunchConfig takes { grid, block, ... }, got ${describe(options)}`)
+    checkOptions<LaunchConfigOptions>('LaunchConfig', options, ['grid', 'block', 'sharedMem', 'stream', 'cooperative', 'cluster', 'programmaticDependentLaunch'])
     this.grid = dim3('grid', options.grid)
     this.block = dim3('block', options.block)
     const sharedMem = options.sharedMem ?? 0

@@ -49,6 +49,10 @@ function packArg(a: KernelArg, i: number, name: string, p: Param | undefined, at
     if (p?.size !== undefined && p.size !== a.size) {
       throw new TypeError(`argument ${i} of ${name} is \`${p.text}\` (${p.size} bytes), but a ${a.type} (${a.size} bytes) was given`)
     }
+    // Of the right width but the wrong kind (an f32 for \`int n\`): the kernel would read its bits as the other.
+    if (p?.float !== undefined && p.float !== (a.type === 'float32' || a.type === 'float64')) {
+      throw new TypeError(`argument ${i} of ${name} is \`${p.text}\`, ${p.float ? 'a floating-point type' : 'an integer type'}, but a ${a.type} was given`)
+    }
     writeScalar(a, argView, at)
     return a.size
   }
@@ -109,6 +113,8 @@ export function shapeOf(grid: readonly number[], block: readonly number[], share
 }
 
 export function dim3(name: string, d: unknown): [number, number, number] {
+  // The common case, a whole number, with one array made instead of two.
+  if (typeof d === 'number' && Number.isInteger(d) && d >= 1 && d <= 2 ** 31 - 1) return [d, 1, 1]
   const v = typeof d === 'number' ? [d] : Array.isArray(d) ? d : undefined
   if (!v || v.length < 1 || v.length > 3) throw new TypeError(`${name} must be a number or [x, y?, z?], got ${describe(d)}`)
   const out = [v[0], v[1] ?? 1, v[2] ?? 1] as [number, number, number]

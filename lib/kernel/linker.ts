@@ -1,6 +1,6 @@
 // Linking with nvJitLink (cuda.core's `Linker`): PTX, LTO-IR, cubins and fatbins into one cubin
 // (or PTX), with its log. nvJitLink is loaded at run time, like NVRTC, and runs on the host.
-import { describe } from '../validate'
+import { describe, options as checkOptions } from '../validate'
 import { native } from '../native'
 import { archOf, type ProgramOutput } from './program'
 import { strings } from './image'
@@ -105,7 +105,7 @@ export class Linker {
     if (inputs.length === 0) throw new RangeError('a Linker needs at least one input')
     // Bounded before it is walked: a proxy or sparse array may claim 2**32 - 1 entries (it hung).
     if (inputs.length > MAX_INPUTS) throw new RangeError(`a Linker takes at most ${MAX_INPUTS} inputs, got ${inputs.length}`)
-    if (typeof options !== 'object' || options === null) throw new TypeError('Linker options must be an object')
+    checkOptions<LinkerOptions>('Linker', options, ['arch', 'lto', 'options'])
     this.#inputs = Array.from({ length: inputs.length }, (_, i) => input(inputs[i], i))
     if (options.lto !== undefined && typeof options.lto !== 'boolean') throw new TypeError('lto must be a boolean')
     const lto = options.lto ?? this.#inputs.some((i) => i.kind === 'ltoir')

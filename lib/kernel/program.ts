@@ -2,7 +2,7 @@
 // `Program`, CuPy's `compile_with_cache`). Compiles go through the memory and disk caches.
 import { scope } from '../context'
 import { Device } from '../device'
-import { describe } from '../validate'
+import { describe, options as checkOptions } from '../validate'
 import { compileCached, type CompileTarget } from './cache'
 import { strings } from './image'
 import { native } from '../native'
@@ -52,7 +52,7 @@ export class Program {
   /** @throws {TypeError} for a malformed source or options. Nothing is compiled yet. */
   constructor(code: string, options: ProgramOptions = {}) {
     if (typeof code !== 'string') throw new TypeError(`a Program takes CUDA C++ source as a string, got ${describe(code)}`)
-    if (typeof options !== 'object' || options === null) throw new TypeError('Program options must be an object')
+    checkOptions<ProgramOptions>('Program', options, ['options', 'fileName'])
     const fileName = options.fileName ?? 'kernel.cu'
     if (typeof fileName !== 'string' || fileName === '') throw new TypeError('fileName must be a non-empty string')
     this.code = code
@@ -66,7 +66,7 @@ export class Program {
    *   log and the offending source line, `NVRTC_ERROR_NOT_FOUND` where NVRTC is missing.
    */
   compile(options: CompileOptions = {}): ProgramOutput {
-    if (typeof options !== 'object' || options === null) throw new TypeError('compile options must be an object')
+    checkOptions<CompileOptions>('compile', options, ['target', 'arch', 'nameExpressions'])
     const target = options.target ?? 'cubin'
     const arch = archOf(options.arch)
     native.nvrtcCheckTarget(arch, target)

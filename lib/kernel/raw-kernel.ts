@@ -9,7 +9,7 @@ import { Stream } from '../stream/stream'
 import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handle'
 import { getCurrentStream } from '../stream/current'
 import { traced, tracing } from '../trace'
-import { describe, func } from '../validate'
+import { describe, func, options as checkOptions } from '../validate'
 import { imageOf, ModuleImage, type ModuleLike } from './image'
 import { dim3, pack, packed, shapeOf, type Dim3, type KernelArg, type LaunchAttributes } from './launch'
 import { LaunchConfig } from './launch-config'
@@ -106,6 +106,9 @@ export interface LaunchOptions {
   stream?: Stream
 }
 
+/** A launch's options where none are given: one object, not one per launch. */
+const NO_LAUNCH_OPTIONS: LaunchOptions = Object.freeze({})
+
 /**
  * Looks `kernel` (of the module whose image is `image`) up on the current device now, as CuPy's
  * `RawModule.get_function` does: a missing name is a CudaError here, not at the first launch.
@@ -138,6 +141,8 @@ export class RawKernel {
   readonly name: string
   readonly #image: ModuleImage
   readonly #simulate: Simulate | undefined
+  /** The simulator found the kernel's name in its module (checked at the first simulated launch). */
+  #declared = false
   /** Per device: the loaded kernel's handle, owned by this object. */
   readonly #functions = new Map<number, number>()
   #params: Param[] | undefined | null = null
@@ -149,7 +154,7 @@ export class RawKernel {
    */
   constructor(code: string | ModuleLike, name: string, options: RawKernelOptions = {}) {
     if (typeof name !== 'string' || name === '') throw new TypeError('a RawKernel needs the kernel name')
-    if (typeof options !== 'object' || options === null) throw new TypeError('RawKernel options must be an object')
+    checkOptions<RawKernelOptions>('RawKernel', options, ['options', 'nameExpressions', 'simulate'])
     if (typeof code === 'string') this.#image = new ModuleImage({ code, options: options.options, nameExpressions: options.nameExpressions })
     else {
       const image = imageOf(code)
@@ -314,7 +319,7 @@ export class RawKernel {
    */
   launch(config: LaunchConfig, args: readonly KernelArg[]): void
   launch(grid: Dim3, block: Dim3, args: readonly KernelArg[], options?: LaunchOptions): void
-  launch(first: Dim3 | LaunchConfig, second: Dim3 | readonly KernelArg[], third?: readonly KernelArg[], fourth: LaunchOptions = {}): void {
+  launch(first: Dim3 | LaunchConfig, second: Dim3 | readonly KernelArg[], third?: readonly KernelArg[], fourth: LaunchOptions = NO_LAUNCH_OPTIONS): void {
     let g: [number, number, number], b: [number, number, number], sharedMem: number, stream: Stream | undefined, args: readonly KernelArg[]
     let config: LaunchConfig | undefined
     if (first instanceof LaunchConfig) {
@@ -326,7 +331,8 @@ export class RawKernel {
       b = dim3('block', second)
       args = third as readonly KernelArg[]
       const options = fourth
-      if (typeof options !== 'object' || options === null) throw new TypeError('launch options must be an object')
+      // The hot path: no options object made or walked where none is given.
+      if (options !== NO_LAUNCH_OPTIONS) checkOptions<LaunchOptions>('launch', options, ['sharedMem', 'stream'])
       ;({ sharedMem = 0, stream } = options)
       if (typeof sharedMem !== 'number' || !Number.isInteger(sharedMem) || sharedMem < 0 || sharedMem > 2 ** 32 - 1) {
         throw new RangeError(`sharedMem must be a non-negative integer, got ${describe(sharedMem)}`)
@@ -373,6 +379,11 @@ export class RawKernel {
   ): void {
     native.kernelCheckShape(device, shape)
     this.#image.checkSimulated(device)
+    // As the GPU's first use looks the name up (cuModuleGetFunction): a name the module does not declare is not found.
+    if (!this.#declared) {
+      if (!this.#image.declares(this.name)) throw new CudaError(`the module declares no kernel named ${this.name}`, 'CUDA_ERROR_NOT_FOUND')
+      this.#declared = true
+    }
     if (this.#simulate === undefined) {
       throw new CudaError(
         `the simulator cannot run the compiled kernel ${this.name}: give it a host implementation, new RawKernel(code, name, { simulate(args, grid, block) { ... } })`,

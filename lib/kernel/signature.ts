@@ -5,6 +5,11 @@ export interface Param {
   pointer: boolean
   /** Bytes, where the type is a known scalar; undefined otherwise. */
   size?: number
+  /**
+   * Whether the scalar is a floating-point type (`float`, `double`: true) or an integer (false);
+   * undefined where it cannot be told (half types, whose bits an integer Scalar may carry).
+   */
+  float?: boolean
   text: string
 }
 
@@ -32,6 +37,14 @@ export function parseSignature(code: string, name: string): Param[] | undefined 
     const text = raw.trim()
     if (text.includes('*') || text.includes('[')) return { pointer: true, size: 8, text }
     const hit = SCALAR_BYTES.find(([re]) => re.test(text))
-    return { pointer: false, size: hit?.[1], text }
+    return { pointer: false, size: hit?.[1], float: kindOf(text), text }
   })
+}
+
+/** Whether a scalar parameter's type is `float`/`double` (true), an integer (false), or neither told. */
+function kindOf(text: string): boolean | undefined {
+  if (/\b(half|__half|__nv_bfloat16)\b/.test(text)) return undefined
+  if (/\b(float|double)\b/.test(text)) return true
+  if (/\b(int|unsigned|signed|short|long|char|bool|size_t|ptrdiff_t|u?int(8|16|32|64)_t)\b/.test(text)) return false
+  return undefined
 }

@@ -6,7 +6,7 @@ import type { Stream } from '../stream/stream'
 import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
-import { count, describe } from '../validate'
+import { count, describe, options as checkOptions } from '../validate'
 import { memoryChannels, publishAlloc, publishFailed } from './events'
 import { adoptPointer, MemoryPointer } from './pointer'
 import { MemoryPool } from './pool'
@@ -29,7 +29,7 @@ export type MemoryAdvice =
  *   `CUDA_ERROR_OUT_OF_MEMORY` when the device has less free.
  */
 export function mallocManaged(nbytes: number, options: ManagedOptions = {}): MemoryPointer {
-  const attach = options?.attach ?? 'global'
+  const attach = checkOptions<ManagedOptions>('mallocManaged', options, ['attach']).attach ?? 'global'
   if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
   const device = deviceOrdinal(undefined)
   const size = count('size', nbytes)
@@ -53,7 +53,7 @@ export function mallocManaged(nbytes: number, options: ManagedOptions = {}): Mem
  */
 export class ManagedMemoryPool extends MemoryPool {
   constructor(options: ManagedOptions = {}) {
-    const attach = options?.attach ?? 'global'
+    const attach = checkOptions<ManagedOptions>('ManagedMemoryPool', options, ['attach']).attach ?? 'global'
     if (attach !== 'global' && attach !== 'host') throw new TypeError(`attach must be 'global' or 'host', got ${describe(attach)}`)
     super((n) => mallocManaged(n, { attach }))
   }

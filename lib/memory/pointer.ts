@@ -6,9 +6,9 @@ import { own } from '../object'
 import { Stream } from '../stream/stream'
 import { ExternalStream } from '../stream/external'
 import { streamOr } from '../stream/current'
-import { streamHandle } from '../stream/handle'
+import { currentStreamHandle, streamHandle } from '../stream/handle'
 import { traced } from '../trace'
-import { count, describe } from '../validate'
+import { count, describe, options as checkOptions } from '../validate'
 import { bytes } from './host'
 import { Memory } from './memory'
 import { PinnedMemory, pinnedUnder } from './pinned'
@@ -117,8 +117,11 @@ export class MemoryPointer {
     return new MemoryPointer(this.mem, this.byteOffset + count('offset', n))
   }
 
-  /** Copies host memory here and waits for the copy (on the current stream). */
+  /** Copies host memory here and waits for the copy (on the current stream of this pointer's device). */
   copyFromHost(src: HostBuffer, nbytes?: number): void {
+    // The default stream is this pointer's device's, wherever the call is made from (CuPy's
+    // `copy_from_host`, PyTorch's `copy_` run on the memory's device).
+    if (this.deviceId !== scope().device) return runWith({ device: this.deviceId }, () => this.copyFromHost(src, nbytes))
     this.copyFromHostAsync(src, nbytes).synchronize()
   }
 
@@ -129,6 +132,9 @@ export class MemoryPointer {
    * until it has; from other memory the bytes are staged before it returns.
    */
   copyFromHostAsync(src: HostBuffer, nbytes?: number, stream?: Stream): Stream {
+    if (stream === undefined && this.deviceId !== scope().device) {
+      return runWith({ device: this.deviceId }, () => this.copyFromHostAsync(src, nbytes))
+    }
     const s = streamOr(stream, this.deviceId)
     const h = streamHandle(s)
     const dst = own(this.mem)
@@ -146,8 +152,9 @@ export class MemoryPointer {
     return s
   }
 
-  /** Copies from here into host memory; returns once `dst` holds the data. */
+  /** Copies from here into host memory (on the current stream of this pointer's device); returns once `dst` holds the data. */
   copyToHost(dst: HostBuffer, nbytes?: number): void {
+    if (this.deviceId !== scope().device) return runWith({ device: this.deviceId }, () => this.copyToHost(dst, nbytes))
     this.copyToHostAsync(dst, nbytes).synchronize()
   }
 
@@ -157,6 +164,9 @@ export class MemoryPointer {
    * driver makes it.
    */
   copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream): Stream {
+    if (stream === undefined && this.deviceId !== scope().device) {
+      return runWith({ device: this.deviceId }, () => this.copyToHostAsync(dst, nbytes))
+    }
     const s = streamOr(stream, this.deviceId)
     const h = streamHandle(s)
     const src = own(this.mem)
@@ -183,9 +193,10 @@ export class MemoryPointer {
 
   /**
    * Enqueues a device-to-device copy on `stream`: by default the current stream of this
-   * pointer's device. Between devices (`cudaMemcpyPeerAsync`) the stream may be either device's;
-   * the copy is ordered on it alone, so order work on the other device with an event
-   * (`stream.waitEvent(other.record())`).
+   * pointer's device, and between devices ordered after the current stream of `src`'s device too
+   * (an event recorded there and waited on here, as PyTorch orders it). Between devices
+   * (`cudaMemcpyPeerAsync`) a given stream may be either device's; the copy is ordered on it
+   * alone, so order work on the other device with an event (`stream.waitEvent(other.record())`).
    */
   copyFromDeviceAsync(src: MemoryPointer, nbytes: number, stream?: Stream): Stream {
     if (!(src instanceof MemoryPointer)) throw new TypeError(`src must be a MemoryPointer, got ${describe(src)}`)
@@ -195,7 +206,10 @@ export class MemoryPointer {
     const s = streamOr(stream, this.deviceId)
     const h = streamHandle(s)
     const n = count('size', nbytes)
-    traced(h, () => `copy D2D ${n} B`, 'memcpy', () => native.memCopyDtod(h, own(this.mem), this.byteOffset, own(src.mem), src.byteOffset, n))
+    if (stream === undefined && src.deviceId !== this.deviceId) {
+      const after = currentStreamHandle(src.deviceId)
+      traced(h, () => `copy D2D ${n} B`, 'memcpy', () => native.memCopyDtodAfter(h, after, own(this.mem), this.byteOffset, own(src.mem), src.byteOffset, n))
+    } else traced(h, () => `copy D2D ${n} B`, 'memcpy', () => native.memCopyDtod(h, own(this.mem), this.byteOffset, own(src.mem), src.byteOffset, n))
     return s
   }
 
@@ -210,14 +224,18 @@ export class MemoryPointer {
     return this.copyFromHostAsync(src, nbytes, stream)
   }
 
-  /** Sets `nbytes` bytes to `value` (0 to 255) and waits. */
+  /** Sets `nbytes` bytes to `value` (0 to 255) on the current stream of this pointer's device, and waits. */
   memset(value: number, nbytes: number): void {
+    if (this.deviceId !== scope().device) return runWith({ device: this.deviceId }, () => this.memset(value, nbytes))
     this.memsetAsync(value, nbytes).synchronize()
   }
 
   /** Enqueues a memset on `stream` (the current stream by default). */
   memsetAsync(value: number, nbytes: number, stream?: Stream): Stream {
     if (typeof value !== 'number') throw new TypeError(`memset value must be a number, got ${describe(value)}`)
+    if (stream === undefined && this.deviceId !== scope().device) {
+      return runWith({ device: this.deviceId }, () => this.memsetAsync(value, nbytes))
+    }
     const s = streamOr(stream, this.deviceId)
     const h = streamHandle(s)
     const n = count('size', nbytes)
@@ -235,7 +253,7 @@ export class MemoryPointer {
    */
   static fromExternal(ptr: bigint, nbytes: number, options: ExternalOptions = {}): MemoryPointer {
     if (typeof ptr !== 'bigint') throw new TypeError(`ptr must be a bigint, got ${describe(ptr)}`)
-    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object, got ${describe(options)}`)
+    checkOptions<ExternalOptions>('fromExternal', options, ['device', 'owner', 'stream'])
     const { owner, stream } = options
     if (owner !== undefined && (owner === null || (typeof owner !== 'object' && typeof owner !== 'function'))) {
       throw new TypeError(`owner must be an object, got ${describe(owner)}`)
@@ -264,6 +282,7 @@ export class MemoryPointer {
    */
   static fromCudaArray(obj: CudaArrayInterface, options: { owner?: object } = {}): MemoryPointer {
     if (typeof obj !== 'object' || obj === null) throw new TypeError(`fromCudaArray needs an object, got ${describe(obj)}`)
+    checkOptions('fromCudaArray', options, ['owner'])
     const { shape, typestr, data, version, strides } = obj
     if (version !== 3) throw new TypeError(`fromCudaArray reads version 3 of the interface, got ${describe(version)}`)
     if (!Array.isArray(data) || typeof data[0] !== 'bigint') throw new TypeError('data must be [ptr: bigint, readonly: boolean]')
@@ -297,6 +316,7 @@ export class MemoryPointer {
    * **GPU only**. @throws {RangeError} for a handle that is not 64 bytes or a range past the allocation.
    */
   static fromIpcHandle(handle: Buffer | Uint8Array | IpcMemHandle, options: { offset?: number; size?: number; device?: number | Device } = {}): MemoryPointer {
+    checkOptions('fromIpcHandle', options, ['offset', 'size', 'device'])
     let bytes = handle as Uint8Array
     let offset = options.offset ?? 0
     if (!(handle instanceof Uint8Array)) {

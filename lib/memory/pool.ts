@@ -5,7 +5,7 @@ import { CudaError } from '../errors'
 import { own } from '../object'
 import type { Stream } from '../stream/stream'
 import { currentStreamHandle, streamHandle } from '../stream/handle'
-import { count, describe, func } from '../validate'
+import { count, describe, func, options as checkOptions } from '../validate'
 import { memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, MemoryPointer } from './pointer'
@@ -50,7 +50,7 @@ export interface MemoryPoolOptions {
 
 /** @internal Bytes of a `{ size }` or `{ fraction }` limit, checked as CuPy's `set_limit` checks it. */
 export function limitBytes(limit: { size?: number; fraction?: number }): number {
-  if (typeof limit !== 'object' || limit === null) throw new TypeError('setLimit takes { size } or { fraction }')
+  checkOptions('setLimit', limit, ['size', 'fraction'])
   const { size: bytes, fraction } = limit
   if (bytes !== undefined && fraction !== undefined) throw new TypeError('setLimit takes { size } or { fraction }, not both')
   if (bytes !== undefined) return count('size', bytes)

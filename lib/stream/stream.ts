@@ -6,7 +6,7 @@ import { CudaError } from '../errors'
 import { forget, persist, register } from '../callbacks'
 import { Graph } from '../graph'
 import { INTERNAL, NativeObject, handleOf, own } from '../object'
-import { integer, func } from '../validate'
+import { integer, func, options as checkOptions } from '../validate'
 import { traced } from '../trace'
 import { NULL, PTDS, ownStreamHandle, streamDevice, type StreamLike } from './handle'
 
@@ -42,8 +42,7 @@ export class Stream extends NativeObject implements StreamLike {
       super(INTERNAL, 'Stream', make!, device!)
       return
     }
-    if (typeof options !== 'object' || options === null) throw new TypeError('Stream options must be an object')
-    const { nonBlocking = false, priority } = options
+    const { nonBlocking = false, priority } = checkOptions<StreamOptions>('Stream', options, ['nonBlocking', 'priority', 'device'])
     if (typeof nonBlocking !== 'boolean') throw new TypeError('nonBlocking must be a boolean')
     if (priority !== undefined) integer('priority', priority)
     const dev = deviceOrdinal(options.device)

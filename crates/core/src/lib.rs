@@ -21,6 +21,7 @@ pub mod event;
 pub mod floor;
 pub mod graph;
 pub mod host;
+pub mod host_cache;
 pub mod memory;
 pub mod module;
 pub mod nccl;

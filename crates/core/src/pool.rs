@@ -338,7 +338,8 @@ fn parse_limit(v: &str, total: impl FnOnce() -> Result<u64>) -> Result<u64> {
         if !(0.0..=100.0).contains(&pct) {
             return Err(bad());
         }
-        return Ok((total()? as f64 * pct / 100.0) as u64);
+        // As CuPy computes it: the fraction first, then `int(total * fraction)`.
+        return Ok((total()? as f64 * (pct / 100.0)) as u64);
     }
     v.parse::<u64>().map_err(|_| bad())
 }

@@ -524,6 +524,48 @@ impl Stream {
         self.ops()?.copy_htod_async(dst.ops()?, offset, src.clone(), src_offset, len, hold)
     }
 
+    /// A pageable copy (`src`) through the registration the cache holds for its bytes
+    /// (`host_cache`; `pinned` at `pinned_offset`): at pinned speed, and, like a pageable copy,
+    /// done with `src` when this returns. During a capture it is the pageable copy.
+    pub fn copy_htod_through(
+        &self,
+        dst: &DeviceMemory,
+        offset: u64,
+        src: &[u8],
+        pinned: &Arc<PinnedBlock>,
+        pinned_offset: u64,
+    ) -> Result<()> {
+        if self.is_capturing()? {
+            return self.copy_htod(dst, offset, src);
+        }
+        self.copy_htod_async(dst, offset, pinned, pinned_offset, src.len() as u64)?;
+        self.wait_here()
+    }
+
+    /// [`Stream::copy_htod_through`]'s other way: into `dst`, whose bytes `pinned` registers.
+    pub fn copy_dtoh_through(
+        &self,
+        dst: &mut [u8],
+        src: &DeviceMemory,
+        offset: u64,
+        pinned: &Arc<PinnedBlock>,
+        pinned_offset: u64,
+    ) -> Result<()> {
+        if self.is_capturing()? {
+            return self.copy_dtoh(dst, src, offset);
+        }
+        self.copy_dtoh_async(pinned, pinned_offset, src, offset, dst.len() as u64)?;
+        self.wait_here()
+    }
+
+    /// Waits for the work queued on this stream so far (an event recorded now, synchronized).
+    fn wait_here(&self) -> Result<()> {
+        let flags = crate::event::EventFlags { blocking: false, disable_timing: true, interprocess: false };
+        let event = Event::create(self.device, flags)?;
+        self.record(&event)?;
+        event.synchronize()
+    }
+
     /// Device to pinned host memory, returning before the copy completes.
     pub fn copy_dtoh_async(&self, dst: &Arc<PinnedBlock>, dst_offset: u64, src: &DeviceMemory, offset: u64, len: u64) -> Result<()> {
         if len == 0 {
@@ -619,6 +661,45 @@ impl Stream {
         src.check_range(src_offset, size, "copy")?;
         self.legacy_ok("copy")?;
         self.ops()?.copy_dtod(dst.ops()?, dst_offset, src.ops()?, src_offset, size)
+    }
+
+    /// Makes later work on this stream wait for what `other` (of any device) has queued so far:
+    /// an event recorded on `other` and waited on here, as PyTorch orders a copy between devices.
+    pub fn wait_stream(&self, other: &Stream) -> Result<()> {
+        if std::ptr::eq(self, other) {
+            return Ok(());
+        }
+        let flags = crate::event::EventFlags { blocking: false, disable_timing: true, interprocess: false };
+        let event = Event::create(other.device, flags)?;
+        other.record(&event)?;
+        self.wait_event(&event)
+    }
+
+    /// [`Stream::copy_dtod`] on this stream (the destination device's) ordered after `src_stream`,
+    /// the source device's current stream: a copy between devices with no stream given.
+    pub fn copy_dtod_after(
+        &self,
+        src_stream: &Stream,
+        dst: &DeviceMemory,
+        dst_offset: u64,
+        src: &DeviceMemory,
+        src_offset: u64,
+        size: u64,
+    ) -> Result<()> {
+        if size != 0 && src_stream.device != self.device {
+            if src_stream.device != src.device() {
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "copy: the stream to order after is of device {}, the source memory of device {}",
+                        src_stream.device,
+                        src.device()
+                    ),
+                ));
+            }
+            self.wait_stream(src_stream)?;
+        }
+        self.copy_dtod(dst, dst_offset, src, src_offset, size)
     }
 
     pub(crate) fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {

@@ -55,6 +55,8 @@ pub fn thread_ending(tables: &dyn ThreadTables) {
     // The table's entries go; every registered block that queued work still holds (those the GC
     // took from the table too) is waited for until that work has run.
     tables.drop_pinned();
+    // The registration cache's entries go too: its buffers are this thread's.
+    crate::host_cache::clear();
     for block in pinned::registered_here() {
         PinnedBlock::wait_unused(&block);
     }

@@ -5,8 +5,11 @@
 //! id. Runs still owed by queued work keep the event loop alive, as a timer does.
 //!
 //! Host functions run on the driver's (or the simulator's) threads, where they must make no CUDA
-//! call and never wait for JS: they only queue `(id, kind)` on a threadsafe function and return,
-//! so a blocked `synchronize()` on the JS thread cannot deadlock.
+//! call and never wait for JS: they only queue `(id, kind)` as due on this thread's channel, wake
+//! the JS thread through a threadsafe function and return, so a blocked `synchronize()` on the JS
+//! thread cannot deadlock. The JS of the due ones runs from the event loop, or sooner: when a
+//! blocking synchronize on this thread returns ([`run_due`]), before it returns, as CUDA's
+//! synchronize waits for a stream's host functions; and before a `synchronizeAsync` resolves.
 
 use crate::raw::{self, Func};
 use cuda_node_core::host::{self, HostSink};
@@ -32,6 +35,9 @@ enum Kind {
     Pump = 3,
 }
 
+/// Added to a run's kind where it must run before the call in progress returns (a synchronize).
+const NOW: u32 = 4;
+
 /// The largest callback id (ids and kinds travel together in a pointer-sized word).
 const MAX_ID: u32 = (1 << 30) - 1;
 
@@ -51,6 +57,11 @@ struct Channel {
     /// Set when the thread's environment is torn down (`env_gone`): nothing is sent or run here
     /// any more, and a stream reaching a simulated kernel goes on without it.
     gone: AtomicBool,
+    /// Host functions their streams (or graphs) reached, whose JS is due on this thread: each a
+    /// callback id and `Kind::Run` or `Kind::RunOnce`, run by [`Channel::run_due`].
+    due: Mutex<VecDeque<(u32, Kind)>>,
+    /// The registered dispatcher, to call outside the threadsafe function (`run_due`).
+    dispatcher: sys::napi_ref,
 }
 
 /// A simulated kernel's host implementation, due on the JS thread: the stream that reached it
@@ -99,7 +110,13 @@ impl Channel {
         if tsfn.is_null() || self.gone.load(Ordering::Acquire) {
             return false;
         }
-        let word = ((id as usize) << 2) | kind as usize;
+        let word = if kind == Kind::Run || kind == Kind::RunOnce {
+            // Due now: the JS thread runs it at its next wake, or sooner in a synchronize.
+            self.due.lock().unwrap_or_else(|p| p.into_inner()).push_back((id, kind));
+            Kind::Pump as usize
+        } else {
+            ((id as usize) << 2) | kind as usize
+        };
         // SAFETY: the function is live (not finalized: checked under the lock its finalizer
         // takes); non-blocking, so this never waits for JS.
         unsafe { sys::napi_call_threadsafe_function(*tsfn, word as *mut c_void, sys::ThreadsafeFunctionCallMode::nonblocking) };
@@ -113,6 +130,47 @@ impl Channel {
             if !tsfn.is_null() {
                 // SAFETY: on the JS thread, with the live function.
                 unsafe { sys::napi_unref_threadsafe_function(env, tsfn) };
+            }
+        }
+    }
+
+    /// Runs the JS of the host functions due on this thread, in the order their streams reached
+    /// them (JS thread). An exception one throws reaches `uncaughtException`, as from the event
+    /// loop; the others still run.
+    /// `now`: inside a synchronize, where the dispatcher runs each at once (kind | [`NOW`]),
+    /// not from a promise reaction after the call returns.
+    fn run_due(&self, env: sys::napi_env, now: bool) {
+        loop {
+            if self.gone.load(Ordering::Acquire) {
+                return;
+            }
+            let Some((id, kind)) = self.due.lock().unwrap_or_else(|p| p.into_inner()).pop_front() else { return };
+            self.paid(env);
+            let mut scope = ptr::null_mut();
+            // SAFETY: on the JS thread of `env`; the dispatcher's reference was made there at
+            // registration and lives as long as the channel; values live in the scope opened here.
+            unsafe {
+                let scoped = sys::napi_open_handle_scope(env, &mut scope) == sys::Status::napi_ok;
+                let (mut dispatcher, mut undefined) = (ptr::null_mut(), ptr::null_mut());
+                let mut argv = [ptr::null_mut(); 2];
+                sys::napi_get_reference_value(env, self.dispatcher, &mut dispatcher);
+                sys::napi_get_undefined(env, &mut undefined);
+                sys::napi_create_uint32(env, id, &mut argv[0]);
+                sys::napi_create_uint32(env, kind as u32 | if now { NOW } else { 0 }, &mut argv[1]);
+                if !dispatcher.is_null()
+                    && sys::napi_call_function(env, undefined, dispatcher, 2, argv.as_ptr(), ptr::null_mut()) != sys::Status::napi_ok
+                {
+                    let mut pending = false;
+                    sys::napi_is_exception_pending(env, &mut pending);
+                    if pending {
+                        let mut err = ptr::null_mut();
+                        sys::napi_get_and_clear_last_exception(env, &mut err);
+                        sys::napi_fatal_exception(env, err);
+                    }
+                }
+                if scoped {
+                    sys::napi_close_handle_scope(env, scope);
+                }
             }
         }
     }
@@ -172,6 +230,17 @@ pub fn env_gone() {
     }
 }
 
+/// Runs the JS of the host functions due on this thread (JS thread): after a blocking
+/// synchronize returns (`now`: each runs before this returns) and before a `synchronizeAsync`
+/// resolves (each through its promise reaction, queued before the one that resolves), so that
+/// what the wait covered has run. Nothing where no dispatcher is registered or nothing is due.
+pub fn run_due(env: sys::napi_env, now: bool) {
+    let Some(channel) = CHANNEL.try_with(|c| c.borrow().clone()).ok().flatten() else { return };
+    if !channel.due.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+        channel.run_due(env, now);
+    }
+}
+
 /// The binding as core's host sink: a JS thread's wait pump runs the simulated kernels due there.
 struct Sink;
 
@@ -203,6 +272,7 @@ unsafe extern "C" fn call_js(env: sys::napi_env, js_cb: sys::napi_value, context
     let (id, kind) = ((word >> 2) as u32, word & 3);
     if kind == Kind::Pump as usize {
         channel.run_jobs();
+        channel.run_due(env, false);
         return;
     }
     if kind != Kind::Release as usize {
@@ -350,6 +420,9 @@ crate::exports! {
     /// Registers `(id, kind) => void`, which runs (kind 0), runs and forgets (1) or forgets (2)
     /// the callback the TS layer holds under `id`.
     c"registerHostDispatcher" => fn register_host_dispatcher(cx, dispatcher: Func) -> () {
+        if channel().is_ok() {
+            return Err(crate::errors::hook_taken("registerHostDispatcher"));
+        }
         let channel = Arc::new(Channel {
             tsfn: Mutex::new(ptr::null_mut()),
             owed: AtomicUsize::new(0),
@@ -357,6 +430,14 @@ crate::exports! {
             env: cx.env,
             jobs: Mutex::new(VecDeque::new()),
             gone: AtomicBool::new(false),
+            due: Mutex::new(VecDeque::new()),
+            dispatcher: {
+                let mut r = ptr::null_mut();
+                // SAFETY: `dispatcher` is a function of this call; `r` is a valid out-pointer. The
+                // reference lives as long as the thread (the hook is registered once).
+                raw::ok(unsafe { sys::napi_create_reference(cx.env, dispatcher.0, 1, &mut r) }, "keeping the host dispatcher")?;
+                r
+            },
         });
         let context = Arc::into_raw(channel.clone()) as *mut c_void;
         let (mut name, mut tsfn) = (ptr::null_mut(), ptr::null_mut());

@@ -17,14 +17,13 @@ crate::exports! {
     /// Registers `(ms: number) => void`, called when simulated work is queued and should be
     /// pumped in `ms` milliseconds (WebAssembly only; natively it is kept and never called).
     c"simSetScheduler" => fn sim_set_scheduler(cx, scheduler: Func) -> () {
+        if pump::has_scheduler() {
+            return Err(crate::errors::hook_taken("simSetScheduler"));
+        }
         let mut r = ptr::null_mut();
         // SAFETY: `scheduler` is a function of this call; `r` is a valid out-pointer.
         raw::ok(unsafe { sys::napi_create_reference(cx.env, scheduler.0, 1, &mut r) }, "keeping the scheduler")?;
-        let old = pump::set_scheduler(r);
-        if !old.is_null() {
-            // SAFETY: the old reference was made on this thread and is no longer kept.
-            unsafe { sys::napi_delete_reference(cx.env, old) };
-        }
+        pump::set_scheduler(r);
         Ok(())
     }
 

@@ -65,8 +65,10 @@ crate::exports! {
     }
 
     /// Blocks until all work on the device is done.
-    c"deviceSynchronize" => fn device_synchronize(_cx, device: f64) -> () {
-        device::synchronize(runtime()?.ordinal(device)?)
+    c"deviceSynchronize" => fn device_synchronize(cx, device: f64) -> () {
+        device::synchronize(runtime()?.ordinal(device)?)?;
+        crate::callbacks::run_due(cx.env, true);
+        Ok(())
     }
 
     /// Resolves once all work on the device is done, off the JS thread.

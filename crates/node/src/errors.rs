@@ -91,8 +91,8 @@ fn cuda_error(env: sys::napi_env, msg: sys::napi_value, code: &str) -> sys::napi
         // SAFETY: `class_ref` is a live reference of this thread; `class` a valid out-pointer.
         unsafe { sys::napi_get_reference_value(env, class_ref, &mut class) };
         let argv = [msg, code_value];
-        // SAFETY: `class` is the registered constructor; `argv` holds two values of this call.
-        if !class.is_null() && unsafe { sys::napi_new_instance(env, class, 2, argv.as_ptr(), &mut out) } == sys::Status::napi_ok {
+        // A constructor may return any object: what is thrown must be an Error.
+        if !class.is_null() && construct(env, class, &argv, &mut out) && is_error(env, out) {
             return out;
         }
         take_pending(env);
@@ -101,6 +101,31 @@ fn cuda_error(env: sys::napi_env, msg: sys::napi_value, code: &str) -> sys::napi
     // SAFETY: `code_value` and `msg` are strings of this call.
     unsafe { sys::napi_create_error(env, code_value, msg, &mut out) };
     out
+}
+
+/// The refusal of a process-wide hook (`registerErrorClass`, the schedulers, the host dispatcher)
+/// asked for a second time on a JS thread: the package's loader registers each once, and a later
+/// call — the addon required by path, say — must not replace what every error and callback uses.
+pub fn hook_taken(hook: &str) -> Error {
+    Error::cuda(
+        Code::CUDA_ERROR_NOT_PERMITTED,
+        format!("{hook}: cuda-node's loader registered it already on this thread; it is registered once (load the package, not its addon)"),
+    )
+}
+
+/// `new class(...argv)` into `out`; whether it returned normally.
+fn construct(env: sys::napi_env, class: sys::napi_value, argv: &[sys::napi_value], out: &mut sys::napi_value) -> bool {
+    // SAFETY: `class` is the registered constructor; `argv` holds values of this call.
+    let status = unsafe { sys::napi_new_instance(env, class, argv.len(), argv.as_ptr(), out) };
+    status == sys::Status::napi_ok
+}
+
+/// Whether `value` is an Error: a constructor may return any object, and what is thrown must be one.
+fn is_error(env: sys::napi_env, value: sys::napi_value) -> bool {
+    let mut yes = false;
+    // SAFETY: `value` is a value of this call; `yes` a valid out-pointer.
+    let status = unsafe { sys::napi_is_error(env, value, &mut yes) };
+    status == sys::Status::napi_ok && yes
 }
 
 /// A panic's payload as a core error.

@@ -52,8 +52,10 @@ crate::exports! {
     }
 
     /// Blocks until the recorded work is complete.
-    c"eventSynchronize" => fn event_synchronize(_cx, event: f64) -> () {
-        with(event, |e| e.synchronize())
+    c"eventSynchronize" => fn event_synchronize(cx, event: f64) -> () {
+        with(event, |e| e.synchronize())?;
+        crate::callbacks::run_due(cx.env, true);
+        Ok(())
     }
 
     /// Resolves once the recorded work is complete, off the JS thread.
@@ -77,7 +79,7 @@ crate::exports! {
 
     /// Releases the event (again: nothing); later calls with its handle throw.
     c"eventDestroy" => fn event_destroy(_cx, event: f64) -> () {
-        drop(take(event).ok());
+        drop(crate::handles::take(&EVENTS, event)?);
         Ok(())
     }
 }

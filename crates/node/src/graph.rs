@@ -62,7 +62,7 @@ crate::exports! {
 
     /// Releases the graph (again: nothing). Launches already queued still run, callbacks included.
     c"graphDestroy" => fn graph_destroy(_cx, graph: f64) -> () {
-        drop(take(graph).ok());
+        drop(crate::handles::take(&GRAPHS, graph)?);
         Ok(())
     }
 }

@@ -95,13 +95,30 @@ pub fn with<T, R>(table: &'static Local<T>, handle: f64, f: impl FnOnce(&T) -> R
 
 /// Takes the value behind `handle` out of the table (the caller drops it, outside the table's
 /// borrow: dropping may free device memory or destroy a stream). `None` for a stale handle, or
-/// where the thread's tables are gone (a finalizer at thread exit).
+/// where the thread's tables are gone (a finalizer at thread exit), or held ([`take`]).
 pub fn remove<T>(table: &'static Local<T>, handle: f64) -> Option<T> {
-    let (generation, index) = split(handle)?;
+    take(table, handle).ok().flatten()
+}
+
+/// The error where [`take`] finds the table held: destroying an object of the kind a call in
+/// progress on this thread holds (a simulated kernel's host implementation, run inside a
+/// synchronize of a stream, destroying a stream).
+pub fn held_for_removal() -> cuda_node_core::Error {
+    cuda_node_core::Error::cuda(
+        cuda_node_core::Code::CUDA_ERROR_NOT_PERMITTED,
+        "nothing of this kind can be destroyed while a call on this thread holds its kind (a simulated kernel's host implementation, run inside a synchronize or a copy): destroy it after that call",
+    )
+}
+
+/// [`remove`], telling a table held by a call in progress (`Err`) from a stale handle (`Ok(None)`).
+pub fn take<T>(table: &'static Local<T>, handle: f64) -> std::result::Result<Option<T>, cuda_node_core::Error> {
+    let Some((generation, index)) = split(handle) else { return Ok(None) };
     table
         .try_with(|t| {
-            let mut t = t.borrow_mut();
-            let slot = t.slots.get_mut(index).filter(|s| s.generation == generation && s.value.is_some())?;
+            let Ok(mut t) = t.try_borrow_mut() else { return Err(held_for_removal()) };
+            let Some(slot) = t.slots.get_mut(index).filter(|s| s.generation == generation && s.value.is_some()) else {
+                return Ok(None);
+            };
             let value = slot.value.take();
             if slot.generation == LAST_GENERATION {
                 // Retired: reusing the slot would make an old handle name a new object.
@@ -110,10 +127,9 @@ pub fn remove<T>(table: &'static Local<T>, handle: f64) -> Option<T> {
                 slot.generation += 1;
                 t.vacant.push(index as u32);
             }
-            value
+            Ok(value)
         })
-        .ok()
-        .flatten()
+        .unwrap_or(Ok(None))
 }
 
 /// Takes every live value out of `table` on this thread (their handles go stale), for the caller
@@ -348,7 +364,7 @@ macro_rules! table {
         /// Takes the value out of the table (the caller drops it); `stale()` if it names nothing.
         #[allow(dead_code)]
         pub(crate) fn take(handle: f64) -> cuda_node_core::Result<$ty> {
-            $crate::handles::remove(&$name, handle).ok_or_else(stale)
+            $crate::handles::take(&$name, handle)?.ok_or_else(stale)
         }
 
         /// Takes every live value out of this thread's table (`handles::drain`).

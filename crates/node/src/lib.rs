@@ -17,6 +17,7 @@ mod floor;
 mod graph;
 mod graph_builder;
 mod handles;
+mod host_cache;
 mod kernel;
 mod memory;
 mod module;
@@ -71,6 +72,7 @@ fn tables() -> Vec<&'static [Export]> {
         vmm::EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,
+        host_cache::EXPORTS,
     ]
 }
 

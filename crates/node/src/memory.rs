@@ -67,7 +67,7 @@ crate::exports! {
 
     /// Frees the block now: a pool block returns to its pool. Freeing twice is nothing.
     c"memFree" => fn mem_free(_cx, mem: f64) -> () {
-        drop(take(mem).ok());
+        drop(crate::handles::take(&BLOCKS, mem)?);
         Ok(())
     }
 
@@ -90,16 +90,23 @@ crate::exports! {
     }
 
     /// Host to device: `src` is staged before the call returns.
-    c"memCopyHtod" => fn mem_copy_htod(_cx, stream: f64, dst: f64, offset: Count, src: Bytes) -> () {
+    c"memCopyHtod" => fn mem_copy_htod(cx, stream: f64, dst: f64, offset: Count, src: Bytes) -> () {
         let block = get(dst)?;
         let (mem, at) = block.range(offset.0, src.0.len() as u64, "copy")?;
+        // A large Buffer copied again goes through the registration cache (#32.7).
+        if let Some((pinned, from)) = crate::host_cache::registered(cx, 3, src.0)? {
+            return stream::with(stream, |s| s.copy_htod_through(mem, at, src.0, &pinned, from));
+        }
         stream::with(stream, |s| s.copy_htod(mem, at, src.0))
     }
 
     /// Device to host: returns once `dst` holds the data.
-    c"memCopyDtoh" => fn mem_copy_dtoh(_cx, stream: f64, dst: BytesMut, src: f64, offset: Count) -> () {
+    c"memCopyDtoh" => fn mem_copy_dtoh(cx, stream: f64, dst: BytesMut, src: f64, offset: Count) -> () {
         let block = get(src)?;
         let (mem, at) = block.range(offset.0, dst.0.len() as u64, "copy")?;
+        if let Some((pinned, from)) = crate::host_cache::registered(cx, 1, dst.0)? {
+            return stream::with(stream, |s| s.copy_dtoh_through(dst.0, mem, at, &pinned, from));
+        }
         stream::with(stream, |s| s.copy_dtoh(dst.0, mem, at))
     }
 
@@ -127,6 +134,16 @@ crate::exports! {
         stream::with(stream, |st| st.copy_dtod(dmem, dat, smem, sat, size.0))
     }
 
+    /// A copy between devices with no stream given: on `stream` (the destination device's current
+    /// stream) after the work queued so far on `after` (the source device's current stream).
+    c"memCopyDtodAfter" => fn mem_copy_dtod_after(_cx, stream: f64, after: f64, dst: f64, dst_offset: Count, src: f64, src_offset: Count, size: Count) -> () {
+        let (d, s) = (get(dst)?, get(src)?);
+        let (dmem, dat) = d.range(dst_offset.0, size.0, "copy")?;
+        let (smem, sat) = s.range(src_offset.0, size.0, "copy")?;
+        let after = stream::get(after)?;
+        stream::with(stream, |st| st.copy_dtod_after(&after, dmem, dat, smem, sat, size.0))
+    }
+
     /// A pitched copy device to device (`cuMemcpy2DAsync`): `height` rows of `width` bytes.
     c"memCopy2DDtod" => fn mem_copy_2d_dtod(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
         let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
@@ -137,7 +154,8 @@ crate::exports! {
     }
 
     /// A pitched copy from pageable host memory: `src` is staged before the call returns.
-    c"memCopy2DHtod" => fn mem_copy_2d_htod(_cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: Bytes, src_pitch: Count, width: Count, height: Count) -> () {
+    c"memCopy2DHtod" => fn mem_copy_2d_htod(cx, stream: f64, dst: f64, dst_offset: Count, dst_pitch: Count, src: Bytes, src_pitch: Count, width: Count, height: Count) -> () {
+        crate::host_cache::purge(cx, 4, src.0);
         let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
         let d = get(dst)?;
         let (dmem, dat) = d.range_2d(dst_offset.0, rows.dst_pitch, rows.width, rows.height)?;
@@ -145,7 +163,8 @@ crate::exports! {
     }
 
     /// A pitched copy into pageable host memory: returns once `dst` holds the data.
-    c"memCopy2DDtoh" => fn mem_copy_2d_dtoh(_cx, stream: f64, dst: BytesMut, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+    c"memCopy2DDtoh" => fn mem_copy_2d_dtoh(cx, stream: f64, dst: BytesMut, dst_pitch: Count, src: f64, src_offset: Count, src_pitch: Count, width: Count, height: Count) -> () {
+        crate::host_cache::purge(cx, 1, dst.0);
         let rows = Rows { width: width.0, height: height.0, dst_pitch: dst_pitch.0, src_pitch: src_pitch.0 };
         let s = get(src)?;
         let (smem, sat) = s.range_2d(src_offset.0, rows.src_pitch, rows.width, rows.height)?;

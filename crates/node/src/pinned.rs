@@ -172,6 +172,8 @@ crate::exports! {
         }
         crate::handles::release_pending();
         let (ptr, len) = (view.0.as_ptr() as *mut u8, view.0.len() as u64);
+        // Bytes the registration cache holds registered are let go first (#32.7).
+        cuda_node_core::host_cache::let_go(ptr as u64, len);
         let keep = crate::handles::JsRef::new(cx, cx.arg(1).ok_or_else(|| Error::type_error("view is missing"))?)?;
         let block = PinnedBlock::register(ptr, len, Box::new(keep))?;
         insert(cx, &owner, block)

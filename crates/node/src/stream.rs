@@ -67,8 +67,11 @@ crate::exports! {
     }
 
     /// Blocks until all work on the stream is complete.
-    c"streamSynchronize" => fn stream_synchronize(_cx, stream: f64) -> () {
-        with(stream, |s| s.synchronize())
+    c"streamSynchronize" => fn stream_synchronize(cx, stream: f64) -> () {
+        with(stream, |s| s.synchronize())?;
+        // The stream's host functions have run: their JS too, before this returns.
+        crate::callbacks::run_due(cx.env, true);
+        Ok(())
     }
 
     /// True when all work on the stream is complete (`cuStreamQuery`).
@@ -174,7 +177,7 @@ crate::exports! {
             return Err(e);
         }
         // Destroying twice is nothing, as `using` needs.
-        drop(take(stream).ok());
+        drop(crate::handles::take(&STREAMS, stream)?);
         Ok(())
     }
 

@@ -42,10 +42,12 @@ impl Blocking {
     }
 }
 
-/// Resolves or rejects `deferred` with `result`, on the JS thread.
+/// Resolves or rejects `deferred` with `result`, on the JS thread; the host functions the wait
+/// covered have run their JS before it resolves.
 fn settle(env: sys::napi_env, deferred: sys::napi_deferred, result: Result<()>) {
     match result {
         Ok(()) => {
+            crate::callbacks::run_due(env, false);
             let mut undefined = ptr::null_mut();
             // SAFETY: `env` is the JS thread's; the deferred is settled once.
             unsafe {

@@ -43,6 +43,13 @@ pub(crate) struct SimDevice {
     pub(super) allocs: Mutex<std::collections::BTreeMap<u64, Known>>,
 }
 
+impl SimDevice {
+    /// What its stream-ordered pool needs of it (the pool's reserve counts as its memory in use).
+    pub(crate) fn for_pool(&self) -> super::pool::Device<'_> {
+        super::pool::Device { used: &self.used, total: self.props.total_memory, ordinal: self.ordinal }
+    }
+}
+
 /// The simulated topology: devices come in pairs joined by a link (0–1, 2–3, …), as on a board
 /// of NVLink pairs; a device reaches its pair's memory directly, others only through copies.
 pub fn sim_peers(a: usize, b: usize) -> bool {
@@ -110,7 +117,7 @@ impl DeviceOps for SimBackend {
     fn synchronize(&self, ordinal: usize) -> Result<()> {
         let dev = &self.devices[ordinal];
         dev.scheduler.synchronize_all();
-        lock(&dev.async_pool).settle();
+        lock(&dev.async_pool).settle(dev.for_pool());
         Ok(())
     }
 

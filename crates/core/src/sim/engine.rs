@@ -387,7 +387,15 @@ impl Scheduler {
     pub fn end_capture(&self, q: &Arc<Queue>) -> Result<Vec<Node>> {
         let cap = match lock(&q.capture).clone() {
             Some(c) if c.origin == q.id => c,
-            Some(_) => return Err(Error::cuda(Code::CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "the capture was not begun on this stream")),
+            // As the driver does: ending it on a stream forked into it invalidates the capture,
+            // which its origin's end then reports (CuPy's test_stream_capture_failure2).
+            Some(c) => {
+                c.invalidate();
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_STREAM_CAPTURE_UNMATCHED,
+                    "the capture was not begun on this stream (it is invalidated: end it on the stream that began it)",
+                ));
+            }
             None => return Err(Error::cuda(Code::CUDA_ERROR_ILLEGAL_STATE, "the stream is not capturing")),
         };
         let order = lock(&self.order);

@@ -39,7 +39,9 @@ impl SimAlloc {
         let managed = kind == AllocKind::Managed;
         let mut bytes = Vec::new();
         if usize::try_from(size).map_or(true, |n| bytes.try_reserve_exact(n).is_err()) {
-            dev.used.fetch_sub(size, Ordering::Relaxed);
+            if kind != AllocKind::StreamOrdered {
+                dev.used.fetch_sub(size, Ordering::Relaxed);
+            }
             return Err(host_oom(size, "simulated device memory"));
         }
         bytes.resize(size as usize, POISON);
@@ -63,7 +65,10 @@ impl Drop for SimAlloc {
     fn drop(&mut self) {
         if self.owns {
             super::lock(&self.dev.allocs).remove(&self.ptr);
-            self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+            // A stream-ordered allocation's bytes are the pool's: its reserve counts them (PoolModel).
+            if self.kind != AllocKind::StreamOrdered {
+                self.dev.used.fetch_sub(self.size, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -186,7 +191,8 @@ impl MemoryResource for SimBackend {
     }
 
     fn async_pool_trim(&self, ordinal: usize) -> Result<()> {
-        lock(&self.devices[ordinal].async_pool).trim(0);
+        let dev = &self.devices[ordinal];
+        lock(&dev.async_pool).trim(0, dev.for_pool());
         Ok(())
     }
 }
@@ -218,8 +224,10 @@ fn alloc_kind(dev: &Arc<SimDevice>, size: u64, stream_ordered: bool, managed: bo
         }
     }
     let total = dev.props.total_memory;
-    let used = dev.used.fetch_add(size, Ordering::Relaxed);
-    if used.checked_add(size).is_none_or(|u| u > total) {
+    // A stream-ordered allocation draws on the pool's reserve, which counts the device's bytes.
+    let counted = if stream_ordered { 0 } else { size };
+    let used = dev.used.fetch_add(counted, Ordering::Relaxed);
+    if !stream_ordered && used.checked_add(size).is_none_or(|u| u > total) {
         dev.used.fetch_sub(size, Ordering::Relaxed);
         return Err(Error::cuda(
             Code::CUDA_ERROR_OUT_OF_MEMORY,

@@ -46,7 +46,7 @@ impl StreamOps for SimStream {
     fn synchronize(&self) -> Result<()> {
         self.queue.tail().wait();
         // A synchronization is where the stream-ordered pool gives back memory past its threshold.
-        lock(&self.dev.async_pool).settle();
+        lock(&self.dev.async_pool).settle(self.dev.for_pool());
         Ok(())
     }
 
@@ -269,8 +269,8 @@ impl StreamOps for SimStream {
     }
 
     fn alloc_async(&self, size: u64) -> Result<Box<dyn AllocOps>> {
-        let inner = super::alloc_on(&self.dev, size, true)?;
-        lock(&self.dev.async_pool).alloc(size);
+        lock(&self.dev.async_pool).alloc(size, self.dev.for_pool())?;
+        let inner = super::alloc_on(&self.dev, size, true).inspect_err(|_| lock(&self.dev.async_pool).free(size))?;
         Ok(Box::new(super::memory::SimAsyncAlloc { inner: Some(inner), dev: self.dev.clone(), queue: self.queue.clone() }))
     }
 

@@ -16,9 +16,14 @@ thread_local! {
     static WAITING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Keeps `scheduler` (a reference) as the one to call; returns the one it replaces (null: none).
-pub fn set_scheduler(scheduler: sys::napi_ref) -> sys::napi_ref {
-    SCHEDULER.replace(scheduler)
+/// Keeps `scheduler` (a reference) as the one to call (registered once a thread: coop.rs).
+pub fn set_scheduler(scheduler: sys::napi_ref) {
+    SCHEDULER.set(scheduler);
+}
+
+/// Whether a scheduler is registered on this thread.
+pub fn has_scheduler() -> bool {
+    !SCHEDULER.get().is_null()
 }
 
 /// Records when the next pump is due (None: none asked for).
