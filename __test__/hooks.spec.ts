@@ -1,5 +1,5 @@
 // Every throw is an Error, whatever else runs in the process (#32.3): the package's loader
-// registers the addon's process-wide hooks (the error class, the host dispatcher, the schedulers)
+// registers the addon's process-wide hooks (the error class, the host dispatcher, the simulator's scheduler)
 // once on each JS thread, and a later call — the addon required by path, say — is refused with a
 // typed error, so nothing can make later errors plain objects. And destroying an object of a kind
 // a call in progress holds (a stream, inside a simulated kernel run by a synchronize) is a typed
@@ -15,7 +15,6 @@ test('a second registration of any process-wide hook is refused, and errors stay
       registerErrorClass: () => native.registerErrorClass(function X() { return {} }),
       registerHostDispatcher: () => native.registerHostDispatcher(() => {}),
       simSetScheduler: () => native.simSetScheduler(() => {}),
-      setOwnScheduler: () => native.setOwnScheduler(() => {}),
     }
     for (const [name, call] of Object.entries(hooks)) {
       try { call(); refused[name] = 'accepted' } catch (e) { refused[name] = [e instanceof Error, e.name, e.code] }
@@ -25,7 +24,7 @@ test('a second registration of any process-wide hook is refused, and errors stay
     const s = new cuda.Stream(); let ran = false
     s.launchHostFunc(() => (ran = true)); s.synchronize()
     console.log(JSON.stringify({ refused, later, ran }))`)
-  for (const name of ['registerErrorClass', 'registerHostDispatcher', 'simSetScheduler', 'setOwnScheduler']) {
+  for (const name of ['registerErrorClass', 'registerHostDispatcher', 'simSetScheduler']) {
     t.deepEqual(r.refused[name], [true, 'CudaError', 'CUDA_ERROR_NOT_PERMITTED'], name)
   }
   t.deepEqual(r.later, [true, true, 'CUDA_ERROR_INVALID_DEVICE'])
