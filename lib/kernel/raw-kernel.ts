@@ -113,9 +113,6 @@ export interface LaunchOptions {
 export let lookUp: (kernel: RawKernel, image: ModuleImage) => void
 
 
-let wasm: boolean | undefined
-const webAssembly = (): boolean => (wasm ??= native.backendInfo().webAssembly)
-
 /** Per device: the non-blocking stream current while a simulated kernel's host implementation runs. */
 const privateStreams = new Map<number, Stream>()
 function privateStream(device: number): Stream {
@@ -296,10 +293,7 @@ export class RawKernel {
     if (config.cluster === undefined) throw new TypeError('maxActiveClusters needs a LaunchConfig with cluster dimensions')
     const device = config.stream === undefined ? scope().device : streamDevice(config.stream as unknown as NativeObject)
     const shape = shapeOf(config.grid, config.block, config.sharedMem, attrsOf(config))
-    if (!compiledKernels()) {
-      native.kernelCheckShape(device, shape)
-      throw new CudaError('the simulator has no cluster scheduler to ask: maxActiveClusters needs a GPU', 'CUDA_ERROR_NOT_SUPPORTED')
-    }
+    if (!compiledKernels()) return native.kernelSimulatedMaxActiveClusters(device, shape)
     return native.kernelMaxActiveClusters(this.#function(device), shape)
   }
 
@@ -360,7 +354,8 @@ export class RawKernel {
   // as the kernel would. The launch only queues it, as on the GPU: it runs on this thread, from
   // the event loop or from a wait that blocks it (crates/node/src/callbacks.rs `launch_simulated`),
   // with a private non-blocking stream current, so its synchronous copies do not wait for the
-  // stream that waits for it. The WebAssembly build (no threads) runs it after a synchronize.
+  // stream that waits for it. Core checks the launch and decides (`module::launch_simulated`):
+  // where there are no threads (the WebAssembly build) it synchronizes and says to run it now.
   #simulated(
     s: Stream,
     handle: number,
@@ -371,24 +366,15 @@ export class RawKernel {
     block: [number, number, number],
     config: LaunchConfig | undefined,
   ): void {
-    native.kernelCheckShape(device, shape)
     this.#image.checkSimulated(device)
-    if (this.#simulate === undefined) {
-      throw new CudaError(
-        `the simulator cannot run the compiled kernel ${this.name}: give it a host implementation, new RawKernel(code, name, { simulate(args, grid, block) { ... } })`,
-        'CUDA_ERROR_NOT_SUPPORTED',
-      )
-    }
-    if (s.isCapturing()) throw new CudaError(`a simulated kernel (${this.name}) cannot be captured into a graph`, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED')
     const simulate = this.#simulate
-    if (webAssembly()) {
-      s.synchronize()
-      s.run(() => simulate(args, grid, block, config))
+    if (simulate === undefined) {
+      native.kernelLaunchSimulated(handle, shape, this.name, null)
       return
     }
     const own = privateStream(device)
     const ctx = AsyncLocalStorage.snapshot()
-    native.streamLaunchSimulated(handle, () => {
+    const runNow = native.kernelLaunchSimulated(handle, shape, this.name, () => {
       try {
         ctx(() => own.run(() => simulate(args, grid, block, config)))
       } catch (err) {
@@ -398,6 +384,7 @@ export class RawKernel {
         })
       }
     })
+    if (runNow) s.run(() => simulate(args, grid, block, config))
   }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
-use crate::ops::{AllocOps, FunctionOps, ModuleOps};
+use crate::ops::{AllocOps, FunctionOps, HostFn, ModuleOps};
 use crate::runtime;
 use crate::stream::Stream;
 use std::sync::Arc;
@@ -358,4 +358,60 @@ pub fn simulated_max_potential_cluster_size(device: usize, launch: &Launch) -> R
     check_shape(device, &Launch { cluster: [0; 3], ..*launch })?;
     let [bx, by, bz] = launch.block;
     Ok(if simulated_max_active_blocks(device, bx * by * bz, launch.shared_mem)? == 0 { 0 } else { 8 })
+}
+
+/// The simulator's answer to `cuOccupancyMaxActiveClusters`: the shape is checked as a launch's,
+/// then there is no cluster scheduler to ask.
+pub fn simulated_max_active_clusters(device: usize, launch: &Launch) -> Result<u32> {
+    check_simulated_shape(device, launch)?;
+    Err(Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "the simulator has no cluster scheduler to ask: maxActiveClusters needs a GPU"))
+}
+
+/// The simulator's answer to `cuModuleGetGlobal`: it loads no modules, so a variable has no
+/// device memory there.
+pub fn simulated_global(name: &str) -> Result<DeviceMemory> {
+    Err(Error::cuda(
+        Code::CUDA_ERROR_NOT_SUPPORTED,
+        format!("the simulator loads no modules, so the variable {name} has no device memory there: getGlobal needs a GPU"),
+    ))
+}
+
+/// What [`launch_simulated`] did with a simulated kernel's host implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simulated {
+    /// Queued in stream order: it runs once the stream reaches it.
+    Queued,
+    /// Due now, on the caller's thread: the stream's earlier work is done (the WebAssembly
+    /// build, which has no threads to queue it on).
+    RunNow,
+}
+
+/// Launches the kernel `name` the simulator runs on the host on `stream`: `launch`'s shape is
+/// checked as a launch's (a cooperative one against the simulated occupancy); `host` gives the
+/// host function that runs its implementation (`None`: the kernel has none, an error), queued in
+/// stream order, or, where there are no threads (WebAssembly), after a synchronize, by the caller.
+pub fn launch_simulated(stream: &Stream, launch: &Launch, name: &str, host: Option<impl FnOnce() -> Result<HostFn>>) -> Result<Simulated> {
+    check_simulated_shape(stream.device(), launch)?;
+    let Some(host) = host else {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_NOT_SUPPORTED,
+            format!(
+                "the simulator cannot run the compiled kernel {name}: give it a host implementation, new RawKernel(code, name, {{ simulate(args, grid, block) {{ ... }} }})"
+            ),
+        ));
+    };
+    // Asked as `isCapturing()` asks (the legacy stream's rule included).
+    if stream.capture_status()? != crate::capture::CaptureStatus::None {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            format!("a simulated kernel ({name}) cannot be captured into a graph"),
+        ));
+    }
+    if cfg!(target_family = "wasm") {
+        drop(host);
+        stream.synchronize()?;
+        return Ok(Simulated::RunNow);
+    }
+    stream.launch_simulated(host)?;
+    Ok(Simulated::Queued)
 }

@@ -1,8 +1,8 @@
 //! Kernels of loaded modules: attributes, occupancy, and the hot `kernelLaunch`.
 
-use crate::raw::{Bytes, Count, Words};
+use crate::raw::{Bytes, Count, Func, Words};
 use crate::stream;
-use cuda_node_core::module::{self, CacheConfig, FuncAttr, Function, Launch};
+use cuda_node_core::module::{self, CacheConfig, FuncAttr, Function, Launch, Simulated};
 use cuda_node_core::{runtime, Error};
 use std::sync::Arc;
 
@@ -181,6 +181,20 @@ crate::exports! {
         module::check_simulated_shape(device, &launch)
     }
 
+    /// Launches the kernel `name` the simulator runs on the host on `stream` (see
+    /// `module::launch_simulated`): `func` runs its host implementation (null: it has none).
+    /// True where the caller runs `func` now (WebAssembly, after a synchronize done here).
+    c"kernelLaunchSimulated" => fn kernel_launch_simulated(cx, stream: f64, shape: Words, name: String, func: Option<Func>) -> bool {
+        let launch = with_head(head(shape.0)?, &[]);
+        let done = stream::with(stream, |s| simulated(cx.env, s, &launch, &name, func))?;
+        Ok(done == Simulated::RunNow)
+    }
+
+    /// The simulator's answer to `kernelMaxActiveClusters`: the shape checked, then an error.
+    c"kernelSimulatedMaxActiveClusters" => fn kernel_simulated_max_active_clusters(_cx, device: f64, shape: Words) -> u32 {
+        module::simulated_max_active_clusters(runtime()?.ordinal(device)?, &with_head(head(shape.0)?, &[]))
+    }
+
     /// The simulator's answer to `kernelMaxActiveBlocks` (from the device's limits alone).
     c"kernelSimulatedMaxActiveBlocks" => fn kernel_simulated_max_active_blocks(_cx, device: f64, block_size: u32, shared_mem: u32) -> u32 {
         module::simulated_max_active_blocks(runtime()?.ordinal(device)?, block_size, shared_mem)
@@ -196,6 +210,35 @@ crate::exports! {
     c"kernelSimulatedMaxPotentialClusterSize" => fn kernel_simulated_max_potential_cluster_size(_cx, device: f64, shape: Words) -> u32 {
         module::simulated_max_potential_cluster_size(runtime()?.ordinal(device)?, &with_head(head(shape.0)?, &[]))
     }
+}
+
+#[cfg(not(target_family = "wasm"))]
+fn simulated(
+    env: napi::sys::napi_env,
+    s: &cuda_node_core::Stream,
+    launch: &Launch,
+    name: &str,
+    func: Option<Func>,
+) -> cuda_node_core::Result<Simulated> {
+    match func {
+        Some(f) => crate::callbacks::launch_simulated(env, f.0, |make| module::launch_simulated(s, launch, name, Some(make))),
+        None => module::launch_simulated(s, launch, name, None::<fn() -> cuda_node_core::Result<cuda_node_core::HostFn>>),
+    }
+}
+
+// No threads: nothing is queued, the caller runs the implementation (`Simulated::RunNow`).
+#[cfg(target_family = "wasm")]
+fn simulated(
+    _env: napi::sys::napi_env,
+    s: &cuda_node_core::Stream,
+    launch: &Launch,
+    name: &str,
+    func: Option<Func>,
+) -> cuda_node_core::Result<Simulated> {
+    let queue = || -> cuda_node_core::Result<cuda_node_core::HostFn> {
+        Err(Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_SUPPORTED, "the WebAssembly build queues no simulated kernel"))
+    };
+    module::launch_simulated(s, launch, name, func.map(|_| queue))
 }
 
 fn attr_value(v: f64) -> cuda_node_core::Result<i32> {
