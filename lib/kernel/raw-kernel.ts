@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { compiledKernels } from '../backend'
 import { scope } from '../context'
-import { Device } from '../device'
 import { CudaError } from '../errors'
 import { native } from '../native'
 import type { NativeObject } from '../object'
@@ -189,27 +188,7 @@ export class RawKernel {
 
   /** The kernel's attributes on the current device (numRegs, maxThreadsPerBlock, ...). */
   get attributes(): FunctionAttributes {
-    if (!compiledKernels()) {
-      const a = new Device().attributes
-      return {
-        maxThreadsPerBlock: a.maxThreadsPerBlock,
-        sharedSizeBytes: 0,
-        constSizeBytes: 0,
-        localSizeBytes: 0,
-        numRegs: 0,
-        ptxVersion: 0,
-        binaryVersion: 0,
-        cacheModeCa: 0,
-        maxDynamicSharedSizeBytes: a.maxSharedMemoryPerBlock,
-        preferredSharedMemoryCarveout: -1,
-        clusterSizeMustBeSet: 0,
-        requiredClusterWidth: 0,
-        requiredClusterHeight: 0,
-        requiredClusterDepth: 0,
-        nonPortableClusterSizeAllowed: 0,
-        clusterSchedulingPolicyPreference: 0,
-      }
-    }
+    if (!compiledKernels()) return native.kernelSimulatedAttributes(scope().device)
     return native.kernelAttributes(this.#function(scope().device))
   }
 

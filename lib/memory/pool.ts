@@ -1,6 +1,5 @@
 import { constants, native } from '../native'
 import { scope } from '../context'
-import { Device } from '../device'
 import { CudaError } from '../errors'
 import { own } from '../object'
 import type { Stream } from '../stream/stream'
@@ -39,8 +38,7 @@ export function limitBytes(limit: { size?: number; fraction?: number }): number 
   if (bytes !== undefined) return count('size', bytes)
   if (fraction === undefined) return 0
   if (typeof fraction !== 'number') throw new TypeError(`fraction must be a number, got ${describe(fraction)}`)
-  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must lie in [0, 1], got ${fraction}`)
-  return Math.floor(new Device().totalMemory * fraction)
+  return native.poolFractionLimit(scope().device, fraction)
 }
 
 // What the native pool reads back from a base allocator in place of a block (the addon's).

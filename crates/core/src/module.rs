@@ -164,6 +164,8 @@ struct Limits {
     grid: [u64; 3],
     threads: u64,
     shared: u64,
+    /// The dynamic shared memory a block gets without opting in.
+    shared_default: u64,
     sms: u64,
     cc_major: i32,
     cooperative: bool,
@@ -188,6 +190,7 @@ fn limits(device: usize) -> Result<&'static Limits> {
         grid: [get("maxGridDimX"), get("maxGridDimY"), get("maxGridDimZ")],
         threads: get("maxThreadsPerBlock"),
         shared: get("maxSharedMemoryPerBlockOptin").max(get("maxSharedMemoryPerBlock")),
+        shared_default: get("maxSharedMemoryPerBlock"),
         sms: get("multiProcessorCount"),
         cc_major: props.cc_major,
         cooperative: get("cooperativeLaunch") != 0,
@@ -414,4 +417,18 @@ pub fn launch_simulated(stream: &Stream, launch: &Launch, name: &str, host: Opti
     }
     stream.launch_simulated(host)?;
     Ok(Simulated::Queued)
+}
+
+/// The simulator's answer to `cuFuncGetAttribute`: a kernel it runs on the host uses no
+/// registers and no static, constant or local memory, and has no preferences; its two limits
+/// are `device`'s (threads a block, and the dynamic shared memory a block gets).
+pub fn simulated_attribute(device: usize, a: FuncAttr) -> Result<i32> {
+    let l = limits(device)?;
+    let clamp = |v: u64| i32::try_from(v).unwrap_or(i32::MAX);
+    Ok(match a {
+        FuncAttr::MaxThreadsPerBlock => clamp(l.threads),
+        FuncAttr::MaxDynamicSharedSizeBytes => clamp(l.shared_default),
+        FuncAttr::PreferredSharedMemoryCarveout => -1,
+        _ => 0,
+    })
 }

@@ -74,27 +74,13 @@ fn attr_named(name: &str) -> cuda_node_core::Result<FuncAttr> {
 crate::exports! {
     /// The kernel's attributes.
     c"kernelAttributes" => fn kernel_attributes(_cx, kernel: f64) -> FunctionAttributes {
-        with(kernel, |f| {
-            let a = |x| f.attribute(x);
-            Ok(FunctionAttributes {
-                max_threads_per_block: a(FuncAttr::MaxThreadsPerBlock)?,
-                shared_size_bytes: a(FuncAttr::SharedSizeBytes)?,
-                const_size_bytes: a(FuncAttr::ConstSizeBytes)?,
-                local_size_bytes: a(FuncAttr::LocalSizeBytes)?,
-                num_regs: a(FuncAttr::NumRegs)?,
-                ptx_version: a(FuncAttr::PtxVersion)?,
-                binary_version: a(FuncAttr::BinaryVersion)?,
-                cache_mode_ca: a(FuncAttr::CacheModeCa)?,
-                max_dynamic_shared_size_bytes: a(FuncAttr::MaxDynamicSharedSizeBytes)?,
-                preferred_shared_memory_carveout: a(FuncAttr::PreferredSharedMemoryCarveout)?,
-                cluster_size_must_be_set: a(FuncAttr::ClusterSizeMustBeSet).unwrap_or(0),
-                required_cluster_width: a(FuncAttr::RequiredClusterWidth).unwrap_or(0),
-                required_cluster_height: a(FuncAttr::RequiredClusterHeight).unwrap_or(0),
-                required_cluster_depth: a(FuncAttr::RequiredClusterDepth).unwrap_or(0),
-                non_portable_cluster_size_allowed: a(FuncAttr::NonPortableClusterSizeAllowed).unwrap_or(0),
-                cluster_scheduling_policy_preference: a(FuncAttr::ClusterSchedulingPolicyPreference).unwrap_or(0),
-            })
-        })
+        with(kernel, |f| attributes(|x| f.attribute(x)))
+    }
+
+    /// The simulator's answer to `kernelAttributes` on `device`.
+    c"kernelSimulatedAttributes" => fn kernel_simulated_attributes(_cx, device: f64) -> FunctionAttributes {
+        let device = runtime()?.ordinal(device)?;
+        attributes(|x| module::simulated_attribute(device, x))
     }
 
     /// Raises (or lowers) the dynamic shared memory the kernel may use.
@@ -239,6 +225,28 @@ fn simulated(
         Err(Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_SUPPORTED, "the WebAssembly build queues no simulated kernel"))
     };
     module::launch_simulated(s, launch, name, func.map(|_| queue))
+}
+
+/// Every attribute, by `a`; the cluster ones are 0 where the driver has none.
+fn attributes(a: impl Fn(FuncAttr) -> cuda_node_core::Result<i32>) -> cuda_node_core::Result<FunctionAttributes> {
+    Ok(FunctionAttributes {
+        max_threads_per_block: a(FuncAttr::MaxThreadsPerBlock)?,
+        shared_size_bytes: a(FuncAttr::SharedSizeBytes)?,
+        const_size_bytes: a(FuncAttr::ConstSizeBytes)?,
+        local_size_bytes: a(FuncAttr::LocalSizeBytes)?,
+        num_regs: a(FuncAttr::NumRegs)?,
+        ptx_version: a(FuncAttr::PtxVersion)?,
+        binary_version: a(FuncAttr::BinaryVersion)?,
+        cache_mode_ca: a(FuncAttr::CacheModeCa)?,
+        max_dynamic_shared_size_bytes: a(FuncAttr::MaxDynamicSharedSizeBytes)?,
+        preferred_shared_memory_carveout: a(FuncAttr::PreferredSharedMemoryCarveout)?,
+        cluster_size_must_be_set: a(FuncAttr::ClusterSizeMustBeSet).unwrap_or(0),
+        required_cluster_width: a(FuncAttr::RequiredClusterWidth).unwrap_or(0),
+        required_cluster_height: a(FuncAttr::RequiredClusterHeight).unwrap_or(0),
+        required_cluster_depth: a(FuncAttr::RequiredClusterDepth).unwrap_or(0),
+        non_portable_cluster_size_allowed: a(FuncAttr::NonPortableClusterSizeAllowed).unwrap_or(0),
+        cluster_scheduling_policy_preference: a(FuncAttr::ClusterSchedulingPolicyPreference).unwrap_or(0),
+    })
 }
 
 fn attr_value(v: f64) -> cuda_node_core::Result<i32> {
