@@ -174,6 +174,14 @@ export class RawKernel {
     return this.#params
   }
 
+  /**
+   * The loaded kernel on `device`, or null on the simulator, which loads no code: the native
+   * calls then answer for the kernel it simulates on the device (core decides what).
+   */
+  #kernel(device: number): number | null {
+    return compiledKernels() ? this.#function(device) : null
+  }
+
   /** The loaded kernel on `device`, looked up once. */
   #function(device: number): number {
     let f = this.#functions.get(device)
@@ -188,20 +196,20 @@ export class RawKernel {
 
   /** The kernel's attributes on the current device (numRegs, maxThreadsPerBlock, ...). */
   get attributes(): FunctionAttributes {
-    if (!compiledKernels()) return native.kernelSimulatedAttributes(scope().device)
-    return native.kernelAttributes(this.#function(scope().device))
+    const device = scope().device
+    return native.kernelAttributes(this.#kernel(device), device)
   }
 
   /**
    * Raises (or lowers) the dynamic shared memory the kernel may use on the current device (CuPy's
-   * `max_dynamic_shared_size_bytes`); does nothing on the simulator.
+   * `max_dynamic_shared_size_bytes`); checked, then nothing more, on the simulator.
    * @throws {RangeError} unless `bytes` is a non-negative integer; {CudaError} past the device's limit.
    */
   setMaxDynamicSharedSize(bytes: number): void {
     if (typeof bytes !== 'number') throw new TypeError(`bytes must be a number, got ${describe(bytes)}`)
     if (!Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bytes must be a non-negative integer, got ${bytes}`)
-    if (!compiledKernels()) return
-    native.kernelSetMaxDynamicSharedSize(this.#function(scope().device), bytes)
+    const device = scope().device
+    native.kernelSetMaxDynamicSharedSize(this.#kernel(device), device, bytes)
   }
 
   /**
@@ -214,14 +222,16 @@ export class RawKernel {
     if (typeof name !== 'string') throw new TypeError(`the attribute's name must be a string, got ${describe(name)}`)
     if (typeof value !== 'number') throw new TypeError(`value must be a number, got ${describe(value)}`)
     native.kernelCheckAttribute(name, value)
-    if (compiledKernels()) native.kernelSetAttribute(this.#function(scope().device), name, value)
+    const device = scope().device
+    native.kernelSetAttribute(this.#kernel(device), device, name, value)
   }
 
   /** The kernel's preferred L1 / shared memory split on the current device (`cuFuncSetCacheConfig`); checked, then nothing more, on the simulator. @throws {TypeError} for an unknown preference. */
   setCacheConfig(config: CacheConfig): void {
     if (typeof config !== 'string') throw new TypeError(`cacheConfig must be a string, got ${describe(config)}`)
     native.kernelCheckCacheConfig(config)
-    if (compiledKernels()) native.kernelSetCacheConfig(this.#function(scope().device), config)
+    const device = scope().device
+    native.kernelSetCacheConfig(this.#kernel(device), device, config)
   }
 
   /**
@@ -234,8 +244,7 @@ export class RawKernel {
     const b = nonNegative('blockSize', blockSize)
     const m = nonNegative('sharedMem', sharedMem)
     const device = scope().device
-    if (!compiledKernels()) return native.kernelSimulatedMaxActiveBlocks(device, b, m)
-    return native.kernelMaxActiveBlocks(this.#function(device), b, m)
+    return native.kernelMaxActiveBlocks(this.#kernel(device), device, b, m)
   }
 
   /**
@@ -247,9 +256,7 @@ export class RawKernel {
     const m = nonNegative('sharedMem', sharedMem)
     const l = nonNegative('blockSizeLimit', blockSizeLimit)
     const device = scope().device
-    const [minGridSize, blockSize] = compiledKernels()
-      ? native.kernelSuggestedBlockSize(this.#function(device), m, l)
-      : native.kernelSimulatedSuggestedBlockSize(device, m, l)
+    const [minGridSize, blockSize] = native.kernelSuggestedBlockSize(this.#kernel(device), device, m, l)
     return { minGridSize, blockSize }
   }
 
@@ -262,8 +269,7 @@ export class RawKernel {
     if (!(config instanceof LaunchConfig)) throw new TypeError(`maxPotentialClusterSize takes a LaunchConfig, got ${describe(config)}`)
     const device = config.stream === undefined ? scope().device : streamDevice(config.stream as unknown as NativeObject)
     const shape = shapeOf(config.grid, config.block, config.sharedMem, attrsOf(config))
-    if (!compiledKernels()) return native.kernelSimulatedMaxPotentialClusterSize(device, shape)
-    return native.kernelMaxPotentialClusterSize(this.#function(device), shape)
+    return native.kernelMaxPotentialClusterSize(this.#kernel(device), device, shape)
   }
 
   /** Clusters of `config`'s shape that can be resident at once (`cuOccupancyMaxActiveClusters`). GPU only: the simulator throws `CUDA_ERROR_NOT_SUPPORTED`. */
@@ -272,8 +278,7 @@ export class RawKernel {
     if (config.cluster === undefined) throw new TypeError('maxActiveClusters needs a LaunchConfig with cluster dimensions')
     const device = config.stream === undefined ? scope().device : streamDevice(config.stream as unknown as NativeObject)
     const shape = shapeOf(config.grid, config.block, config.sharedMem, attrsOf(config))
-    if (!compiledKernels()) return native.kernelSimulatedMaxActiveClusters(device, shape)
-    return native.kernelMaxActiveClusters(this.#function(device), shape)
+    return native.kernelMaxActiveClusters(this.#kernel(device), device, shape)
   }
 
   /**

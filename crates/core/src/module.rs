@@ -366,6 +366,9 @@ pub fn simulated_max_potential_cluster_size(device: usize, launch: &Launch) -> R
 /// The simulator's answer to `cuOccupancyMaxActiveClusters`: the shape is checked as a launch's,
 /// then there is no cluster scheduler to ask.
 pub fn simulated_max_active_clusters(device: usize, launch: &Launch) -> Result<u32> {
+    if launch.cluster == [0; 3] {
+        return Err(Error::type_error("maxActiveClusters needs a launch with cluster dimensions"));
+    }
     check_simulated_shape(device, launch)?;
     Err(Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "the simulator has no cluster scheduler to ask: maxActiveClusters needs a GPU"))
 }
@@ -431,4 +434,65 @@ pub fn simulated_attribute(device: usize, a: FuncAttr) -> Result<i32> {
         FuncAttr::PreferredSharedMemoryCarveout => -1,
         _ => 0,
     })
+}
+
+/// A kernel as its attribute and occupancy queries see it: loaded on its device, or, on the
+/// simulator (which loads no code), the host implementation it runs in a kernel's place on a
+/// device. What the simulator answers is decided here, once for every query.
+#[derive(Clone, Copy)]
+pub enum Kernel<'a> {
+    Loaded(&'a Function),
+    Simulated(usize),
+}
+
+impl Kernel<'_> {
+    /// `cuFuncGetAttribute`; see [`simulated_attribute`].
+    pub fn attribute(self, a: FuncAttr) -> Result<i32> {
+        match self {
+            Kernel::Loaded(f) => f.attribute(a),
+            Kernel::Simulated(device) => simulated_attribute(device, a),
+        }
+    }
+    /// `cuFuncSetAttribute`, checked; the simulator keeps nothing.
+    pub fn set_attribute(self, a: FuncAttr, value: i32) -> Result<()> {
+        match self {
+            Kernel::Loaded(f) => f.set_attribute(a, value),
+            Kernel::Simulated(_) => check_settable(a, value),
+        }
+    }
+    /// `cuFuncSetCacheConfig`; the simulator keeps nothing.
+    pub fn set_cache_config(self, c: CacheConfig) -> Result<()> {
+        match self {
+            Kernel::Loaded(f) => f.set_cache_config(c),
+            Kernel::Simulated(_) => Ok(()),
+        }
+    }
+    /// See [`Function::max_active_blocks`] and [`simulated_max_active_blocks`].
+    pub fn max_active_blocks(self, block_threads: u32, shared_mem: u32) -> Result<u32> {
+        match self {
+            Kernel::Loaded(f) => f.max_active_blocks(block_threads, shared_mem),
+            Kernel::Simulated(device) => simulated_max_active_blocks(device, block_threads, shared_mem),
+        }
+    }
+    /// See [`Function::suggested_block_size`] and [`simulated_suggested_block_size`].
+    pub fn suggested_block_size(self, shared_mem: u32, block_limit: u32) -> Result<(u32, u32)> {
+        match self {
+            Kernel::Loaded(f) => f.suggested_block_size(shared_mem, block_limit),
+            Kernel::Simulated(device) => simulated_suggested_block_size(device, shared_mem, block_limit),
+        }
+    }
+    /// See [`Function::max_potential_cluster_size`] and [`simulated_max_potential_cluster_size`].
+    pub fn max_potential_cluster_size(self, launch: &Launch) -> Result<u32> {
+        match self {
+            Kernel::Loaded(f) => f.max_potential_cluster_size(launch),
+            Kernel::Simulated(device) => simulated_max_potential_cluster_size(device, launch),
+        }
+    }
+    /// See [`Function::max_active_clusters`] and [`simulated_max_active_clusters`].
+    pub fn max_active_clusters(self, launch: &Launch) -> Result<u32> {
+        match self {
+            Kernel::Loaded(f) => f.max_active_clusters(launch),
+            Kernel::Simulated(device) => simulated_max_active_clusters(device, launch),
+        }
+    }
 }
