@@ -1,7 +1,6 @@
 import { compiledKernels } from '../backend'
 import { scope } from '../context'
 import { deviceOrdinal } from '../device'
-import { CudaError } from '../errors'
 import { Memory } from '../memory/memory'
 import { MemoryPointer } from '../memory/pointer'
 import { native } from '../native'
@@ -37,12 +36,14 @@ export class RawModule implements ModuleLike {
   getGlobal(name: string): MemoryPointer {
     if (typeof name !== 'string' || name === '') throw new TypeError('getGlobal takes a variable name')
     const device = scope().device
-    if (!compiledKernels()) {
+    let handle: number
+    if (compiledKernels()) {
+      const { module, lowered } = this.#image.load(device)
+      handle = native.moduleGetGlobal(module, lowered.get(name) ?? name)
+    } else {
       this.#image.checkSimulated(device)
-      throw new CudaError(`the simulator loads no modules, so the variable ${name} has no device memory there: getGlobal needs a GPU`, 'CUDA_ERROR_NOT_SUPPORTED')
+      handle = native.moduleSimulatedGlobal(name)
     }
-    const { module, lowered } = this.#image.load(device)
-    const handle = native.moduleGetGlobal(module, lowered.get(name) ?? name)
     return new MemoryPointer(new Memory(INTERNAL, handle, device))
   }
 

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { compiledKernels } from '../backend'
 import { scope } from '../context'
-import { Device } from '../device'
 import { CudaError } from '../errors'
 import { native } from '../native'
 import type { NativeObject } from '../object'
@@ -116,9 +115,6 @@ const NO_LAUNCH_OPTIONS: LaunchOptions = Object.freeze({})
 export let lookUp: (kernel: RawKernel, image: ModuleImage) => void
 
 
-let wasm: boolean | undefined
-const webAssembly = (): boolean => (wasm ??= native.backendInfo().webAssembly)
-
 /** Per device: the non-blocking stream current while a simulated kernel's host implementation runs. */
 const privateStreams = new Map<number, Stream>()
 function privateStream(device: number): Stream {
@@ -183,6 +179,14 @@ export class RawKernel {
     return this.#params
   }
 
+  /**
+   * The loaded kernel on `device`, or null on the simulator, which loads no code: the native
+   * calls then answer for the kernel it simulates on the device (core decides what).
+   */
+  #kernel(device: number): number | null {
+    return compiledKernels() ? this.#function(device) : null
+  }
+
   /** The loaded kernel on `device`, looked up once. */
   #function(device: number): number {
     let f = this.#functions.get(device)
@@ -197,40 +201,20 @@ export class RawKernel {
 
   /** The kernel's attributes on the current device (numRegs, maxThreadsPerBlock, ...). */
   get attributes(): FunctionAttributes {
-    if (!compiledKernels()) {
-      const a = new Device().attributes
-      return {
-        maxThreadsPerBlock: a.maxThreadsPerBlock,
-        sharedSizeBytes: 0,
-        constSizeBytes: 0,
-        localSizeBytes: 0,
-        numRegs: 0,
-        ptxVersion: 0,
-        binaryVersion: 0,
-        cacheModeCa: 0,
-        maxDynamicSharedSizeBytes: a.maxSharedMemoryPerBlock,
-        preferredSharedMemoryCarveout: -1,
-        clusterSizeMustBeSet: 0,
-        requiredClusterWidth: 0,
-        requiredClusterHeight: 0,
-        requiredClusterDepth: 0,
-        nonPortableClusterSizeAllowed: 0,
-        clusterSchedulingPolicyPreference: 0,
-      }
-    }
-    return native.kernelAttributes(this.#function(scope().device))
+    const device = scope().device
+    return native.kernelAttributes(this.#kernel(device), device)
   }
 
   /**
    * Raises (or lowers) the dynamic shared memory the kernel may use on the current device (CuPy's
-   * `max_dynamic_shared_size_bytes`); does nothing on the simulator.
+   * `max_dynamic_shared_size_bytes`); checked, then nothing more, on the simulator.
    * @throws {RangeError} unless `bytes` is a non-negative integer; {CudaError} past the device's limit.
    */
   setMaxDynamicSharedSize(bytes: number): void {
     if (typeof bytes !== 'number') throw new TypeError(`bytes must be a number, got ${describe(bytes)}`)
     if (!Number.isInteger(bytes) || bytes < 0) throw new RangeError(`bytes must be a non-negative integer, got ${bytes}`)
-    if (!compiledKernels()) return
-    native.kernelSetMaxDynamicSharedSize(this.#function(scope().device), bytes)
+    const device = scope().device
+    native.kernelSetMaxDynamicSharedSize(this.#kernel(device), device, bytes)
   }
 
   /**
@@ -243,14 +227,16 @@ export class RawKernel {
     if (typeof name !== 'string') throw new TypeError(`the attribute's name must be a string, got ${describe(name)}`)
     if (typeof value !== 'number') throw new TypeError(`value must be a number, got ${describe(value)}`)
     native.kernelCheckAttribute(name, value)
-    if (compiledKernels()) native.kernelSetAttribute(this.#function(scope().device), name, value)
+    const device = scope().device
+    native.kernelSetAttribute(this.#kernel(device), device, name, value)
   }
 
   /** The kernel's preferred L1 / shared memory split on the current device (`cuFuncSetCacheConfig`); checked, then nothing more, on the simulator. @throws {TypeError} for an unknown preference. */
   setCacheConfig(config: CacheConfig): void {
     if (typeof config !== 'string') throw new TypeError(`cacheConfig must be a string, got ${describe(config)}`)
     native.kernelCheckCacheConfig(config)
-    if (compiledKernels()) native.kernelSetCacheConfig(this.#function(scope().device), config)
+    const device = scope().device
+    native.kernelSetCacheConfig(this.#kernel(device), device, config)
   }
 
   /**
@@ -263,8 +249,7 @@ export class RawKernel {
     const b = nonNegative('blockSize', blockSize)
     const m = nonNegative('sharedMem', sharedMem)
     const device = scope().device
-    if (!compiledKernels()) return native.kernelSimulatedMaxActiveBlocks(device, b, m)
-    return native.kernelMaxActiveBlocks(this.#function(device), b, m)
+    return native.kernelMaxActiveBlocks(this.#kernel(device), device, b, m)
   }
 
   /**
@@ -276,9 +261,7 @@ export class RawKernel {
     const m = nonNegative('sharedMem', sharedMem)
     const l = nonNegative('blockSizeLimit', blockSizeLimit)
     const device = scope().device
-    const [minGridSize, blockSize] = compiledKernels()
-      ? native.kernelSuggestedBlockSize(this.#function(device), m, l)
-      : native.kernelSimulatedSuggestedBlockSize(device, m, l)
+    const [minGridSize, blockSize] = native.kernelSuggestedBlockSize(this.#kernel(device), device, m, l)
     return { minGridSize, blockSize }
   }
 
@@ -291,8 +274,7 @@ export class RawKernel {
     if (!(config instanceof LaunchConfig)) throw new TypeError(`maxPotentialClusterSize takes a LaunchConfig, got ${describe(config)}`)
     const device = config.stream === undefined ? scope().device : streamDevice(config.stream as unknown as NativeObject)
     const shape = shapeOf(config.grid, config.block, config.sharedMem, attrsOf(config))
-    if (!compiledKernels()) return native.kernelSimulatedMaxPotentialClusterSize(device, shape)
-    return native.kernelMaxPotentialClusterSize(this.#function(device), shape)
+    return native.kernelMaxPotentialClusterSize(this.#kernel(device), device, shape)
   }
 
   /** Clusters of `config`'s shape that can be resident at once (`cuOccupancyMaxActiveClusters`). GPU only: the simulator throws `CUDA_ERROR_NOT_SUPPORTED`. */
@@ -301,11 +283,7 @@ export class RawKernel {
     if (config.cluster === undefined) throw new TypeError('maxActiveClusters needs a LaunchConfig with cluster dimensions')
     const device = config.stream === undefined ? scope().device : streamDevice(config.stream as unknown as NativeObject)
     const shape = shapeOf(config.grid, config.block, config.sharedMem, attrsOf(config))
-    if (!compiledKernels()) {
-      native.kernelCheckShape(device, shape)
-      throw new CudaError('the simulator has no cluster scheduler to ask: maxActiveClusters needs a GPU', 'CUDA_ERROR_NOT_SUPPORTED')
-    }
-    return native.kernelMaxActiveClusters(this.#function(device), shape)
+    return native.kernelMaxActiveClusters(this.#kernel(device), device, shape)
   }
 
   /**
@@ -366,7 +344,8 @@ export class RawKernel {
   // as the kernel would. The launch only queues it, as on the GPU: it runs on this thread, from
   // the event loop or from a wait that blocks it (crates/node/src/callbacks.rs `launch_simulated`),
   // with a private non-blocking stream current, so its synchronous copies do not wait for the
-  // stream that waits for it. The WebAssembly build (no threads) runs it after a synchronize.
+  // stream that waits for it. Core checks the launch and decides (`module::launch_simulated`):
+  // where there are no threads (the WebAssembly build) it synchronizes and says to run it now.
   #simulated(
     s: Stream,
     handle: number,
@@ -377,29 +356,20 @@ export class RawKernel {
     block: [number, number, number],
     config: LaunchConfig | undefined,
   ): void {
-    native.kernelCheckShape(device, shape)
     this.#image.checkSimulated(device)
     // As the GPU's first use looks the name up (cuModuleGetFunction): a name the module does not declare is not found.
     if (!this.#declared) {
       if (!this.#image.declares(this.name)) throw new CudaError(`the module declares no kernel named ${this.name}`, 'CUDA_ERROR_NOT_FOUND')
       this.#declared = true
     }
-    if (this.#simulate === undefined) {
-      throw new CudaError(
-        `the simulator cannot run the compiled kernel ${this.name}: give it a host implementation, new RawKernel(code, name, { simulate(args, grid, block) { ... } })`,
-        'CUDA_ERROR_NOT_SUPPORTED',
-      )
-    }
-    if (s.isCapturing()) throw new CudaError(`a simulated kernel (${this.name}) cannot be captured into a graph`, 'CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED')
     const simulate = this.#simulate
-    if (webAssembly()) {
-      s.synchronize()
-      s.run(() => simulate(args, grid, block, config))
+    if (simulate === undefined) {
+      native.kernelLaunchSimulated(handle, shape, this.name, null)
       return
     }
     const own = privateStream(device)
     const ctx = AsyncLocalStorage.snapshot()
-    native.streamLaunchSimulated(handle, () => {
+    const runNow = native.kernelLaunchSimulated(handle, shape, this.name, () => {
       try {
         ctx(() => own.run(() => simulate(args, grid, block, config)))
       } catch (err) {
@@ -409,6 +379,7 @@ export class RawKernel {
         })
       }
     })
+    if (runNow) s.run(() => simulate(args, grid, block, config))
   }
 }
 

@@ -1,6 +1,5 @@
 import { constants, native } from '../native'
 import { scope } from '../context'
-import { Device } from '../device'
 import { CudaError } from '../errors'
 import { own } from '../object'
 import type { Stream } from '../stream/stream'
@@ -56,8 +55,7 @@ export function limitBytes(limit: { size?: number; fraction?: number }): number 
   if (bytes !== undefined) return count('size', bytes)
   if (fraction === undefined) return 0
   if (typeof fraction !== 'number') throw new TypeError(`fraction must be a number, got ${describe(fraction)}`)
-  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`fraction must lie in [0, 1], got ${fraction}`)
-  return Math.floor(new Device().totalMemory * fraction)
+  return native.poolFractionLimit(scope().device, fraction)
 }
 
 function poolOptions(o: unknown): MemoryPoolOptions {
@@ -67,12 +65,14 @@ function poolOptions(o: unknown): MemoryPoolOptions {
   return { allocator, expandable }
 }
 
-// What the native pool reads back from a base allocator in place of a block (the addon's).
-const { outOfMemory: OUT_OF_MEMORY, failed: FAILED } = constants.allocator
-/** What a base allocator threw, rethrown as it was once the native call has returned. */
-let thrown: { error: unknown } | undefined
+// What the native pool reads back from a base allocator out of memory (the addon's), so that it
+// releases its cache and asks once more.
+const { outOfMemory: OUT_OF_MEMORY } = constants.allocator
 
-/** The function the native pool calls to grow: the allocator's block, or why there is none. */
+/**
+ * The function the native pool calls to grow: the allocator's block, or out of memory. Anything
+ * else it throws fails the allocation, and the native call throws it back as it was.
+ */
 function source(allocator: Allocator): (nbytes: number) => number {
   return (nbytes) => {
     try {
@@ -82,8 +82,7 @@ function source(allocator: Allocator): (nbytes: number) => number {
       return own(p.mem)
     } catch (e) {
       if (e instanceof CudaError && e.code === 'CUDA_ERROR_OUT_OF_MEMORY') return OUT_OF_MEMORY
-      thrown = { error: e }
-      return FAILED
+      throw e
     }
   }
 }
@@ -167,14 +166,7 @@ export class MemoryPool {
 
   /** An allocation that grows from the base allocator. */
   #grow(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
-    try {
-      return adoptPointer(native.poolMallocFrom(pool, nbytes, stream, this.#source!), device)
-    } catch (e) {
-      if (thrown === undefined) throw e
-      const { error } = thrown
-      thrown = undefined
-      throw error
-    }
+    return adoptPointer(native.poolMallocFrom(pool, nbytes, stream, this.#source!), device)
   }
 
   /** Releases cached blocks to the driver (or the base allocator): all, or those of `stream`. Split blocks wait to re-merge. */

@@ -286,11 +286,8 @@ export class Stream extends NativeObject implements StreamLike {
 /** The current streams with `s` current on its device, which must be the current device. */
 function withStream(s: Stream): ReadonlyMap<number, object> {
   const sc = scope()
-  const device = s.deviceId
-  if (device !== sc.device) {
-    throw new CudaError(`this stream belongs to device ${device}, but device ${sc.device} is current: make it current first (new Device(${device}).run(...))`, 'CUDA_ERROR_INVALID_CONTEXT')
-  }
+  native.streamCheckCurrent(ownStreamHandle(s), sc.device)
   const m = new Map(sc.streams)
-  m.set(device, s)
+  m.set(sc.device, s)
   return m
 }

@@ -2,7 +2,7 @@
 
 use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
-use crate::ops::{AllocOps, FunctionOps, ModuleOps};
+use crate::ops::{AllocOps, FunctionOps, HostFn, ModuleOps};
 use crate::runtime;
 use crate::stream::Stream;
 use std::sync::Arc;
@@ -164,6 +164,8 @@ struct Limits {
     grid: [u64; 3],
     threads: u64,
     shared: u64,
+    /// The dynamic shared memory a block gets without opting in.
+    shared_default: u64,
     sms: u64,
     cc_major: i32,
     cooperative: bool,
@@ -188,6 +190,7 @@ fn limits(device: usize) -> Result<&'static Limits> {
         grid: [get("maxGridDimX"), get("maxGridDimY"), get("maxGridDimZ")],
         threads: get("maxThreadsPerBlock"),
         shared: get("maxSharedMemoryPerBlockOptin").max(get("maxSharedMemoryPerBlock")),
+        shared_default: get("maxSharedMemoryPerBlock"),
         sms: get("multiProcessorCount"),
         cc_major: props.cc_major,
         cooperative: get("cooperativeLaunch") != 0,
@@ -358,4 +361,138 @@ pub fn simulated_max_potential_cluster_size(device: usize, launch: &Launch) -> R
     check_shape(device, &Launch { cluster: [0; 3], ..*launch })?;
     let [bx, by, bz] = launch.block;
     Ok(if simulated_max_active_blocks(device, bx * by * bz, launch.shared_mem)? == 0 { 0 } else { 8 })
+}
+
+/// The simulator's answer to `cuOccupancyMaxActiveClusters`: the shape is checked as a launch's,
+/// then there is no cluster scheduler to ask.
+pub fn simulated_max_active_clusters(device: usize, launch: &Launch) -> Result<u32> {
+    if launch.cluster == [0; 3] {
+        return Err(Error::type_error("maxActiveClusters needs a launch with cluster dimensions"));
+    }
+    check_simulated_shape(device, launch)?;
+    Err(Error::cuda(Code::CUDA_ERROR_NOT_SUPPORTED, "the simulator has no cluster scheduler to ask: maxActiveClusters needs a GPU"))
+}
+
+/// The simulator's answer to `cuModuleGetGlobal`: it loads no modules, so a variable has no
+/// device memory there.
+pub fn simulated_global(name: &str) -> Result<DeviceMemory> {
+    Err(Error::cuda(
+        Code::CUDA_ERROR_NOT_SUPPORTED,
+        format!("the simulator loads no modules, so the variable {name} has no device memory there: getGlobal needs a GPU"),
+    ))
+}
+
+/// What [`launch_simulated`] did with a simulated kernel's host implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simulated {
+    /// Queued in stream order: it runs once the stream reaches it.
+    Queued,
+    /// Due now, on the caller's thread: the stream's earlier work is done (the WebAssembly
+    /// build, which has no threads to queue it on).
+    RunNow,
+}
+
+/// Launches the kernel `name` the simulator runs on the host on `stream`: `launch`'s shape is
+/// checked as a launch's (a cooperative one against the simulated occupancy); `host` gives the
+/// host function that runs its implementation (`None`: the kernel has none, an error), queued in
+/// stream order, or, where there are no threads (WebAssembly), after a synchronize, by the caller.
+pub fn launch_simulated(stream: &Stream, launch: &Launch, name: &str, host: Option<impl FnOnce() -> Result<HostFn>>) -> Result<Simulated> {
+    check_simulated_shape(stream.device(), launch)?;
+    let Some(host) = host else {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_NOT_SUPPORTED,
+            format!(
+                "the simulator cannot run the compiled kernel {name}: give it a host implementation, new RawKernel(code, name, {{ simulate(args, grid, block) {{ ... }} }})"
+            ),
+        ));
+    };
+    // Asked as `isCapturing()` asks (the legacy stream's rule included).
+    if stream.capture_status()? != crate::capture::CaptureStatus::None {
+        return Err(Error::cuda(
+            Code::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            format!("a simulated kernel ({name}) cannot be captured into a graph"),
+        ));
+    }
+    if cfg!(target_family = "wasm") {
+        drop(host);
+        stream.synchronize()?;
+        return Ok(Simulated::RunNow);
+    }
+    stream.launch_simulated(host)?;
+    Ok(Simulated::Queued)
+}
+
+/// The simulator's answer to `cuFuncGetAttribute`: a kernel it runs on the host uses no
+/// registers and no static, constant or local memory, and has no preferences; its two limits
+/// are `device`'s (threads a block, and the dynamic shared memory a block gets).
+pub fn simulated_attribute(device: usize, a: FuncAttr) -> Result<i32> {
+    let l = limits(device)?;
+    let clamp = |v: u64| i32::try_from(v).unwrap_or(i32::MAX);
+    Ok(match a {
+        FuncAttr::MaxThreadsPerBlock => clamp(l.threads),
+        FuncAttr::MaxDynamicSharedSizeBytes => clamp(l.shared_default),
+        FuncAttr::PreferredSharedMemoryCarveout => -1,
+        _ => 0,
+    })
+}
+
+/// A kernel as its attribute and occupancy queries see it: loaded on its device, or, on the
+/// simulator (which loads no code), the host implementation it runs in a kernel's place on a
+/// device. What the simulator answers is decided here, once for every query.
+#[derive(Clone, Copy)]
+pub enum Kernel<'a> {
+    Loaded(&'a Function),
+    Simulated(usize),
+}
+
+impl Kernel<'_> {
+    /// `cuFuncGetAttribute`; see [`simulated_attribute`].
+    pub fn attribute(self, a: FuncAttr) -> Result<i32> {
+        match self {
+            Kernel::Loaded(f) => f.attribute(a),
+            Kernel::Simulated(device) => simulated_attribute(device, a),
+        }
+    }
+    /// `cuFuncSetAttribute`, checked; the simulator keeps nothing.
+    pub fn set_attribute(self, a: FuncAttr, value: i32) -> Result<()> {
+        match self {
+            Kernel::Loaded(f) => f.set_attribute(a, value),
+            Kernel::Simulated(_) => check_settable(a, value),
+        }
+    }
+    /// `cuFuncSetCacheConfig`; the simulator keeps nothing.
+    pub fn set_cache_config(self, c: CacheConfig) -> Result<()> {
+        match self {
+            Kernel::Loaded(f) => f.set_cache_config(c),
+            Kernel::Simulated(_) => Ok(()),
+        }
+    }
+    /// See [`Function::max_active_blocks`] and [`simulated_max_active_blocks`].
+    pub fn max_active_blocks(self, block_threads: u32, shared_mem: u32) -> Result<u32> {
+        match self {
+            Kernel::Loaded(f) => f.max_active_blocks(block_threads, shared_mem),
+            Kernel::Simulated(device) => simulated_max_active_blocks(device, block_threads, shared_mem),
+        }
+    }
+    /// See [`Function::suggested_block_size`] and [`simulated_suggested_block_size`].
+    pub fn suggested_block_size(self, shared_mem: u32, block_limit: u32) -> Result<(u32, u32)> {
+        match self {
+            Kernel::Loaded(f) => f.suggested_block_size(shared_mem, block_limit),
+            Kernel::Simulated(device) => simulated_suggested_block_size(device, shared_mem, block_limit),
+        }
+    }
+    /// See [`Function::max_potential_cluster_size`] and [`simulated_max_potential_cluster_size`].
+    pub fn max_potential_cluster_size(self, launch: &Launch) -> Result<u32> {
+        match self {
+            Kernel::Loaded(f) => f.max_potential_cluster_size(launch),
+            Kernel::Simulated(device) => simulated_max_potential_cluster_size(device, launch),
+        }
+    }
+    /// See [`Function::max_active_clusters`] and [`simulated_max_active_clusters`].
+    pub fn max_active_clusters(self, launch: &Launch) -> Result<u32> {
+        match self {
+            Kernel::Loaded(f) => f.max_active_clusters(launch),
+            Kernel::Simulated(device) => simulated_max_active_clusters(device, launch),
+        }
+    }
 }

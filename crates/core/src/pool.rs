@@ -325,7 +325,27 @@ pub const MEMORY_LIMIT_ENV: &str = "CUDA_NODE_GPU_MEMORY_LIMIT";
 /// `CUPY_GPU_MEMORY_LIMIT`. A malformed value is a `RangeError` naming the variable.
 pub fn env_limit(device: usize) -> Result<u64> {
     let Ok(v) = std::env::var(MEMORY_LIMIT_ENV) else { return Ok(0) };
-    parse_limit(v.trim(), || Ok(crate::runtime()?.backend.devices().mem_info(device)?.total))
+    parse_limit(v.trim(), || device_memory(device))
+}
+
+/// The bytes of a limit given as a `fraction` (0 to 1) of `device`'s memory (CuPy's
+/// `set_limit(fraction=)`); a RangeError outside [0, 1].
+pub fn fraction_limit(device: usize, fraction: f64) -> Result<u64> {
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(Error::range(format!("fraction must lie in [0, 1], got {fraction}")));
+    }
+    Ok(share(device_memory(device)?, fraction))
+}
+
+/// The memory a limit given as a share is a share of: the device's total (`cuDeviceTotalMem`).
+fn device_memory(device: usize) -> Result<u64> {
+    Ok(crate::runtime()?.backend.devices().props(device)?.total_memory)
+}
+
+/// The one rule for a limit given as a share (a fraction, or an environment percentage):
+/// `fraction` of `total`, rounded down.
+fn share(total: u64, fraction: f64) -> u64 {
+    (total as f64 * fraction).floor() as u64
 }
 
 fn parse_limit(v: &str, total: impl FnOnce() -> Result<u64>) -> Result<u64> {
@@ -338,8 +358,7 @@ fn parse_limit(v: &str, total: impl FnOnce() -> Result<u64>) -> Result<u64> {
         if !(0.0..=100.0).contains(&pct) {
             return Err(bad());
         }
-        // As CuPy computes it: the fraction first, then `int(total * fraction)`.
-        return Ok((total()? as f64 * (pct / 100.0)) as u64);
+        return Ok(share(total()?, pct / 100.0));
     }
     v.parse::<u64>().map_err(|_| bad())
 }

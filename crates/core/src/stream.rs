@@ -440,6 +440,19 @@ impl Stream {
         self.launch_host_fn(make()?)
     }
 
+    /// Refuses to make this stream current while `current` is the current device: a stream
+    /// is used only with its own device current.
+    pub fn check_current(&self, current: usize) -> Result<()> {
+        if self.device() != current {
+            let device = self.device();
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_CONTEXT,
+                format!("this stream belongs to device {device}, but device {current} is current: make it current first (new Device({device}).run(...))"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Refuses to destroy a default stream (legacy or per-thread): it is the device's.
     pub fn check_destroy(&self) -> Result<()> {
         if matches!(self.kind, StreamKind::Legacy | StreamKind::PerThread) {

@@ -345,14 +345,19 @@ impl Drop for JsCallback {
     }
 }
 
-/// Queues on `stream` the JS function `func` as a simulated kernel: when the stream reaches it,
-/// it runs on this (the JS) thread, and the stream's later work waits until it has returned.
-/// It runs from the event loop, or sooner from a wait that blocks this thread (the wait pump).
+/// Hands `queue` the maker of the host function that runs the JS function `func` as a simulated
+/// kernel: when the stream reaches it, it runs on this (the JS) thread, and the stream's later
+/// work waits until it has returned. It runs from the event loop, or sooner from a wait that
+/// blocks this thread (the wait pump). What the maker made is given back if `queue` fails.
 #[cfg(not(target_family = "wasm"))]
-pub fn launch_simulated(env: sys::napi_env, stream: &cuda_node_core::Stream, func: sys::napi_value) -> Result<()> {
+pub fn launch_simulated<T>(
+    env: sys::napi_env,
+    func: sys::napi_value,
+    queue: impl FnOnce(Box<dyn FnOnce() -> Result<cuda_node_core::HostFn> + '_>) -> Result<T>,
+) -> Result<T> {
     // The reference made and the run owed, given back if the host function fails to queue.
     let made = std::cell::Cell::new(None);
-    let queued = stream.launch_simulated(|| {
+    let queued = queue(Box::new(|| {
         let channel = channel()?;
         let mut reference = ptr::null_mut();
         // SAFETY: `func` is a value of this call, on the JS thread.
@@ -368,17 +373,16 @@ pub fn launch_simulated(env: sys::napi_env, stream: &cuda_node_core::Stream, fun
             if held.send(0, Kind::Pump) {
                 gate.wait();
             }
-        }))
-    });
-    if let Err(e) = queued {
+        }) as cuda_node_core::HostFn)
+    }));
+    if queued.is_err() {
         if let Some(reference) = made.get() {
             forgive(env, 1);
             // SAFETY: made above on this thread, never handed over.
             unsafe { sys::napi_delete_reference(env, reference) };
         }
-        return Err(e);
     }
-    Ok(())
+    queued
 }
 
 /// Keeps the event loop alive for `runs` more runs queued on this thread (call it on the JS

@@ -1,8 +1,8 @@
 //! Kernels of loaded modules: attributes, occupancy, and the hot `kernelLaunch`.
 
-use crate::raw::{Bytes, Count, Words};
+use crate::raw::{Bytes, Count, Func, Words};
 use crate::stream;
-use cuda_node_core::module::{self, CacheConfig, FuncAttr, Function, Launch};
+use cuda_node_core::module::{self, CacheConfig, FuncAttr, Function, Kernel, Launch, Simulated};
 use cuda_node_core::{runtime, Error};
 use std::sync::Arc;
 
@@ -72,35 +72,15 @@ fn attr_named(name: &str) -> cuda_node_core::Result<FuncAttr> {
 }
 
 crate::exports! {
-    /// The kernel's attributes.
-    c"kernelAttributes" => fn kernel_attributes(_cx, kernel: f64) -> FunctionAttributes {
-        with(kernel, |f| {
-            let a = |x| f.attribute(x);
-            Ok(FunctionAttributes {
-                max_threads_per_block: a(FuncAttr::MaxThreadsPerBlock)?,
-                shared_size_bytes: a(FuncAttr::SharedSizeBytes)?,
-                const_size_bytes: a(FuncAttr::ConstSizeBytes)?,
-                local_size_bytes: a(FuncAttr::LocalSizeBytes)?,
-                num_regs: a(FuncAttr::NumRegs)?,
-                ptx_version: a(FuncAttr::PtxVersion)?,
-                binary_version: a(FuncAttr::BinaryVersion)?,
-                cache_mode_ca: a(FuncAttr::CacheModeCa)?,
-                max_dynamic_shared_size_bytes: a(FuncAttr::MaxDynamicSharedSizeBytes)?,
-                preferred_shared_memory_carveout: a(FuncAttr::PreferredSharedMemoryCarveout)?,
-                cluster_size_must_be_set: a(FuncAttr::ClusterSizeMustBeSet).unwrap_or(0),
-                required_cluster_width: a(FuncAttr::RequiredClusterWidth).unwrap_or(0),
-                required_cluster_height: a(FuncAttr::RequiredClusterHeight).unwrap_or(0),
-                required_cluster_depth: a(FuncAttr::RequiredClusterDepth).unwrap_or(0),
-                non_portable_cluster_size_allowed: a(FuncAttr::NonPortableClusterSizeAllowed).unwrap_or(0),
-                cluster_scheduling_policy_preference: a(FuncAttr::ClusterSchedulingPolicyPreference).unwrap_or(0),
-            })
-        })
+    /// The kernel's attributes (`kernel` null: the simulator's kernel on `device`, as below).
+    c"kernelAttributes" => fn kernel_attributes(_cx, kernel: Option<f64>, device: f64) -> FunctionAttributes {
+        kernel_on(kernel, device, |k| attributes(|x| k.attribute(x)))
     }
 
     /// Raises (or lowers) the dynamic shared memory the kernel may use.
-    c"kernelSetMaxDynamicSharedSize" => fn kernel_set_max_dynamic_shared_size(_cx, kernel: f64, bytes: Count) -> () {
+    c"kernelSetMaxDynamicSharedSize" => fn kernel_set_max_dynamic_shared_size(_cx, kernel: Option<f64>, device: f64, bytes: Count) -> () {
         let b = i32::try_from(bytes.0).map_err(|_| Error::range("too many bytes of shared memory"))?;
-        with(kernel, |f| f.set_max_dynamic_shared(b))
+        kernel_on(kernel, device, |k| k.set_attribute(FuncAttr::MaxDynamicSharedSizeBytes, b))
     }
 
     /// Checks that `name` is a settable attribute and `value` fits it; throws otherwise.
@@ -111,10 +91,10 @@ crate::exports! {
     }
 
     /// Sets a settable attribute (`cuFuncSetAttribute`) by its name.
-    c"kernelSetAttribute" => fn kernel_set_attribute(_cx, kernel: f64, name: String, value: f64) -> () {
+    c"kernelSetAttribute" => fn kernel_set_attribute(_cx, kernel: Option<f64>, device: f64, name: String, value: f64) -> () {
         let a = attr_named(&name)?;
         let v = attr_value(value)?;
-        with(kernel, |f| f.set_attribute(a, v))
+        kernel_on(kernel, device, |k| k.set_attribute(a, v))
     }
 
     /// Checks a cache preference's name; throws for any other.
@@ -123,9 +103,9 @@ crate::exports! {
     }
 
     /// Sets the kernel's cache preference (`cuFuncSetCacheConfig`).
-    c"kernelSetCacheConfig" => fn kernel_set_cache_config(_cx, kernel: f64, config: String) -> () {
+    c"kernelSetCacheConfig" => fn kernel_set_cache_config(_cx, kernel: Option<f64>, device: f64, config: String) -> () {
         let c = cache_config(&config)?;
-        with(kernel, |f| f.set_cache_config(c))
+        kernel_on(kernel, device, |k| k.set_cache_config(c))
     }
 
     /// Each parameter's size, where the driver can tell; null otherwise.
@@ -134,26 +114,26 @@ crate::exports! {
     }
 
     /// Blocks of `block_size` threads that fit on one multiprocessor at once.
-    c"kernelMaxActiveBlocks" => fn kernel_max_active_blocks(_cx, kernel: f64, block_size: u32, shared_mem: u32) -> u32 {
-        with(kernel, |f| f.max_active_blocks(block_size, shared_mem))
+    c"kernelMaxActiveBlocks" => fn kernel_max_active_blocks(_cx, kernel: Option<f64>, device: f64, block_size: u32, shared_mem: u32) -> u32 {
+        kernel_on(kernel, device, |k| k.max_active_blocks(block_size, shared_mem))
     }
 
     /// `[minGridSize, blockSize]` for the most occupancy; `block_limit` 0: the kernel's limit.
-    c"kernelSuggestedBlockSize" => fn kernel_suggested_block_size(_cx, kernel: f64, shared_mem: u32, block_limit: u32) -> Vec<u32> {
-        let (g, b) = with(kernel, |f| f.suggested_block_size(shared_mem, block_limit))?;
+    c"kernelSuggestedBlockSize" => fn kernel_suggested_block_size(_cx, kernel: Option<f64>, device: f64, shared_mem: u32, block_limit: u32) -> Vec<u32> {
+        let (g, b) = kernel_on(kernel, device, |k| k.suggested_block_size(shared_mem, block_limit))?;
         Ok(vec![g, b])
     }
 
     /// The largest cluster the launch `shape`'s block and shared memory allow.
-    c"kernelMaxPotentialClusterSize" => fn kernel_max_potential_cluster_size(_cx, kernel: f64, shape: Words) -> u32 {
+    c"kernelMaxPotentialClusterSize" => fn kernel_max_potential_cluster_size(_cx, kernel: Option<f64>, device: f64, shape: Words) -> u32 {
         let launch = with_head(head(shape.0)?, &[]);
-        with(kernel, |f| f.max_potential_cluster_size(&launch))
+        kernel_on(kernel, device, |k| k.max_potential_cluster_size(&launch))
     }
 
     /// Clusters of the launch `shape` that can be resident at once.
-    c"kernelMaxActiveClusters" => fn kernel_max_active_clusters(_cx, kernel: f64, shape: Words) -> u32 {
+    c"kernelMaxActiveClusters" => fn kernel_max_active_clusters(_cx, kernel: Option<f64>, device: f64, shape: Words) -> u32 {
         let launch = with_head(head(shape.0)?, &[]);
-        with(kernel, |f| f.max_active_clusters(&launch))
+        kernel_on(kernel, device, |k| k.max_active_clusters(&launch))
     }
 
     /// Launches `kernel` on `stream`. `shape`: the 12-number head (see `HEAD`), then each
@@ -173,29 +153,74 @@ crate::exports! {
         with(kernel, |f: &Arc<Function>| stream::with(stream, |s| f.launch(s, &launch)))
     }
 
-    /// Checks a launch's shape against `device`'s limits, as `kernelLaunch` does, a cooperative
-    /// one against the simulated occupancy (for kernels the simulator runs on the host).
-    c"kernelCheckShape" => fn kernel_check_shape(_cx, device: f64, shape: Words) -> () {
-        let device = runtime()?.ordinal(device)?;
+    /// Launches the kernel `name` the simulator runs on the host on `stream` (see
+    /// `module::launch_simulated`): `func` runs its host implementation (null: it has none).
+    /// True where the caller runs `func` now (WebAssembly, after a synchronize done here).
+    c"kernelLaunchSimulated" => fn kernel_launch_simulated(cx, stream: f64, shape: Words, name: String, func: Option<Func>) -> bool {
         let launch = with_head(head(shape.0)?, &[]);
-        module::check_simulated_shape(device, &launch)
+        let done = stream::with(stream, |s| simulated(cx.env, s, &launch, &name, func))?;
+        Ok(done == Simulated::RunNow)
     }
+}
 
-    /// The simulator's answer to `kernelMaxActiveBlocks` (from the device's limits alone).
-    c"kernelSimulatedMaxActiveBlocks" => fn kernel_simulated_max_active_blocks(_cx, device: f64, block_size: u32, shared_mem: u32) -> u32 {
-        module::simulated_max_active_blocks(runtime()?.ordinal(device)?, block_size, shared_mem)
+/// Runs `f` on the kernel `kernel` names, or, for null (the simulator, which loads no code), on
+/// the kernel it simulates on `device`; a loaded kernel's own device is the one that counts.
+fn kernel_on<R>(kernel: Option<f64>, device: f64, f: impl FnOnce(Kernel) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
+    match kernel {
+        Some(k) => with(k, |func: &Arc<Function>| f(Kernel::Loaded(func))),
+        None => f(Kernel::Simulated(runtime()?.ordinal(device)?)),
     }
+}
 
-    /// The simulator's answer to `kernelSuggestedBlockSize`.
-    c"kernelSimulatedSuggestedBlockSize" => fn kernel_simulated_suggested_block_size(_cx, device: f64, shared_mem: u32, block_limit: u32) -> Vec<u32> {
-        let (g, b) = module::simulated_suggested_block_size(runtime()?.ordinal(device)?, shared_mem, block_limit)?;
-        Ok(vec![g, b])
+#[cfg(not(target_family = "wasm"))]
+fn simulated(
+    env: napi::sys::napi_env,
+    s: &cuda_node_core::Stream,
+    launch: &Launch,
+    name: &str,
+    func: Option<Func>,
+) -> cuda_node_core::Result<Simulated> {
+    match func {
+        Some(f) => crate::callbacks::launch_simulated(env, f.0, |make| module::launch_simulated(s, launch, name, Some(make))),
+        None => module::launch_simulated(s, launch, name, None::<fn() -> cuda_node_core::Result<cuda_node_core::HostFn>>),
     }
+}
 
-    /// The simulator's answer to `kernelMaxPotentialClusterSize`.
-    c"kernelSimulatedMaxPotentialClusterSize" => fn kernel_simulated_max_potential_cluster_size(_cx, device: f64, shape: Words) -> u32 {
-        module::simulated_max_potential_cluster_size(runtime()?.ordinal(device)?, &with_head(head(shape.0)?, &[]))
-    }
+// No threads: nothing is queued, the caller runs the implementation (`Simulated::RunNow`).
+#[cfg(target_family = "wasm")]
+fn simulated(
+    _env: napi::sys::napi_env,
+    s: &cuda_node_core::Stream,
+    launch: &Launch,
+    name: &str,
+    func: Option<Func>,
+) -> cuda_node_core::Result<Simulated> {
+    let queue = || -> cuda_node_core::Result<cuda_node_core::HostFn> {
+        Err(Error::cuda(cuda_node_core::Code::CUDA_ERROR_NOT_SUPPORTED, "the WebAssembly build queues no simulated kernel"))
+    };
+    module::launch_simulated(s, launch, name, func.map(|_| queue))
+}
+
+/// Every attribute, by `a`; the cluster ones are 0 where the driver has none.
+fn attributes(a: impl Fn(FuncAttr) -> cuda_node_core::Result<i32>) -> cuda_node_core::Result<FunctionAttributes> {
+    Ok(FunctionAttributes {
+        max_threads_per_block: a(FuncAttr::MaxThreadsPerBlock)?,
+        shared_size_bytes: a(FuncAttr::SharedSizeBytes)?,
+        const_size_bytes: a(FuncAttr::ConstSizeBytes)?,
+        local_size_bytes: a(FuncAttr::LocalSizeBytes)?,
+        num_regs: a(FuncAttr::NumRegs)?,
+        ptx_version: a(FuncAttr::PtxVersion)?,
+        binary_version: a(FuncAttr::BinaryVersion)?,
+        cache_mode_ca: a(FuncAttr::CacheModeCa)?,
+        max_dynamic_shared_size_bytes: a(FuncAttr::MaxDynamicSharedSizeBytes)?,
+        preferred_shared_memory_carveout: a(FuncAttr::PreferredSharedMemoryCarveout)?,
+        cluster_size_must_be_set: a(FuncAttr::ClusterSizeMustBeSet).unwrap_or(0),
+        required_cluster_width: a(FuncAttr::RequiredClusterWidth).unwrap_or(0),
+        required_cluster_height: a(FuncAttr::RequiredClusterHeight).unwrap_or(0),
+        required_cluster_depth: a(FuncAttr::RequiredClusterDepth).unwrap_or(0),
+        non_portable_cluster_size_allowed: a(FuncAttr::NonPortableClusterSizeAllowed).unwrap_or(0),
+        cluster_scheduling_policy_preference: a(FuncAttr::ClusterSchedulingPolicyPreference).unwrap_or(0),
+    })
 }
 
 fn attr_value(v: f64) -> cuda_node_core::Result<i32> {

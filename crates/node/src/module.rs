@@ -2,7 +2,7 @@
 //! its `__device__` / `__constant__` variables.
 
 use crate::raw::{Bytes, Owner};
-use cuda_node_core::module::Module;
+use cuda_node_core::module::{self, Module};
 use cuda_node_core::{runtime, Block};
 use std::sync::Arc;
 
@@ -25,5 +25,10 @@ crate::exports! {
     c"moduleGetGlobal" => fn module_get_global(_cx, module: f64, name: String) -> f64 {
         let mem = with(module, |m| m.global(&name))?;
         crate::memory::adopt(Block::whole(mem))
+    }
+
+    /// The simulator's answer to `moduleGetGlobal` (it loads no modules): an error.
+    c"moduleSimulatedGlobal" => fn module_simulated_global(_cx, name: String) -> f64 {
+        module::simulated_global(&name).and_then(|mem| crate::memory::adopt(Block::whole(mem)))
     }
 }

@@ -117,6 +117,11 @@ crate::exports! {
         with(pool, |p| Ok(p.limit() as f64))
     }
 
+    /// The bytes of a limit given as a `fraction` of `device`'s memory (0 to 1).
+    c"poolFractionLimit" => fn pool_fraction_limit(_cx, device: f64, fraction: f64) -> f64 {
+        Ok(cuda_node_core::pool::fraction_limit(runtime()?.ordinal(device)?, fraction)? as f64)
+    }
+
     /// Bounds the bytes the pool holds; 0 removes the limit.
     c"poolSetLimit" => fn pool_set_limit(_cx, pool: f64, bytes: Count) -> () {
         with(pool, |p| {

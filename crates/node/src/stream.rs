@@ -74,6 +74,12 @@ crate::exports! {
         Ok(())
     }
 
+    /// Checks that the stream may be made current while device `current` is: it must be its own.
+    c"streamCheckCurrent" => fn stream_check_current(_cx, stream: f64, current: f64) -> () {
+        let current = ordinal(current)?;
+        with(stream, |s| s.check_current(current))
+    }
+
     /// True when all work on the stream is complete (`cuStreamQuery`).
     c"streamQuery" => fn stream_query(_cx, stream: f64) -> bool {
         with(stream, |s| s.query())
@@ -121,7 +127,7 @@ crate::exports! {
     /// (the simulator; not on WebAssembly, where the TS layer runs it after a synchronize).
     c"streamLaunchSimulated" => fn stream_launch_simulated(cx, stream: f64, func: Func) -> () {
         #[cfg(not(target_family = "wasm"))]
-        return with(stream, |s| callbacks::launch_simulated(cx.env, s, func.0));
+        return with(stream, |s| callbacks::launch_simulated(cx.env, func.0, |make| s.launch_simulated(make)));
         #[cfg(target_family = "wasm")]
         {
             let _ = (cx, stream, func);

@@ -17,6 +17,9 @@ pub struct Cx {
     /// (emnapi gives native code a copy of JS memory in wasm memory).
     #[cfg(target_family = "wasm")]
     pub(super) written: std::cell::RefCell<Vec<sys::napi_value>>,
+    /// What a JS function this call called threw (null: nothing): the call throws it back, as
+    /// it was, in place of its own error.
+    pub(super) thrown: std::cell::Cell<sys::napi_value>,
 }
 
 impl Cx {
@@ -91,15 +94,23 @@ pub fn ok(status: sys::napi_status, what: &str) -> Result<()> {
     }
 }
 
-/// Calls `f(arg)` synchronously on this call's thread and reads a number back. A throw stays
-/// pending (the export's error then reports it) and is an error here.
+/// Calls `f(arg)` synchronously on this call's thread and reads a number back. What it throws is
+/// an error here, and the export throws it back as it was once it returns (`Cx::thrown`).
 pub fn call_number(cx: &Cx, f: sys::napi_value, arg: f64) -> Result<f64> {
     let (mut argv, mut undefined, mut out) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
     // SAFETY: `cx.env` is the current call's; the values are made and used within it.
     unsafe {
         ok(sys::napi_create_double(cx.env, arg, &mut argv), "making an argument")?;
         ok(sys::napi_get_undefined(cx.env, &mut undefined), "making an argument")?;
-        ok(sys::napi_call_function(cx.env, undefined, f, 1, &argv, &mut out), "calling a function")?;
+        let status = sys::napi_call_function(cx.env, undefined, f, 1, &argv, &mut out);
+        if status == sys::Status::napi_pending_exception {
+            // Kept, cleared, for the call to throw back once it returns (see `Cx::thrown`).
+            let mut thrown = ptr::null_mut();
+            sys::napi_get_and_clear_last_exception(cx.env, &mut thrown);
+            cx.thrown.set(thrown);
+            return Err(Error::cuda(cuda_node_core::Code::CUDA_ERROR_UNKNOWN, "the function threw"));
+        }
+        ok(status, "calling a function")?;
     }
     let mut v = 0.0;
     // SAFETY: `out` is a value of this call; `v` is a valid out-pointer.

@@ -64,6 +64,7 @@ pub unsafe fn call<R: Ret>(
         argv: [ptr::null_mut(); MAX_ARGS],
         #[cfg(target_family = "wasm")]
         written: Default::default(),
+        thrown: std::cell::Cell::new(ptr::null_mut()),
     };
     // SAFETY: `argv` has room for `argc` values; Node-API writes at most that many and reports
     // the number passed, which may be larger: keep the smaller.
@@ -78,6 +79,11 @@ pub unsafe fn call<R: Ret>(
     super::pump::after_call(env);
     match result {
         Ok(v) => v,
+        Err(_) if !cx.thrown.get().is_null() => {
+            // SAFETY: a value of this call, what a function it called threw (cleared then).
+            unsafe { sys::napi_throw(env, cx.thrown.get()) };
+            ptr::null_mut()
+        }
         Err(e) => {
             errors::throw(env, e);
             ptr::null_mut()
