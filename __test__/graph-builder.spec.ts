@@ -211,8 +211,11 @@ test('a conditional body that touches the outer builder is a CudaError, and the 
   const e = t.throws(() => b.addIf(c, () => b.addMemset(p, 0, 16)), { instanceOf: CudaError })
   t.is(e?.code, 'CUDA_ERROR_ILLEGAL_STATE')
   t.regex(e?.message ?? '', /body's builder/)
+  // The failed node took the condition (the driver gives each conditional node its own): a
+  // second node on it is refused, and another condition serves.
+  t.throws(() => b.addIf(c, () => {}), { instanceOf: CudaError, message: /already drives a conditional node/ })
   let kept: GraphBuilder | undefined
-  b.addIf(c, (body) => {
+  b.addIf(b.condition(), (body) => {
     kept = body
   })
   t.throws(() => kept!.addMemset(p, 0, 16), { instanceOf: CudaError, message: /closed/ })

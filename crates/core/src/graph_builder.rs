@@ -47,6 +47,9 @@ pub struct GraphBuilder {
     captured: Arc<Mutex<Captured>>,
     /// Bodies of this builder's conditional nodes still being built.
     open_bodies: Arc<AtomicUsize>,
+    /// The conditions that drive a conditional node of this graph (its root's and its bodies'):
+    /// the driver gives each conditional node a condition of its own.
+    driven: Arc<Mutex<Vec<u64>>>,
     /// For a body: its outer builder's count, given back when the body is closed.
     outer_open: Option<Arc<AtomicUsize>>,
     closed: bool,
@@ -69,6 +72,7 @@ impl GraphBuilder {
             nodes: Vec::new(),
             captured: Arc::default(),
             open_bodies: Arc::default(),
+            driven: Arc::default(),
             outer_open: None,
             closed: false,
             capturing: false,
@@ -215,8 +219,15 @@ impl GraphBuilder {
         if let CondKind::Switch(0) = kind {
             return Err(Error::range("a switch needs at least one case"));
         }
+        if self.driven.lock().unwrap_or_else(|p| p.into_inner()).contains(&cond.handle) {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                "the condition already drives a conditional node: each conditional node takes a condition of its own (make another with condition())",
+            ));
+        }
         let deps = self.deps(after)?;
         let (node, bodies) = self.def.add_conditional(&deps, cond.handle, kind)?;
+        self.driven.lock().unwrap_or_else(|p| p.into_inner()).push(cond.handle);
         let index = self.push(vec![node]);
         let mut outer = self._outer.clone();
         outer.push(self.def.clone());
@@ -235,6 +246,7 @@ impl GraphBuilder {
                     nodes: Vec::new(),
                     captured: self.captured.clone(),
                     open_bodies: Arc::default(),
+                    driven: self.driven.clone(),
                     outer_open: Some(self.open_bodies.clone()),
                     closed: false,
                     capturing: false,

@@ -177,30 +177,33 @@ pub(crate) unsafe fn graph_exec_set_params_from(
     t: sys::CUgraphNodeType,
     ctx: sys::CUcontext,
 ) -> Raw<()> {
+    use std::mem::MaybeUninit;
     use sys::CUgraphNodeType::*;
-    // SAFETY: for each: all-zero is a valid out-structure; (1) for the calls, and the pointers
-    // read from `from`'s parameters stay valid while its graph lives, past the set (a copy).
+    // SAFETY: for each: the get call writes the whole out-structure before it is read (it is
+    // read only where the call succeeded; all-zero is not a valid CUDA_MEMCPY3D, whose memory
+    // types start at 1, so none is zero-initialised); (1) for the calls, and the pointers read
+    // from `from`'s parameters stay valid while its graph lives, past the set (a copy).
     unsafe {
         match t {
             CU_GRAPH_NODE_TYPE_KERNEL => {
-                let mut p: sys::CUDA_KERNEL_NODE_PARAMS = std::mem::zeroed();
-                ok(sys::cuGraphKernelNodeGetParams_v2(from, &mut p))?;
-                ok(sys::cuGraphExecKernelNodeSetParams_v2(exec, node, &p))
+                let mut p = MaybeUninit::<sys::CUDA_KERNEL_NODE_PARAMS>::uninit();
+                ok(sys::cuGraphKernelNodeGetParams_v2(from, p.as_mut_ptr()))?;
+                ok(sys::cuGraphExecKernelNodeSetParams_v2(exec, node, p.as_ptr()))
             }
             CU_GRAPH_NODE_TYPE_MEMCPY => {
-                let mut p: sys::CUDA_MEMCPY3D = std::mem::zeroed();
-                ok(sys::cuGraphMemcpyNodeGetParams(from, &mut p))?;
-                ok(sys::cuGraphExecMemcpyNodeSetParams(exec, node, &p, ctx))
+                let mut p = MaybeUninit::<sys::CUDA_MEMCPY3D>::uninit();
+                ok(sys::cuGraphMemcpyNodeGetParams(from, p.as_mut_ptr()))?;
+                ok(sys::cuGraphExecMemcpyNodeSetParams(exec, node, p.as_ptr(), ctx))
             }
             CU_GRAPH_NODE_TYPE_MEMSET => {
-                let mut p: sys::CUDA_MEMSET_NODE_PARAMS = std::mem::zeroed();
-                ok(sys::cuGraphMemsetNodeGetParams(from, &mut p))?;
-                ok(sys::cuGraphExecMemsetNodeSetParams(exec, node, &p, ctx))
+                let mut p = MaybeUninit::<sys::CUDA_MEMSET_NODE_PARAMS>::uninit();
+                ok(sys::cuGraphMemsetNodeGetParams(from, p.as_mut_ptr()))?;
+                ok(sys::cuGraphExecMemsetNodeSetParams(exec, node, p.as_ptr(), ctx))
             }
             CU_GRAPH_NODE_TYPE_HOST => {
-                let mut p: sys::CUDA_HOST_NODE_PARAMS = std::mem::zeroed();
-                ok(sys::cuGraphHostNodeGetParams(from, &mut p))?;
-                ok(sys::cuGraphExecHostNodeSetParams(exec, node, &p))
+                let mut p = MaybeUninit::<sys::CUDA_HOST_NODE_PARAMS>::uninit();
+                ok(sys::cuGraphHostNodeGetParams(from, p.as_mut_ptr()))?;
+                ok(sys::cuGraphExecHostNodeSetParams(exec, node, p.as_ptr()))
             }
             _ => Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
         }
