@@ -115,10 +115,10 @@ mod tests {
 
 #[cfg(test)]
 mod engine_tests {
-    use crate::sim::memory;
     use super::SimBackend;
     use crate::backend::Backend;
     use crate::ops::Pattern;
+    use crate::sim::memory;
     use std::time::{Duration, Instant};
 
     fn sim() -> SimBackend {
