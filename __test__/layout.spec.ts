@@ -71,6 +71,7 @@ test('the binding names only the model: no backend, no seam, no simulator', (t) 
 
 test('driver calls are made only in the raw layer', (t) => {
   const { added, gone } = versus(graph.driverCalls(root), ALLOWLIST.driver)
+  t.deepEqual(added, [], 'call the driver through crates/core/src/cuda/raw.rs (or a cuda/raw/ folder)')
   t.deepEqual(gone, [], 'these are in the raw layer now: remove them from ALLOWLIST.driver')
 })
 
