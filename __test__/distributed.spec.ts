@@ -7,6 +7,8 @@ import { freePort, launch, type Launched, script } from './launch-helpers'
 
 // Ranks under `cuda-node run` on the simulator (or the GPUs, when the suite runs on them).
 const backendEnv = { CUDA_NODE_BACKEND: onGpu ? 'cuda' : 'sim' }
+/** On the simulator, `k` devices a node: the suite may run with CUDA_NODE_SIM_DEVICES set (CI's 2- and 4-device runs), which the launcher passes on. */
+const simDevices = (k: number): Record<string, string> => (onGpu ? {} : { CUDA_NODE_SIM_DEVICES: String(k) })
 const native = nativeTest('the ranks need threads and sockets, which the WebAssembly build has not')
 
 /** A rank that joins through the launcher's store and all-reduces RANK + 1. */
@@ -30,7 +32,7 @@ const allReduceRank = (extra = ''): string =>
 native('one launcher, three ranks: initProcessGroup from the environment, then an all-reduce', async (t) => {
   const n = onGpu ? Math.min(Device.count(), 4) : 3
   if (n < 2) return t.pass('one GPU: nothing to reduce across')
-  const r = await launch(['--nproc-per-node', String(n), '--node-arg=--import=tsx', allReduceRank()], { env: backendEnv, timeout: 120_000 })
+  const r = await launch(['--nproc-per-node', String(n), '--node-arg=--import=tsx', allReduceRank()], { env: { ...backendEnv, ...simDevices(n) }, timeout: 120_000 })
   t.is(r.status, 0, r.stderr)
   const want = (n * (n + 1)) / 2
   for (let rank = 0; rank < n; rank++) t.regex(r.stdout, new RegExp(`\\[rank ${rank}\\] sum ${want} on device ${rank} rank ${rank} of ${n}`))
@@ -45,8 +47,8 @@ native('two launchers on one machine (--nnodes 2) meet through the store; device
   // On GPUs, each node sees its half of the devices, as two hosts would.
   const half = (i: number): Record<string, string> => (onGpu ? { CUDA_VISIBLE_DEVICES: Array.from({ length: per }, (_, k) => String(i * per + k)).join(',') } : {})
   const [a, b] = await Promise.all([
-    launch([...common, '--node-rank', '0', script], { env: { ...backendEnv, ...half(0) }, timeout: 120_000 }),
-    launch([...common, '--node-rank', '1', script], { env: { ...backendEnv, ...half(1) }, timeout: 120_000 }),
+    launch([...common, '--node-rank', '0', script], { env: { ...backendEnv, ...simDevices(per), ...half(0) }, timeout: 120_000 }),
+    launch([...common, '--node-rank', '1', script], { env: { ...backendEnv, ...simDevices(per), ...half(1) }, timeout: 120_000 }),
   ])
   t.is(a.status, 0, a.stderr)
   t.is(b.status, 0, b.stderr)
@@ -64,7 +66,7 @@ native('a rank killed in the middle of a collective: the launcher stops the grou
   // Rank 1 dies instead of joining the all-reduce the others are in; on GPUs the others would wait forever.
   const s = allReduceRank(`if (process.env.RANK === '1') { await new Promise((r) => setTimeout(r, 500)); process.kill(process.pid, 'SIGKILL') }`)
   const r = await launch(['--nproc-per-node', String(n), '--stop-timeout', '3', '--node-arg=--import=tsx', s], {
-    env: backendEnv,
+    env: { ...backendEnv, ...simDevices(n) },
     timeout: 120_000,
   })
   t.is(r.status, 1, r.stderr)
