@@ -5,7 +5,7 @@
 // a call in progress holds (a stream, inside a simulated kernel run by a synchronize) is a typed
 // error, not a caught panic.
 import test from 'ava'
-import { onGpu, runJson } from './helpers'
+import { nativeTest, onGpu, runJson } from './helpers'
 
 test('a second registration of any process-wide hook is refused, and errors stay Errors', (t) => {
   const r = runJson(`
@@ -31,7 +31,7 @@ test('a second registration of any process-wide hook is refused, and errors stay
   t.true(r.ran, 'the package\'s own dispatcher still runs host functions')
 })
 
-test('stream.destroy() inside a simulated kernel run by a synchronize is a typed error', (t) => {
+nativeTest('a simulated kernel runs inside its launch there, after a synchronize, holding no table')('stream.destroy() inside a simulated kernel run by a synchronize is a typed error', (t) => {
   if (onGpu) return t.pass('GPU: a compiled kernel runs no host implementation')
   const r = runJson(`
     const other = new cuda.Stream(), s = new cuda.Stream()
