@@ -403,6 +403,20 @@ fn parse_alloc_conf(v: &str) -> Result<AllocConf> {
 }
 
 impl MemoryPool {
+    /// The error of a request the pool could not serve even after releasing its free blocks and
+    /// asking again (both the classic and the expandable paths end here).
+    fn out_of_memory(&self, size: u64, used: u64, total: u64, limit: u64) -> Error {
+        let limit_note = if limit != 0 { format!(", limit set to {limit} bytes") } else { String::new() };
+        Error::cuda(
+            Code::CUDA_ERROR_OUT_OF_MEMORY,
+            format!(
+                "out of memory allocating {size} bytes on device {} (the pool has {used} bytes in use and holds {total} bytes{limit_note}); \
+                 free blocks were released and the allocation retried",
+                self.device
+            ),
+        )
+    }
+
     pub fn new(device: usize) -> Arc<MemoryPool> {
         MemoryPool::with_segments(device, false)
     }
@@ -557,17 +571,7 @@ impl MemoryPool {
                     self.lock().retries += 1;
                     self.free_all_blocks(None);
                 }
-                _ => {
-                    let limit_note = if limit != 0 { format!(", limit set to {limit} bytes") } else { String::new() };
-                    return Err(Error::cuda(
-                        Code::CUDA_ERROR_OUT_OF_MEMORY,
-                        format!(
-                            "out of memory allocating {size} bytes on device {} (the pool has {used} bytes in use and holds {total} bytes{limit_note}); \
-                             free blocks were released and the allocation retried",
-                            self.device
-                        ),
-                    ));
-                }
+                _ => return Err(self.out_of_memory(size, used, total, limit)),
             }
         }
     }
@@ -647,17 +651,7 @@ impl MemoryPool {
                     self.lock().retries += 1;
                     self.release_held(None);
                 }
-                _ => {
-                    let limit_note = if limit != 0 { format!(", limit set to {limit} bytes") } else { String::new() };
-                    return Err(Error::cuda(
-                        Code::CUDA_ERROR_OUT_OF_MEMORY,
-                        format!(
-                            "out of memory allocating {size} bytes on device {} (the pool has {used} bytes in use and holds {total} bytes{limit_note}); \
-                             free blocks were released and the allocation retried",
-                            self.device
-                        ),
-                    ));
-                }
+                _ => return Err(self.out_of_memory(size, used, total, limit)),
             }
         }
     }
