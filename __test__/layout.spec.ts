@@ -134,7 +134,9 @@ test('the backends import only the seam, never a module that calls runtime()', (
   for (const backend of graph.BACKENDS) {
     const reached = [...graph.reach(nodes, backend)]
     t.deepEqual(reached.filter((m: string) => callsRuntime.has(m)), [], `${backend} reaches ${reached.join(', ')}`)
-    t.true(reached.includes('backend') && reached.includes('ops'))
+    // A backend implements the seam's parts (`ops/`); `backend.rs` hands them out by a blanket
+    // impl, so a backend need not name it.
+    t.true(reached.includes('ops'), `${backend} implements the seam's parts`)
   }
 })
 

@@ -10,7 +10,7 @@
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
 use crate::ops::system::SystemOps;
-use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams};
+use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams, VirtualMemory};
 
 // The data types that lived here before the seam was split by concept, at their old paths.
 pub use crate::ops::{Advice, DeviceProps, EventFlags, MemInfo, MemoryKind, PointerAttributes, PoolAttr, ATTRIBUTES};
@@ -30,9 +30,60 @@ pub trait Backend: Send + Sync + 'static {
     /// NCCL (`ops/nccl.rs` owns the trait, `nccl.rs` the checked calls).
     fn nccl(&self) -> &dyn NcclOps;
     /// Virtual memory: reserved ranges and the physical memory mapped into them (`ops/vmm.rs`).
-    fn vmm(&self) -> &dyn crate::ops::VirtualMemory;
+    fn vmm(&self) -> &dyn VirtualMemory;
     /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
     fn system(&self) -> &dyn SystemOps;
+}
+
+/// A backend is whatever implements every part: each backend's concept files implement them on
+/// its one backend type, and this hands them out, so a new concept is a part here and its
+/// implementations, with no per-backend list to keep.
+impl<B> Backend for B
+where
+    B: DeviceOps
+        + MemoryResource
+        + HostMemory
+        + Streams
+        + Events
+        + Modules
+        + BlasOps
+        + NcclOps
+        + VirtualMemory
+        + SystemOps
+        + Send
+        + Sync
+        + 'static,
+{
+    fn devices(&self) -> &dyn DeviceOps {
+        self
+    }
+    fn memory(&self) -> &dyn MemoryResource {
+        self
+    }
+    fn host_memory(&self) -> &dyn HostMemory {
+        self
+    }
+    fn streams(&self) -> &dyn Streams {
+        self
+    }
+    fn events(&self) -> &dyn Events {
+        self
+    }
+    fn modules(&self) -> &dyn Modules {
+        self
+    }
+    fn blas(&self) -> &dyn BlasOps {
+        self
+    }
+    fn nccl(&self) -> &dyn NcclOps {
+        self
+    }
+    fn vmm(&self) -> &dyn VirtualMemory {
+        self
+    }
+    fn system(&self) -> &dyn SystemOps {
+        self
+    }
 }
 
 /// The calls `crates/node` makes on the backend directly, at their old names, until the binding

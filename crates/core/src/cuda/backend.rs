@@ -1,13 +1,9 @@
-//! The backend itself: opening the driver, and handing the parts out (each implemented in the
-//! file of its concept's name).
+//! The backend itself: opening the driver. Its parts are implemented in the files of their
+//! concepts' names, and `backend.rs` (the seam) hands them out.
 
 use super::device::{CudaBackend, CudaDevice};
 use super::raw;
-use crate::backend::Backend;
 use crate::error::{Check, Code, Error, Result};
-use crate::ops::blas::BlasOps;
-use crate::ops::nccl::NcclOps;
-use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static LOADED: AtomicBool = AtomicBool::new(false);
@@ -58,38 +54,5 @@ impl CudaBackend {
             if count == 1 { "" } else { "s" }
         );
         Ok((CudaBackend { devices }, version, why))
-    }
-}
-
-impl Backend for CudaBackend {
-    fn devices(&self) -> &dyn DeviceOps {
-        self
-    }
-    fn memory(&self) -> &dyn MemoryResource {
-        self
-    }
-    fn host_memory(&self) -> &dyn HostMemory {
-        self
-    }
-    fn streams(&self) -> &dyn Streams {
-        self
-    }
-    fn events(&self) -> &dyn Events {
-        self
-    }
-    fn modules(&self) -> &dyn Modules {
-        self
-    }
-    fn blas(&self) -> &dyn BlasOps {
-        self
-    }
-    fn nccl(&self) -> &dyn NcclOps {
-        self
-    }
-    fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
-        self
-    }
-    fn system(&self) -> &dyn crate::ops::system::SystemOps {
-        self
     }
 }

@@ -1,13 +1,9 @@
-//! The simulator itself: making its devices (from the environment or as asked), and handing
-//! the parts out (each implemented in the file of its concept's name).
+//! The simulator itself: making its devices (from the environment or as asked). Its parts are
+//! implemented in the files of their concepts' names, and `backend.rs` (the seam) hands them out.
 
 use super::device::{sim_props, SimBackend, SimDevice};
 use super::engine::{Class, Queue, Scheduler};
-use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::ops::blas::BlasOps;
-use crate::ops::nccl::NcclOps;
-use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -64,39 +60,6 @@ fn parse_env(name: &str, default: u64) -> Result<u64> {
     match std::env::var(name) {
         Err(_) => Ok(default),
         Ok(v) => v.trim().parse::<u64>().map_err(|_| Error::range(format!("{name} must be a whole number, got '{v}'"))),
-    }
-}
-
-impl Backend for SimBackend {
-    fn devices(&self) -> &dyn DeviceOps {
-        self
-    }
-    fn memory(&self) -> &dyn MemoryResource {
-        self
-    }
-    fn host_memory(&self) -> &dyn HostMemory {
-        self
-    }
-    fn streams(&self) -> &dyn Streams {
-        self
-    }
-    fn events(&self) -> &dyn Events {
-        self
-    }
-    fn modules(&self) -> &dyn Modules {
-        self
-    }
-    fn blas(&self) -> &dyn BlasOps {
-        self
-    }
-    fn nccl(&self) -> &dyn NcclOps {
-        self
-    }
-    fn vmm(&self) -> &dyn crate::ops::VirtualMemory {
-        self
-    }
-    fn system(&self) -> &dyn crate::ops::system::SystemOps {
-        self
     }
 }
 
