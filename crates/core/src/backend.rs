@@ -86,19 +86,3 @@ where
     }
 }
 
-/// The calls `crates/node` makes on the backend directly, at their old names, until the binding
-/// goes through the model for them (issue 31, item 3).
-impl dyn Backend {
-    pub fn device_count(&self) -> usize {
-        self.devices().count()
-    }
-    pub fn device_props(&self, ordinal: usize) -> crate::error::Result<DeviceProps> {
-        self.devices().props(ordinal)
-    }
-    pub fn mem_info(&self, ordinal: usize) -> crate::error::Result<MemInfo> {
-        self.devices().mem_info(ordinal)
-    }
-    pub fn release_finished_holds(&self) {
-        self.host_memory().release_finished_holds()
-    }
-}

@@ -9,17 +9,17 @@ pub use crate::backend::{DeviceProps, MemInfo, ATTRIBUTES};
 
 /// How many devices the backend presents.
 pub fn count() -> Result<usize> {
-    Ok(crate::runtime()?.backend.device_count())
+    Ok(crate::runtime()?.backend.devices().count())
 }
 
 /// A device's name, compute capability, memory and attributes.
 pub fn props(ordinal: usize) -> Result<DeviceProps> {
-    crate::runtime()?.backend.device_props(ordinal)
+    crate::runtime()?.backend.devices().props(ordinal)
 }
 
 /// Free and total memory of the device now (`cuMemGetInfo`).
 pub fn mem_info(ordinal: usize) -> Result<MemInfo> {
-    crate::runtime()?.backend.mem_info(ordinal)
+    crate::runtime()?.backend.devices().mem_info(ordinal)
 }
 
 /// Waits for all work on the device, refusing while one of its streams captures (C6b).
