@@ -85,4 +85,3 @@ where
         self
     }
 }
-
