@@ -157,16 +157,8 @@ impl Channel {
                 sys::napi_get_undefined(env, &mut undefined);
                 sys::napi_create_uint32(env, id, &mut argv[0]);
                 sys::napi_create_uint32(env, kind as u32 | if now { NOW } else { 0 }, &mut argv[1]);
-                if !dispatcher.is_null()
-                    && sys::napi_call_function(env, undefined, dispatcher, 2, argv.as_ptr(), ptr::null_mut()) != sys::Status::napi_ok
-                {
-                    let mut pending = false;
-                    sys::napi_is_exception_pending(env, &mut pending);
-                    if pending {
-                        let mut err = ptr::null_mut();
-                        sys::napi_get_and_clear_last_exception(env, &mut err);
-                        sys::napi_fatal_exception(env, err);
-                    }
+                if !dispatcher.is_null() {
+                    call_reporting(env, undefined, dispatcher, &argv);
                 }
                 if scoped {
                     sys::napi_close_handle_scope(env, scope);
@@ -194,15 +186,8 @@ impl Channel {
                 sys::napi_get_reference_value(env, job.func, &mut func);
                 sys::napi_delete_reference(env, job.func);
                 sys::napi_get_undefined(env, &mut undefined);
-                if !func.is_null() && sys::napi_call_function(env, undefined, func, 0, ptr::null(), ptr::null_mut()) != sys::Status::napi_ok
-                {
-                    let mut pending = false;
-                    sys::napi_is_exception_pending(env, &mut pending);
-                    if pending {
-                        let mut err = ptr::null_mut();
-                        sys::napi_get_and_clear_last_exception(env, &mut err);
-                        sys::napi_fatal_exception(env, err);
-                    }
+                if !func.is_null() {
+                    call_reporting(env, undefined, func, &[]);
                 }
                 if scoped {
                     sys::napi_close_handle_scope(env, scope);
@@ -475,5 +460,27 @@ crate::exports! {
     /// Callbacks captured into graphs on this thread that are still held.
     c"callbacksCaptured" => fn callbacks_captured(_cx) -> f64 {
         Ok(channel().map_or(0, |c| c.persistent.load(Ordering::Acquire)) as f64)
+    }
+}
+
+/// Calls `func` on the JS thread of `env`; an exception it throws reaches `uncaughtException`
+/// (`napi_fatal_exception`), as a host callback's or a simulated kernel's must: nothing waits
+/// for their result to throw it to.
+///
+/// # Safety
+/// 1. On the JS thread of `env`, inside a handle scope; `recv`, `func` and `argv` are values of
+///    that scope.
+unsafe fn call_reporting(env: sys::napi_env, recv: sys::napi_value, func: sys::napi_value, argv: &[sys::napi_value]) {
+    // SAFETY: (1).
+    unsafe {
+        if sys::napi_call_function(env, recv, func, argv.len(), argv.as_ptr(), ptr::null_mut()) != sys::Status::napi_ok {
+            let mut pending = false;
+            sys::napi_is_exception_pending(env, &mut pending);
+            if pending {
+                let mut err = ptr::null_mut();
+                sys::napi_get_and_clear_last_exception(env, &mut err);
+                sys::napi_fatal_exception(env, err);
+            }
+        }
     }
 }
