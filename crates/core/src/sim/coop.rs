@@ -110,9 +110,9 @@ pub fn pump() -> bool {
             };
             let (op, start) = op;
             let ran = Instant::now();
-            (op.work)();
+            let done = op.run();
             let at = start + ran.elapsed();
-            op.done.complete_at(at);
+            done.complete_at(at);
             let mut inbox = lock(&q);
             inbox.busy = false;
             inbox.last = Some(at);

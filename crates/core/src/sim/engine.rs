@@ -174,8 +174,7 @@ impl Queue {
                     for d in &op.deps {
                         d.wait();
                     }
-                    (op.work)();
-                    op.done.complete();
+                    op.run().complete();
                 }
             })
             .expect("the simulator could not start a stream thread");
@@ -467,4 +466,41 @@ fn record(cap: &Arc<Capture>, queue: u64, kind: &'static str, label: String, wor
     st.nodes.push(Node { kind, label, work, deps, arm: None });
     st.tails.insert(queue, Some(index));
     Ok(Submitted::Captured(cap.clone(), index))
+}
+
+#[cfg(all(test, not(target_family = "wasm")))]
+mod tests {
+    use super::{Class, Queue, Scheduler, Submitted};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// What a copy's work holds (its pinned bytes), slow to let go.
+    struct Hold(Arc<AtomicBool>);
+
+    impl Drop for Hold {
+        fn drop(&mut self) {
+            std::thread::sleep(Duration::from_millis(30));
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn an_operation_seen_complete_has_let_go_of_what_its_work_held() {
+        let scheduler = Scheduler::default();
+        let q = Queue::spawn(Class::NonBlocking, "test".into());
+        scheduler.register(&q);
+        for _ in 0..3 {
+            let released = Arc::new(AtomicBool::new(false));
+            let hold = Hold(released.clone());
+            let work: super::Work = Arc::new(move || {
+                let _ = &hold;
+            });
+            let Ok(Submitted::Ran(done)) = scheduler.submit(&q, "copy", String::new(), vec![], work) else {
+                panic!("the queue does not capture, so the work is enqueued");
+            };
+            done.wait();
+            assert!(released.load(Ordering::SeqCst), "the completion was set while the work still held its bytes");
+        }
+    }
 }

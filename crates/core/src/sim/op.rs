@@ -61,3 +61,13 @@ pub(super) struct Op {
     #[cfg(target_family = "wasm")]
     pub(super) enqueued: Instant,
 }
+
+impl Op {
+    /// Runs its work, then lets the work go (and what it holds: a copy's pinned or registered
+    /// bytes) before handing back the completion to set, so whoever sees the operation complete
+    /// also sees those holds gone — `unregister()` right after `synchronize()` finds none.
+    pub(super) fn run(self) -> Arc<Completion> {
+        (self.work)();
+        self.done
+    }
+}
