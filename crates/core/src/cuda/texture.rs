@@ -219,8 +219,12 @@ impl Textures for CudaBackend {
             FilterMode::Linear => sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
         };
         // The driver reads integers as normalized floats unless told otherwise: the runtime's
-        // cudaReadModeElementType is CU_TRSF_READ_AS_INTEGER.
-        if !desc.normalized_float {
+        // cudaReadModeElementType is CU_TRSF_READ_AS_INTEGER, which only integer channels need.
+        let format = match *res {
+            ResourceRef::Array(a) => own::<CudaArray>(a.as_any()).desc.format,
+            ResourceRef::Linear { format, .. } | ResourceRef::Pitch2D { format, .. } => format,
+        };
+        if !desc.normalized_float && format.kind != ChannelKind::Float {
             t.flags |= sys::CU_TRSF_READ_AS_INTEGER;
         }
         if desc.normalized_coords {
