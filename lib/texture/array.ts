@@ -22,7 +22,9 @@ export interface CUDAArrayOptions {
 
 /** Device memory whose rows lie `pitch` bytes apart, as a copy to or from a CUDA array takes it. */
 export interface PitchedPointer {
+  /** Where the first row starts. */
   ptr: MemoryPointer
+  /** Bytes from one row's start to the next's, at least a row's bytes. */
   pitch: number
 }
 
@@ -45,10 +47,15 @@ export class CUDAArray {
   readonly #handle: number
   /** The channel format. */
   readonly desc: ChannelFormatDescriptor
+  /** Elements in a row. */
   readonly width: number
+  /** Rows (0 for a 1D array). */
   readonly height: number
+  /** Slices, or a layered array's layers (0 for 1D and 2D arrays). */
   readonly depth: number
+  /** Made with `CUDA_ARRAY3D_LAYERED`. */
   readonly layered: boolean
+  /** Made with `CUDA_ARRAY3D_SURFACE_LDST`: surface objects may be made over it. */
   readonly surfaceLoadStore: boolean
   /** The device the array is on. */
   readonly deviceId: number

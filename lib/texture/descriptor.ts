@@ -6,27 +6,37 @@ import type { ChannelFormatDescriptor } from './format'
 
 /** A texture over a CUDA array (`cudaResourceTypeArray`). */
 export interface ArrayResource {
+  /** The resource's type. */
   type: 'array'
+  /** The array it reads. */
   array: CUDAArray
 }
 
 /** A texture over `sizeInBytes` of device memory, read with `tex1Dfetch` (`cudaResourceTypeLinear`). */
 export interface LinearResource {
+  /** The resource's type. */
   type: 'linear'
   /** Its address is a multiple of 512 bytes (`textureAlignment`). */
   memory: MemoryPointer
+  /** Its elements' format. */
   format: ChannelFormatDescriptor
+  /** Bytes it reads, a multiple of an element's. */
   sizeInBytes: number
 }
 
 /** A texture over `height` rows of `width` elements of device memory, `pitchInBytes` apart (`cudaResourceTypePitch2D`). */
 export interface Pitch2DResource {
+  /** The resource's type. */
   type: 'pitch2D'
   /** Its address and the pitch are multiples of 32 bytes (`texturePitchAlignment`). */
   memory: MemoryPointer
+  /** Its elements' format. */
   format: ChannelFormatDescriptor
+  /** Elements in a row. */
   width: number
+  /** Rows. */
   height: number
+  /** Bytes from one row's start to the next's. */
   pitchInBytes: number
 }
 

@@ -12,10 +12,15 @@ export type ChannelKind = 'signed' | 'unsigned' | 'float'
  *   3 channels, channels of different widths, an 8-bit float, or another kind.
  */
 export class ChannelFormatDescriptor {
+  /** Bits of channel x. */
   readonly x: number
+  /** Bits of channel y (0: absent). */
   readonly y: number
+  /** Bits of channel z (0: absent). */
   readonly z: number
+  /** Bits of channel w (0: absent). */
   readonly w: number
+  /** How the bits read (CuPy's `f`). */
   readonly kind: ChannelKind
   /** Bytes of one element. */
   readonly elementSize: number
@@ -34,7 +39,18 @@ export class ChannelFormatDescriptor {
   }
 
   /** CuPy's `get_channel_format()`: `{ x, y, z, w, f }`. */
-  getChannelFormat(): { x: number; y: number; z: number; w: number; f: ChannelKind } {
+  getChannelFormat(): {
+    /** Bits of channel x. */
+    x: number
+    /** Bits of channel y. */
+    y: number
+    /** Bits of channel z. */
+    z: number
+    /** Bits of channel w. */
+    w: number
+    /** How the bits read. */
+    f: ChannelKind
+  } {
     return { x: this.x, y: this.y, z: this.z, w: this.w, f: this.kind }
   }
 }
