@@ -1,6 +1,6 @@
 import test from 'ava'
 import { alloc, ChannelFormatDescriptor, CudaError, CUDAArray, Device, getCurrentStream, i32, RawKernel, Stream, SurfaceObject, TextureObject } from '..'
-import { nvrtcTest, onGpu } from './helpers'
+import { nvrtcTest, onGpu, onWasm, runJson } from './helpers'
 
 const float32 = () => new ChannelFormatDescriptor(32, 0, 0, 0, 'float')
 
@@ -98,6 +98,35 @@ test('the array goes with the last object over it: its memory is counted back', 
   t.is(dev.memInfo().free, free0 - 1024 * 256 * 4, 'held by the texture')
   tex.destroy()
   t.is(dev.memInfo().free, free0)
+})
+
+const nodeTest: typeof test = onWasm ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (spawns node --expose-gc: native only)`, ...rest)) as any) : test
+
+nodeTest('the GC is the backstop: an array and the objects over it go when collected, in either order', (t) => {
+  const r = runJson(`
+    const { CUDAArray, ChannelFormatDescriptor, TextureObject, SurfaceObject, Device } = cuda
+    const dev = new Device()
+    const free0 = dev.memInfo().free
+    ;(() => {
+      const a = new CUDAArray(new ChannelFormatDescriptor(32), 512, 512, 0, { surfaceLoadStore: true })
+      const tex = new TextureObject({ type: 'array', array: a })
+      globalThis.surf = new SurfaceObject(a)
+      a.free()
+    })()
+    global.gc()
+    setTimeout(() => {
+      global.gc()
+      const held = free0 - dev.memInfo().free
+      globalThis.surf = undefined
+      global.gc()
+      setTimeout(() => { global.gc(); console.log(JSON.stringify({ held, after: free0 - dev.memInfo().free })) }, 20)
+    }, 20)
+  `, {}, ['--expose-gc'])
+  // memInfo is device-wide: on a GPU other test processes allocate meanwhile, so there the
+  // child only has to run and exit cleanly.
+  if (onGpu) return t.pass('ran and exited cleanly')
+  t.is(r.held, 512 * 512 * 4, 'the surface still holds the array')
+  t.is(r.after, 0, 'collected')
 })
 
 test('linear and pitch2D textures read device memory, and hold it after free()', (t) => {
