@@ -211,3 +211,29 @@ kernelTest('a kernel reads through tex2D and writes through surf2Dwrite (the sim
   output.copyTo(back)
   t.deepEqual(back, src.map((v) => 2 * v))
 })
+
+const FETCH = String.raw`
+extern "C" __global__ void fetch(cudaTextureObject_t tex, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = tex1Dfetch<float>(tex, i) + 1.0f;
+}`
+
+kernelTest('a kernel reads linear memory through tex1Dfetch', (t) => {
+  const n = 300
+  const src = alloc(n * 4)
+  src.copyFromHost(ramp(n))
+  using tex = new TextureObject({ type: 'linear', memory: src, format: float32(), sizeInBytes: n * 4 })
+  const out = alloc(n * 4)
+  const k = new RawKernel(FETCH, 'fetch', {
+    simulate: ([, dst]) => {
+      const bytes = new Float32Array(n)
+      src.copyToHost(bytes)
+      ;(dst as typeof out).copyFromHost(bytes.map((v) => v + 1))
+    },
+  })
+  k.launch([Math.ceil(n / 128)], [128], [tex.handle, out, i32(n)])
+  getCurrentStream().synchronize()
+  const back = new Float32Array(n)
+  out.copyToHost(back)
+  t.deepEqual(back, ramp(n).map((v) => v + 1))
+})
