@@ -54,3 +54,7 @@ export { GraphBuilder, GraphNode, Condition, type NodeOptions, type SetCondition
 export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type HistoryAction, type HistoryEvent, type MemorySnapshot, type SnapshotBlock, type SnapshotSegment, type SnapshotDevice, type SnapshotOom, type SnapshotHistory } from './lib/memory/history'
 export { system, type DeviceTelemetry, type DeviceProcess } from './lib/system'
 export { registrationCache, type RegistrationCacheStats } from './lib/memory/host-cache'
+export { ChannelFormatDescriptor, type ChannelKind } from './lib/texture/format'
+export { CUDAArray, type CUDAArrayOptions, type PitchedPointer, type ArrayCopySide } from './lib/texture/array'
+export type { ResourceDescriptor, ArrayResource, LinearResource, Pitch2DResource, TextureDescriptor, AddressMode } from './lib/texture/descriptor'
+export { TextureObject, SurfaceObject } from './lib/texture/object'

@@ -10,6 +10,7 @@
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
 use crate::ops::system::SystemOps;
+use crate::ops::texture::Textures;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams, VirtualMemory};
 
 // The data types that lived here before the seam was split by concept, at their old paths.
@@ -33,6 +34,8 @@ pub trait Backend: Send + Sync + 'static {
     fn vmm(&self) -> &dyn VirtualMemory;
     /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
     fn system(&self) -> &dyn SystemOps;
+    /// CUDA arrays, texture and surface objects (`ops/texture.rs`).
+    fn textures(&self) -> &dyn Textures;
 }
 
 /// A backend is whatever implements every part: each backend's concept files implement them on
@@ -50,6 +53,7 @@ where
         + NcclOps
         + VirtualMemory
         + SystemOps
+        + Textures
         + Send
         + Sync
         + 'static,
@@ -82,6 +86,9 @@ where
         self
     }
     fn system(&self) -> &dyn SystemOps {
+        self
+    }
+    fn textures(&self) -> &dyn Textures {
         self
     }
 }

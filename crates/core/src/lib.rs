@@ -38,6 +38,7 @@ pub mod sim;
 pub mod stream;
 pub mod system;
 pub mod teardown;
+pub mod texture;
 pub mod vmm;
 
 pub use async_pool::AsyncMemoryPool;
@@ -52,6 +53,7 @@ pub use ops::{HostFn, Pattern, StatusFn};
 pub use pool::MemoryPool;
 pub use runtime::{runtime, BackendInfo, BackendKind, Runtime};
 pub use stream::{priority_range, Stream, StreamKind, UserStream};
+pub use texture::{CudaArray, SurfaceObject, TextureObject};
 pub use vmm::{Reservation, VirtualMemoryResource};
 
 /// The driver errors that drops in the cuda backend could not return (a failed destroy, free,

@@ -14,6 +14,7 @@ pub mod nccl;
 pub mod pinned;
 pub mod stream;
 pub mod system;
+pub mod texture;
 pub mod vmm;
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
@@ -25,4 +26,5 @@ pub use pinned::{HostBytes, HostMemory, PinnedOps};
 pub use stream::{
     copy_rows, extent, CaptureMode, CaptureStatus, End, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn, StreamOps, Streams,
 };
+pub use texture::{AddressMode, ArrayDesc, ArrayOps, ChannelKind, FilterMode, Format, Linear, ObjectOps, ResourceRef, TexDesc, Textures};
 pub use vmm::{Access, ReservationOps, VirtualMemory};

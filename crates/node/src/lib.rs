@@ -34,6 +34,7 @@ mod stream;
 mod system;
 mod task;
 mod teardown;
+mod texture;
 mod vmm;
 
 use napi::bindgen_prelude::*;
@@ -70,6 +71,7 @@ fn tables() -> Vec<&'static [Export]> {
         system::EXPORTS,
         EXPORTS,
         vmm::EXPORTS,
+        texture::EXPORTS,
         #[cfg(feature = "floor")]
         floor::EXPORTS,
         host_cache::EXPORTS,

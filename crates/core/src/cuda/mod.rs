@@ -25,6 +25,7 @@ mod recycle;
 mod staging;
 mod stream;
 mod system;
+mod texture;
 mod vmm;
 
 pub use backend::{driver_loaded, driver_present};

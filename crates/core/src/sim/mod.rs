@@ -25,6 +25,7 @@ mod pinned;
 mod pool;
 mod stream;
 mod system;
+mod texture;
 pub mod vmm;
 
 pub use backend::{DEFAULT_MEMORY, DEVICES_ENV, MAX_DEVICES, MEMORY_ENV};

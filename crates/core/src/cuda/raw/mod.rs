@@ -15,6 +15,8 @@ mod memory;
 mod module;
 mod stream;
 pub(crate) mod system;
+/// CUDA arrays, textures and surfaces, called as `raw::texture::name`.
+pub(crate) mod texture;
 /// Virtual memory, called as `raw::vmm::name` (not re-exported: a glob back would close a loop).
 pub(crate) mod vmm;
 
