@@ -4,7 +4,7 @@
  */
 export { backend, type BackendInfo } from './lib/backend'
 export { CudaError } from './lib/errors'
-export { Device, type MemInfo } from './lib/device'
+export { Device, type MemInfo, type DeviceLimit } from './lib/device'
 export { Stream, type StreamOptions, type CaptureMode } from './lib/stream/stream'
 export { ExternalStream } from './lib/stream/external'
 export type { StreamLike } from './lib/stream/handle'
