@@ -5,8 +5,8 @@ import { CudaError } from '../errors'
 import { native } from '../native'
 import type { NativeObject } from '../object'
 import { Stream } from '../stream/stream'
-import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handle'
-import { getCurrentStream } from '../stream/current'
+import { streamDevice, streamHandle, currentStreamHandle, type CudaStreamProtocol } from '../stream/handle'
+import { getCurrentStream, streamOr } from '../stream/current'
 import { traced, tracing } from '../trace'
 import { describe, func, options as checkOptions } from '../validate'
 import { imageOf, ModuleImage, type ModuleLike } from './image'
@@ -101,8 +101,8 @@ function attrsOf(c: LaunchConfig): LaunchAttributes {
 export interface LaunchOptions {
   /** Bytes of dynamic shared memory per block; 0 by default (CuPy's `shared_mem`). */
   sharedMem?: number
-  /** The stream to launch on; the current stream by default (CuPy's `stream`). */
-  stream?: Stream
+  /** The stream to launch on (or an object offering one by the stream protocol); the current stream by default (CuPy's `stream`). */
+  stream?: Stream | CudaStreamProtocol
 }
 
 /** A launch's options where none are given: one object, not one per launch. */
@@ -298,7 +298,7 @@ export class RawKernel {
   launch(config: LaunchConfig, args: readonly KernelArg[]): void
   launch(grid: Dim3, block: Dim3, args: readonly KernelArg[], options?: LaunchOptions): void
   launch(first: Dim3 | LaunchConfig, second: Dim3 | readonly KernelArg[], third?: readonly KernelArg[], fourth: LaunchOptions = NO_LAUNCH_OPTIONS): void {
-    let g: [number, number, number], b: [number, number, number], sharedMem: number, stream: Stream | undefined, args: readonly KernelArg[]
+    let g: [number, number, number], b: [number, number, number], sharedMem: number, stream: Stream | CudaStreamProtocol | undefined, args: readonly KernelArg[]
     let config: LaunchConfig | undefined
     if (first instanceof LaunchConfig) {
       config = first
@@ -324,6 +324,7 @@ export class RawKernel {
       device = sc.device
       s = currentStreamHandle(device, sc)
     } else {
+      if (!(stream instanceof Stream)) stream = streamOr(stream, -1)
       s = streamHandle(stream)
       device = streamDevice(stream as unknown as NativeObject)
     }
@@ -333,7 +334,7 @@ export class RawKernel {
     }
     pack(args, this.name, params, g, b, sharedMem, config === undefined ? undefined : attrsOf(config))
     const [shape, bytes] = packed()
-    if (!compiledKernels()) return this.#simulated(stream ?? getCurrentStream(), s, device, shape, args, g, b, config)
+    if (!compiledKernels()) return this.#simulated((stream as Stream | undefined) ?? getCurrentStream(), s, device, shape, args, g, b, config)
     const f = this.#function(device)
     if (!tracing()) native.kernelLaunch(f, s, shape, bytes)
     else traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(f, s, shape, bytes))
