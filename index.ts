@@ -26,6 +26,7 @@ export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
 export {
   alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, getAllocator, usingAllocator, type Allocator,
+  setPinnedMemoryAllocator, mallocPinnedPlain, type PinnedAllocator,
 } from './lib/memory/allocator'
 export { kernels } from './lib/kernel/builtins'
 export { type DType } from './lib/kernel/dtype'
@@ -36,7 +37,7 @@ export { Program, type ProgramOptions, type CompileOptions, type ProgramOutput, 
 export { Linker, type LinkInput, type LinkInputKind, type LinkBytes, type LinkerOptions, type LinkOutput } from './lib/kernel/linker'
 export { LaunchConfig, type LaunchConfigOptions } from './lib/kernel/launch-config'
 export {
-  RawKernel, type Simulate, type RawKernelOptions, type LaunchOptions, type FunctionAttributes,
+  RawKernel, type Simulate, type RawKernelOptions, type LaunchOptions, type LinearLaunchOptions, type FunctionAttributes,
   type SettableAttribute, type CacheConfig, type SuggestedBlockSize,
 } from './lib/kernel/raw-kernel'
 export { type KernelArg, type Dim3 } from './lib/kernel/launch'

@@ -105,6 +105,12 @@ export interface LaunchOptions {
   stream?: Stream | CudaStreamProtocol
 }
 
+/** Options for {@link RawKernel.linearLaunch}. */
+export interface LinearLaunchOptions extends LaunchOptions {
+  /** The most threads a block has; 128 by default (CuPy's `block_max_size`). */
+  blockSize?: number
+}
+
 /** A launch's options where none are given: one object, not one per launch. */
 const NO_LAUNCH_OPTIONS: LaunchOptions = Object.freeze({})
 
@@ -338,6 +344,26 @@ export class RawKernel {
     const f = this.#function(device)
     if (!tracing()) native.kernelLaunch(f, s, shape, bytes)
     else traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(f, s, shape, bytes))
+  }
+
+  /**
+   * Launches one thread per element of `size` (CuPy's `Function.linear_launch`): blocks of
+   * `min(blockSize, size)` threads (`blockSize` 128 by default), `ceil(size / blockSize)` of them
+   * (at most 2³¹ − 1), in x. The kernel checks its index against `size`, as CuPy's do. A `size` of
+   * 0 launches nothing.
+   * @throws {TypeError} / {RangeError} for a `size` or `blockSize` that is not a positive integer
+   *   (`size` may be 0), and as {@link launch} throws.
+   */
+  linearLaunch(size: number, args: readonly KernelArg[], options: LinearLaunchOptions = {}): void {
+    if (typeof size !== 'number') throw new TypeError(`size must be a number, got ${describe(size)}`)
+    if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`size must be a non-negative integer, got ${size}`)
+    const { blockSize = 128, ...rest } = checkOptions<LinearLaunchOptions>('linearLaunch', options, ['blockSize', 'sharedMem', 'stream'])
+    if (typeof blockSize !== 'number') throw new TypeError(`blockSize must be a number, got ${describe(blockSize)}`)
+    if (!Number.isInteger(blockSize) || blockSize < 1 || blockSize > 2 ** 31 - 1) throw new RangeError(`blockSize must be a positive integer, got ${blockSize}`)
+    if (!Array.isArray(args)) throw new TypeError(`args must be an array, got ${describe(args)}`)
+    if (size === 0) return
+    const grid = Math.min(2 ** 31 - 1, Math.ceil(size / blockSize))
+    this.launch([grid, 1, 1], [Math.min(blockSize, size), 1, 1], args, rest)
   }
 
   // The simulator has no compiler: the kernel's host implementation runs in its place, in stream
