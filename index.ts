@@ -24,6 +24,7 @@ export { MemoryPool, type PoolStats, type MemoryPoolOptions } from './lib/memory
 export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
+export { CFunctionAllocator } from './lib/memory/c-allocator'
 export {
   alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, getAllocator, usingAllocator, type Allocator,
   setPinnedMemoryAllocator, mallocPinnedPlain, type PinnedAllocator,
