@@ -89,10 +89,11 @@ function build(): Arena | string {
 }
 
 const arena = build()
-const cTest: typeof test = typeof arena === 'string' ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (${arena})`, ...rest)) as any) : test
+// Serial: the arena is one per process.
+const cSerial: typeof test.serial = typeof arena === 'string' ? (((title: string, ...rest: any[]) => (test.serial.skip as any)(`${title} (${arena})`, ...rest)) as any) : test.serial
 const A = arena as Arena
 
-cTest.serial('the C functions are called with param, size and device, and free once the memory is let go', (t) => {
+cSerial('the C functions are called with param, size and device, and free once the memory is let go', (t) => {
   const base = mallocPlain(1 << 20)
   A.setCapacity(1 << 20)
   const a = new CFunctionAllocator(A.malloc, A.free, base.ptr, base)
@@ -117,7 +118,7 @@ cTest.serial('the C functions are called with param, size and device, and free o
   t.is(A.stats().mallocs, before.mallocs + 2, 'zero bytes call nothing')
 })
 
-cTest.serial('a malloc that returns null is CUDA_ERROR_OUT_OF_MEMORY', (t) => {
+cSerial('a malloc that returns null is CUDA_ERROR_OUT_OF_MEMORY', (t) => {
   const base = mallocPlain(4096)
   A.setCapacity(4096)
   const a = new CFunctionAllocator(A.malloc, A.free, base.ptr, base)
@@ -129,7 +130,7 @@ cTest.serial('a malloc that returns null is CUDA_ERROR_OUT_OF_MEMORY', (t) => {
   A.setCapacity(1 << 20)
 })
 
-cTest.serial('memory the driver does not know is refused and given back at once', (t) => {
+cSerial('memory the driver does not know is refused and given back at once', (t) => {
   A.setCapacity(1 << 20)
   const frees = A.stats().frees
   // param 0x1000: the arena hands out 0x1000, which is no device memory.
@@ -139,7 +140,7 @@ cTest.serial('memory the driver does not know is refused and given back at once'
   t.is(A.stats().frees, frees + 1)
 })
 
-cTest.serial('its malloc is an allocator: setAllocator and a MemoryPool take it', (t) => {
+cSerial('its malloc is an allocator: setAllocator and a MemoryPool take it', (t) => {
   const base = mallocPlain(1 << 20)
   A.setCapacity(1 << 20)
   const a = new CFunctionAllocator(A.malloc, A.free, base.ptr, base)
