@@ -2,7 +2,7 @@
 // and RMM offer it): in JS, a method under `Symbol.for('cuda.stream')` returning `[0, handle]`.
 // Our Streams offer theirs; an object offering one is taken wherever a stream is.
 import test from 'ava'
-import { onGpu } from './helpers'
+import { onGpu, runJson } from './helpers'
 import { alloc, CUDA_STREAM, CudaError, Event, kernels, RawKernel, Stream, type CudaStreamProtocol } from '..'
 
 /** What another addon's stream object looks like: nothing of ours but the protocol. */
@@ -102,4 +102,30 @@ test('anything else is a TypeError naming the protocol', (t) => {
 test('a handle that names no stream is refused as ExternalStream refuses it', (t) => {
   const e = t.throws(() => Stream.fromExternal(foreign(0x7f00_0000_0000n)))
   t.true(e instanceof CudaError || e instanceof RangeError, String(e))
+})
+
+test('a Stream made from an object keeps the object alive, and lets it go with itself', (t) => {
+  const r = runJson(
+    `const s = new cuda.Stream()
+     let adopted
+     const offered = (() => {
+       const o = { [Symbol.for('cuda.stream')]: () => [0, s.handle] }
+       adopted = cuda.Stream.fromExternal(o)
+       return new WeakRef(o)
+     })()
+     // A WeakRef holds its target to the end of the job that made it: look in later ones.
+     setTimeout(() => {
+       for (let i = 0; i < 3; i++) globalThis.gc()
+       const kept = offered.deref() !== undefined && adopted.handle === s.handle
+       adopted = undefined
+       setTimeout(() => {
+         for (let i = 0; i < 3; i++) globalThis.gc()
+         console.log(JSON.stringify({ kept, released: offered.deref() === undefined }))
+       }, 50)
+     }, 50)`,
+    {},
+    ['--expose-gc'],
+  )
+  t.true(r.kept, 'alive while its Stream is')
+  t.true(r.released, 'collected once its Stream is')
 })
