@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { CFunctionAllocator, CudaError, mallocPlain, MemoryPool, setAllocator, alloc, getCurrentStream } from '..'
-import { onWasm, scratchDir } from './helpers'
+import { onWasm, runJson, scratchDir } from './helpers'
 
 const ARENA_C = String.raw`
 #include <node_api.h>
@@ -85,8 +85,12 @@ function build(): Arena | string {
   const r = spawnSync('cc', ['-shared', '-fPIC', '-O1', `-I${include}`, ...flags, '-o', out, src], { encoding: 'utf8' })
   if (r.error) return `no C compiler (cc): ${r.error.message}`
   if (r.status !== 0) return `cc failed: ${r.stderr}`
+  arenaPath = out
   return require(out) as Arena
 }
+
+/** Where the built addon is, for a child process. */
+let arenaPath = ''
 
 const arena = build()
 // Serial: the arena is one per process.
@@ -159,6 +163,40 @@ cSerial('its malloc is an allocator: setAllocator and a MemoryPool take it', (t)
   }
   getCurrentStream().synchronize()
   t.is(A.stats().top, 0)
+})
+
+cSerial('the owner is kept alive while memory from the allocator lives, and let go after its free', (t) => {
+  const r = runJson(
+    `const arena = require(${JSON.stringify(arenaPath)})
+     const base = cuda.mallocPlain(1 << 16)
+     arena.setCapacity(1 << 16)
+     let p
+     const owner = (() => {
+       const o = { name: 'the addon' }
+       p = new cuda.CFunctionAllocator(arena.malloc, arena.free, base.ptr, o).malloc(256)
+       return new WeakRef(o)
+     })()
+     // A WeakRef holds its target to the end of the job that made it: look in later ones.
+     setTimeout(() => {
+       for (let i = 0; i < 3; i++) globalThis.gc()
+       const kept = owner.deref() !== undefined
+       p.free()
+       const freed = arena.stats().frees
+       setTimeout(() => {
+         for (let i = 0; i < 3; i++) globalThis.gc()
+         cuda.mallocPlain(16).free() // a call on this thread lets go of references dropped elsewhere
+         setTimeout(() => {
+           for (let i = 0; i < 3; i++) globalThis.gc()
+           console.log(JSON.stringify({ kept, freed, released: owner.deref() === undefined }))
+         }, 50)
+       }, 50)
+     }, 50)`,
+    {},
+    ['--expose-gc'],
+  )
+  t.true(r.kept, 'alive while the memory is')
+  t.is(r.freed, 1)
+  t.true(r.released, 'collected once the memory was freed')
 })
 
 test('addresses that are not functions of this process are refused before any call', (t) => {
