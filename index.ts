@@ -4,10 +4,10 @@
  */
 export { backend, type BackendInfo } from './lib/backend'
 export { CudaError } from './lib/errors'
-export { Device, type MemInfo } from './lib/device'
+export { Device, type MemInfo, type DeviceLimit } from './lib/device'
 export { Stream, type StreamOptions, type CaptureMode } from './lib/stream/stream'
 export { ExternalStream } from './lib/stream/external'
-export type { StreamLike } from './lib/stream/handle'
+export { CUDA_STREAM, type StreamLike, type CudaStreamProtocol } from './lib/stream/handle'
 export { getCurrentStream } from './lib/stream/current'
 export { Graph } from './lib/graph'
 export { Event, getElapsedTime, type EventOptions } from './lib/event'
@@ -24,8 +24,10 @@ export { MemoryPool, type PoolStats, type MemoryPoolOptions } from './lib/memory
 export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
+export { CFunctionAllocator } from './lib/memory/c-allocator'
 export {
   alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, getAllocator, usingAllocator, type Allocator,
+  setPinnedMemoryAllocator, mallocPinnedPlain, type PinnedAllocator,
 } from './lib/memory/allocator'
 export { kernels } from './lib/kernel/builtins'
 export { type DType } from './lib/kernel/dtype'
@@ -36,7 +38,7 @@ export { Program, type ProgramOptions, type CompileOptions, type ProgramOutput, 
 export { Linker, type LinkInput, type LinkInputKind, type LinkBytes, type LinkerOptions, type LinkOutput } from './lib/kernel/linker'
 export { LaunchConfig, type LaunchConfigOptions } from './lib/kernel/launch-config'
 export {
-  RawKernel, type Simulate, type RawKernelOptions, type LaunchOptions, type FunctionAttributes,
+  RawKernel, type Simulate, type RawKernelOptions, type LaunchOptions, type LinearLaunchOptions, type FunctionAttributes,
   type SettableAttribute, type CacheConfig, type SuggestedBlockSize,
 } from './lib/kernel/raw-kernel'
 export { type KernelArg, type Dim3 } from './lib/kernel/launch'

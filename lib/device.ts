@@ -2,6 +2,20 @@ import { native, libraryHandlesCreated } from './native'
 import { scope, runWith, enterWith } from './context'
 import { describe, integer } from './validate'
 
+/**
+ * A limit of a device's context (`cudaLimit*` in camelCase): bytes for `stackSize` (per thread),
+ * `printfFifoSize`, `mallocHeapSize`, `maxL2FetchGranularity` and `persistingL2CacheSize`; a count
+ * for `devRuntimeSyncDepth` and `devRuntimePendingLaunchCount`.
+ */
+export type DeviceLimit =
+  | 'stackSize'
+  | 'printfFifoSize'
+  | 'mallocHeapSize'
+  | 'devRuntimeSyncDepth'
+  | 'devRuntimePendingLaunchCount'
+  | 'maxL2FetchGranularity'
+  | 'persistingL2CacheSize'
+
 /** Free and total device memory in bytes (`cuMemGetInfo`). */
 export interface MemInfo {
   /** Bytes free on the device now. */
@@ -152,6 +166,31 @@ export class Device {
   get cusolverHandle(): bigint {
     libraryHandlesCreated()
     return native.deviceCusolverHandle(this.id)
+  }
+
+  /**
+   * A limit of the device's context now (`cudaDeviceGetLimit`, CuPy's `runtime.deviceGetLimit`).
+   * @throws {TypeError} for a name that is no limit (the message names them all).
+   */
+  getLimit(name: DeviceLimit): number {
+    if (typeof name !== 'string') throw new TypeError(`a limit's name must be a string, got ${describe(name)}`)
+    return native.deviceGetLimit(this.id, name)
+  }
+
+  /**
+   * Asks for a limit of the device's context (`cudaDeviceSetLimit`, CuPy's `runtime.deviceSetLimit`).
+   * The device may round the value up or clamp it: {@link getLimit} says what it chose. Setting
+   * `stackSize` waits for the device's earlier work.
+   * @throws {TypeError} for a name that is no limit or a non-number; {RangeError} unless `value`
+   *   is a non-negative integer; {CudaError} `CUDA_ERROR_INVALID_VALUE` for a value the device
+   *   refuses (`maxL2FetchGranularity` past 128, `persistingL2CacheSize` past the device's
+   *   `maxPersistingL2CacheSize` attribute, a heap or `printfFifoSize` changed after a kernel used
+   *   it), `CUDA_ERROR_UNSUPPORTED_LIMIT` for a limit the device does not have
+   *   (`devRuntimeSyncDepth` on compute capability 9.0 and later).
+   */
+  setLimit(name: DeviceLimit, value: number): void {
+    if (typeof name !== 'string') throw new TypeError(`a limit's name must be a string, got ${describe(name)}`)
+    native.deviceSetLimit(this.id, name, value)
   }
 
   /** Free and total memory now (`cudaMemGetInfo`). */

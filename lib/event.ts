@@ -2,7 +2,7 @@ import { native } from './native'
 import { options as checkOptions } from './validate'
 import { Device, deviceOrdinal } from './device'
 import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
-import { currentStreamHandle, streamHandle, type StreamLike } from './stream/handle'
+import { currentStreamHandle, streamHandle, type CudaStreamProtocol, type StreamLike } from './stream/handle'
 
 /** Options for {@link Event}. */
 export interface EventOptions {
@@ -81,7 +81,7 @@ export class Event extends NativeObject {
   }
 
   /** Records the event on `stream`, the current stream of its device by default. */
-  record(stream?: StreamLike): this {
+  record(stream?: StreamLike | CudaStreamProtocol): this {
     const s = stream === undefined ? currentStreamHandle(ownDevice(this)) : streamHandle(stream)
     native.streamRecord(s, own(this))
     return this

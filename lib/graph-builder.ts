@@ -7,7 +7,7 @@ import { native } from './native'
 import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
 import { Graph, REMAKE, type ParamsKind } from './graph'
 import { Stream } from './stream/stream'
-import { streamHandle } from './stream/handle'
+import { CUDA_STREAM, streamHandle } from './stream/handle'
 import { runWith, scope } from './context'
 import { LaunchConfig, type LaunchConfigOptions } from './kernel/launch-config'
 import type { RawKernel } from './kernel/raw-kernel'
@@ -390,7 +390,7 @@ export class GraphBuilder extends NativeObject {
     const g = new Graph(INTERNAL, (owner) => native.graphBuilderInstantiate(owner, own(this)), ownDevice(this))
     const upload = options.upload
     if (upload === true) g.upload()
-    else if (upload instanceof Stream) g.upload(upload)
+    else if (upload instanceof Stream || (typeof upload === 'object' && upload !== null && CUDA_STREAM in upload)) g.upload(upload as Stream)
     else if (upload !== undefined && upload !== false) throw new TypeError(`upload must be a boolean or a Stream, got ${describe(upload)}`)
     return g
   }

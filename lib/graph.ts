@@ -1,6 +1,6 @@
 import { native } from './native'
 import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
-import { currentStreamHandle, streamHandle, type StreamLike } from './stream/handle'
+import { currentStreamHandle, streamHandle, type CudaStreamProtocol, type StreamLike } from './stream/handle'
 import { traced } from './trace'
 import { describe } from './validate'
 
@@ -33,18 +33,18 @@ export class Graph extends NativeObject {
     super(token, 'Graph', make, device)
   }
 
-  #stream(stream: StreamLike | undefined): number {
+  #stream(stream: StreamLike | CudaStreamProtocol | undefined): number {
     return stream === undefined ? currentStreamHandle(ownDevice(this)) : streamHandle(stream)
   }
 
   /** Runs the graph on `stream` (the current stream by default), after earlier work there. */
-  launch(stream?: StreamLike): void {
+  launch(stream?: StreamLike | CudaStreamProtocol): void {
     const s = this.#stream(stream)
     traced(s, 'graph launch', 'graph', () => native.graphLaunch(own(this), s))
   }
 
   /** Prepares the graph on `stream` without running it, so the first launch is faster. */
-  upload(stream?: StreamLike): void {
+  upload(stream?: StreamLike | CudaStreamProtocol): void {
     native.graphUpload(own(this), this.#stream(stream))
   }
 

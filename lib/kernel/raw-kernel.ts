@@ -5,8 +5,8 @@ import { CudaError } from '../errors'
 import { native } from '../native'
 import type { NativeObject } from '../object'
 import { Stream } from '../stream/stream'
-import { streamDevice, streamHandle, currentStreamHandle } from '../stream/handle'
-import { getCurrentStream } from '../stream/current'
+import { streamDevice, streamHandle, currentStreamHandle, type CudaStreamProtocol } from '../stream/handle'
+import { getCurrentStream, streamOr } from '../stream/current'
 import { traced, tracing } from '../trace'
 import { describe, func, options as checkOptions } from '../validate'
 import { imageOf, ModuleImage, type ModuleLike } from './image'
@@ -101,8 +101,14 @@ function attrsOf(c: LaunchConfig): LaunchAttributes {
 export interface LaunchOptions {
   /** Bytes of dynamic shared memory per block; 0 by default (CuPy's `shared_mem`). */
   sharedMem?: number
-  /** The stream to launch on; the current stream by default (CuPy's `stream`). */
-  stream?: Stream
+  /** The stream to launch on (or an object offering one by the stream protocol); the current stream by default (CuPy's `stream`). */
+  stream?: Stream | CudaStreamProtocol
+}
+
+/** Options for {@link RawKernel.linearLaunch}. */
+export interface LinearLaunchOptions extends LaunchOptions {
+  /** The most threads a block has; 128 by default (CuPy's `block_max_size`). */
+  blockSize?: number
 }
 
 /** A launch's options where none are given: one object, not one per launch. */
@@ -298,7 +304,7 @@ export class RawKernel {
   launch(config: LaunchConfig, args: readonly KernelArg[]): void
   launch(grid: Dim3, block: Dim3, args: readonly KernelArg[], options?: LaunchOptions): void
   launch(first: Dim3 | LaunchConfig, second: Dim3 | readonly KernelArg[], third?: readonly KernelArg[], fourth: LaunchOptions = NO_LAUNCH_OPTIONS): void {
-    let g: [number, number, number], b: [number, number, number], sharedMem: number, stream: Stream | undefined, args: readonly KernelArg[]
+    let g: [number, number, number], b: [number, number, number], sharedMem: number, stream: Stream | CudaStreamProtocol | undefined, args: readonly KernelArg[]
     let config: LaunchConfig | undefined
     if (first instanceof LaunchConfig) {
       config = first
@@ -324,6 +330,7 @@ export class RawKernel {
       device = sc.device
       s = currentStreamHandle(device, sc)
     } else {
+      if (!(stream instanceof Stream)) stream = streamOr(stream, -1)
       s = streamHandle(stream)
       device = streamDevice(stream as unknown as NativeObject)
     }
@@ -333,10 +340,30 @@ export class RawKernel {
     }
     pack(args, this.name, params, g, b, sharedMem, config === undefined ? undefined : attrsOf(config))
     const [shape, bytes] = packed()
-    if (!compiledKernels()) return this.#simulated(stream ?? getCurrentStream(), s, device, shape, args, g, b, config)
+    if (!compiledKernels()) return this.#simulated((stream as Stream | undefined) ?? getCurrentStream(), s, device, shape, args, g, b, config)
     const f = this.#function(device)
     if (!tracing()) native.kernelLaunch(f, s, shape, bytes)
     else traced(s, () => `${this.name} <<<${g.join('×')}, ${b.join('×')}>>>`, 'kernel', () => native.kernelLaunch(f, s, shape, bytes))
+  }
+
+  /**
+   * Launches one thread per element of `size` (CuPy's `Function.linear_launch`): blocks of
+   * `min(blockSize, size)` threads (`blockSize` 128 by default), `ceil(size / blockSize)` of them
+   * (at most 2³¹ − 1), in x. The kernel checks its index against `size`, as CuPy's do. A `size` of
+   * 0 launches nothing.
+   * @throws {TypeError} / {RangeError} for a `size` or `blockSize` that is not a positive integer
+   *   (`size` may be 0), and as {@link launch} throws.
+   */
+  linearLaunch(size: number, args: readonly KernelArg[], options: LinearLaunchOptions = {}): void {
+    if (typeof size !== 'number') throw new TypeError(`size must be a number, got ${describe(size)}`)
+    if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`size must be a non-negative integer, got ${size}`)
+    const { blockSize = 128, ...rest } = checkOptions<LinearLaunchOptions>('linearLaunch', options, ['blockSize', 'sharedMem', 'stream'])
+    if (typeof blockSize !== 'number') throw new TypeError(`blockSize must be a number, got ${describe(blockSize)}`)
+    if (!Number.isInteger(blockSize) || blockSize < 1 || blockSize > 2 ** 31 - 1) throw new RangeError(`blockSize must be a positive integer, got ${blockSize}`)
+    if (!Array.isArray(args)) throw new TypeError(`args must be an array, got ${describe(args)}`)
+    if (size === 0) return
+    const grid = Math.min(2 ** 31 - 1, Math.ceil(size / blockSize))
+    this.launch([grid, 1, 1], [Math.min(blockSize, size), 1, 1], args, rest)
   }
 
   // The simulator has no compiler: the kernel's host implementation runs in its place, in stream

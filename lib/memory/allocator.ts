@@ -1,9 +1,10 @@
 import { scope, runWith, enterWith } from '../context'
 import { CudaError } from '../errors'
-import { describe, func } from '../validate'
+import { native } from '../native'
+import { count, describe, func } from '../validate'
 import { memoryChannels, publishAlloc, publishFailed } from './events'
 import { Memory } from './memory'
-import { PinnedMemory } from './pinned'
+import { PinnedMemory, registerHost } from './pinned'
 import { PinnedMemoryPool } from './pinned-pool'
 import { MemoryPointer } from './pointer'
 import { MemoryPool, type Allocator } from './pool'
@@ -23,9 +24,47 @@ export function getDefaultPinnedMemoryPool(): PinnedMemoryPool {
   return (defaultPinnedPool ??= new PinnedMemoryPool())
 }
 
-/** `nbytes` of pinned host memory from the default pinned pool (CuPy's `alloc_pinned_memory`). */
+/** A function that allocates pinned host memory: what {@link setPinnedMemoryAllocator} takes. */
+export type PinnedAllocator = (nbytes: number) => PinnedMemory
+
+/** The pinned allocator `allocPinned` uses; undefined: the default pinned pool. */
+let pinnedAllocator: PinnedAllocator | undefined
+
+/**
+ * `nbytes` of pinned host memory from the current pinned allocator (CuPy's `alloc_pinned_memory`):
+ * the default pinned pool unless {@link setPinnedMemoryAllocator} chose another.
+ * @throws {TypeError} when the allocator returns something other than a PinnedMemory.
+ */
 export function allocPinned(nbytes: number): PinnedMemory {
-  return getDefaultPinnedMemoryPool().malloc(nbytes)
+  const a = pinnedAllocator
+  if (a === undefined) return getDefaultPinnedMemoryPool().malloc(nbytes)
+  const p = a(nbytes)
+  if (!(p instanceof PinnedMemory)) throw new TypeError(`the pinned memory allocator must return a PinnedMemory, got ${describe(p)}`)
+  return p
+}
+
+/**
+ * Pinned host memory with no pool (what `setPinnedMemoryAllocator(null)` selects, CuPy's
+ * `_malloc`): each allocation is page-locked when made and unlocked when freed, nothing cached.
+ * Natively that is a fresh ArrayBuffer registered in place (`cuMemHostRegister`), so `buffer`
+ * works everywhere; the WebAssembly build, which can register no JS bytes, takes it from the
+ * default pinned pool.
+ */
+export function mallocPinnedPlain(nbytes: number): PinnedMemory {
+  const n = count('size', nbytes)
+  if (n === 0 || native.backendInfo().webAssembly) return getDefaultPinnedMemoryPool().malloc(n)
+  return registerHost(new ArrayBuffer(n))
+}
+
+/**
+ * Sets the allocator `allocPinned` uses (CuPy's `set_pinned_memory_allocator`): a function of the
+ * size returning a {@link PinnedMemory}, such as `(n) => pool.malloc(n)` of a `PinnedMemoryPool`;
+ * `null` or nothing allocates with no pool ({@link mallocPinnedPlain}), as CuPy's `None` does.
+ * As CuPy's, it is the process's (this thread's) setting, not the async context's.
+ * @throws {TypeError} for something other than a function or null.
+ */
+export function setPinnedMemoryAllocator(fn?: PinnedAllocator | null): void {
+  pinnedAllocator = fn === null || fn === undefined ? mallocPinnedPlain : (func('pinned memory allocator', fn) as PinnedAllocator)
 }
 
 /** Allocates with `cudaMalloc` directly, bypassing any pool (the allocator `null` selects). */

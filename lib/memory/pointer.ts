@@ -6,7 +6,7 @@ import { own } from '../object'
 import { Stream } from '../stream/stream'
 import { ExternalStream } from '../stream/external'
 import { streamOr } from '../stream/current'
-import { currentStreamHandle, streamHandle } from '../stream/handle'
+import { currentStreamHandle, streamHandle, type CudaStreamProtocol } from '../stream/handle'
 import { traced } from '../trace'
 import { count, describe, options as checkOptions } from '../validate'
 import { bytes } from './host'
@@ -22,8 +22,8 @@ export interface ExternalOptions {
   device?: number | Device
   /** Kept alive as long as the memory is in use here, queued work included (CuPy's `owner`). */
   owner?: object
-  /** The stream the producer wrote the memory on: the current stream waits for it first. */
-  stream?: Stream
+  /** The stream the producer wrote the memory on (or an object offering it by the stream protocol): the current stream waits for it first. */
+  stream?: Stream | CudaStreamProtocol
 }
 
 /**
@@ -131,7 +131,7 @@ export class MemoryPointer {
    * page-locked), it returns before the copy completes, and the pinned memory is kept alive
    * until it has; from other memory the bytes are staged before it returns.
    */
-  copyFromHostAsync(src: HostBuffer, nbytes?: number, stream?: Stream): Stream {
+  copyFromHostAsync(src: HostBuffer, nbytes?: number, stream?: Stream | CudaStreamProtocol): Stream {
     if (stream === undefined && this.deviceId !== scope().device) {
       return runWith({ device: this.deviceId }, () => this.copyFromHostAsync(src, nbytes))
     }
@@ -163,7 +163,7 @@ export class MemoryPointer {
    * it returns before the copy completes; into other memory (pageable) it is synchronous, as the
    * driver makes it.
    */
-  copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream): Stream {
+  copyToHostAsync(dst: HostBuffer, nbytes?: number, stream?: Stream | CudaStreamProtocol): Stream {
     if (stream === undefined && this.deviceId !== scope().device) {
       return runWith({ device: this.deviceId }, () => this.copyToHostAsync(dst, nbytes))
     }
@@ -198,7 +198,7 @@ export class MemoryPointer {
    * (`cudaMemcpyPeerAsync`) a given stream may be either device's; the copy is ordered on it
    * alone, so order work on the other device with an event (`stream.waitEvent(other.record())`).
    */
-  copyFromDeviceAsync(src: MemoryPointer, nbytes: number, stream?: Stream): Stream {
+  copyFromDeviceAsync(src: MemoryPointer, nbytes: number, stream?: Stream | CudaStreamProtocol): Stream {
     if (!(src instanceof MemoryPointer)) throw new TypeError(`src must be a MemoryPointer, got ${describe(src)}`)
     if (stream === undefined && this.deviceId !== scope().device) {
       return runWith({ device: this.deviceId }, () => this.copyFromDeviceAsync(src, nbytes))
@@ -219,7 +219,7 @@ export class MemoryPointer {
   }
 
   /** Enqueues a copy from `src`, host or device memory, on `stream`. */
-  copyFromAsync(src: MemoryPointer | HostBuffer, nbytes?: number, stream?: Stream): Stream {
+  copyFromAsync(src: MemoryPointer | HostBuffer, nbytes?: number, stream?: Stream | CudaStreamProtocol): Stream {
     if (src instanceof MemoryPointer) return this.copyFromDeviceAsync(src, nbytes ?? Math.min(src.size, this.size), stream)
     return this.copyFromHostAsync(src, nbytes, stream)
   }
@@ -231,7 +231,7 @@ export class MemoryPointer {
   }
 
   /** Enqueues a memset on `stream` (the current stream by default). */
-  memsetAsync(value: number, nbytes: number, stream?: Stream): Stream {
+  memsetAsync(value: number, nbytes: number, stream?: Stream | CudaStreamProtocol): Stream {
     if (typeof value !== 'number') throw new TypeError(`memset value must be a number, got ${describe(value)}`)
     if (stream === undefined && this.deviceId !== scope().device) {
       return runWith({ device: this.deviceId }, () => this.memsetAsync(value, nbytes))
@@ -258,11 +258,11 @@ export class MemoryPointer {
     if (owner !== undefined && (owner === null || (typeof owner !== 'object' && typeof owner !== 'function'))) {
       throw new TypeError(`owner must be an object, got ${describe(owner)}`)
     }
-    if (stream !== undefined && !(stream instanceof Stream)) throw new TypeError(`stream must be a Stream, got ${describe(stream)}`)
+    const after = stream === undefined ? undefined : streamOr(stream, -1)
     const device = deviceOrdinal(options.device)
     const handle = native.memFromExternal(ptr, count('size', nbytes), device, owner)
     const p = adoptPointer(handle, device)
-    if (stream !== undefined) streamOr(undefined, device).waitEvent(stream.record())
+    if (after !== undefined) streamOr(undefined, device).waitEvent(after.record())
     return p
   }
 
@@ -270,8 +270,8 @@ export class MemoryPointer {
    * The `__cuda_array_interface__` v3 form of these bytes, for other native addons (CuPy's
    * `__cuda_array_interface__`). `stream`: the stream work on them is queued on.
    */
-  toCudaArray(stream?: Stream): CudaArrayInterface {
-    const s = stream === undefined ? null : stream.handle
+  toCudaArray(stream?: Stream | CudaStreamProtocol): CudaArrayInterface {
+    const s = stream === undefined ? null : streamOr(stream, -1).handle
     return { shape: [this.size], typestr: '|u1', data: [this.ptr, false], version: 3, strides: null, stream: s, device: this.deviceId }
   }
 

@@ -5,6 +5,73 @@
 import { scope, type Scope } from '../context'
 import { native } from '../native'
 import { NativeObject, handleOf, own, ownDevice } from '../object'
+import { describe } from '../validate'
+
+/**
+ * The stream protocol's key: an object whose method under this symbol returns `[version, handle]`
+ * (version 0, the `CUstream` as a bigint) offers its stream, as CuPy's, PyTorch's, numba-cuda's
+ * and RMM's `__cuda_stream__` returns `(version, handle)`. `Symbol.for('cuda.stream')`, from the
+ * global registry, so that another package offers or reads a stream without importing this one.
+ */
+export const CUDA_STREAM: unique symbol = Symbol.for('cuda.stream')
+
+/** An object that offers its CUDA stream by the stream protocol (see {@link CUDA_STREAM}). */
+export interface CudaStreamProtocol {
+  /** `[0, handle]`: protocol version 0 and the raw `CUstream` as a bigint (0n: the legacy default stream, 2n: the per-thread one). */
+  [CUDA_STREAM](): readonly [number, bigint]
+}
+
+/**
+ * The raw handle an object offers by the stream protocol, checked: a TypeError for a method that
+ * throws, a result that is not `[0, bigint]`, or a version this library does not know.
+ */
+export function protocolHandle(o: CudaStreamProtocol): bigint {
+  let r: unknown
+  try {
+    r = o[CUDA_STREAM]()
+  } catch (e) {
+    throw new TypeError(`the object's Symbol.for('cuda.stream') method threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
+  }
+  if (!Array.isArray(r) || r.length !== 2) throw new TypeError(`Symbol.for('cuda.stream') must return [version, handle], got ${describe(r)}`)
+  const [version, handle] = r as unknown[]
+  if (typeof version !== 'number' || typeof handle !== 'bigint') {
+    throw new TypeError(`Symbol.for('cuda.stream') must return [number, bigint], got [${describe(version)}, ${describe(handle)}]`)
+  }
+  if (version !== 0) throw new TypeError(`Symbol.for('cuda.stream') returned version ${version}: only version 0 is known`)
+  if (handle < 0n || handle >= 1n << 64n) throw new RangeError(`Symbol.for('cuda.stream') returned ${handle}, which is no stream handle (an unsigned 64-bit address)`)
+  return handle
+}
+
+/** Whether `o` offers a stream by the protocol (and is not already one of ours). */
+function offersStream(o: unknown): o is CudaStreamProtocol {
+  return (typeof o === 'object' || typeof o === 'function') && o !== null && typeof (o as Partial<CudaStreamProtocol>)[CUDA_STREAM] === 'function'
+}
+
+/** Makes the Stream an offered handle stands for (set by stream.ts: `Stream.fromExternal`). */
+let adopter: ((handle: bigint, owner: object) => NativeObject) | undefined
+/** Per object offering its stream: the handle it offered last and the Stream made for it. */
+const adopted = new WeakMap<object, { handle: bigint; stream: NativeObject }>()
+
+/** @internal Registers how a Stream is made for an offered handle (stream.ts, at load). */
+export function setAdopter(f: (handle: bigint, owner: object) => NativeObject): void {
+  adopter = f
+}
+
+/**
+ * `s` as a Stream: itself if one, else the Stream an object offering the stream protocol stands for
+ * (made once per object and handle, and kept while the object lives).
+ * @throws {TypeError} for anything else, or a protocol answer that is not `[0, bigint]`.
+ */
+export function asStream(s: unknown, what = 'stream'): NativeObject {
+  if (s instanceof NativeObject) return s
+  if (!offersStream(s)) throw new TypeError(`${what} must be a Stream or an object offering Symbol.for('cuda.stream'), got ${describe(s)}`)
+  const handle = protocolHandle(s)
+  const known = adopted.get(s)
+  if (known !== undefined && known.handle === handle) return known.stream
+  const stream = adopter!(handle, s)
+  adopted.set(s, { handle, stream })
+  return stream
+}
 
 // Stream implements this. Stream imports Event and Graph, so they name it by this interface
 // rather than importing it back (no import loop, types included).
@@ -48,9 +115,12 @@ export function defaultHandle(which: typeof NULL | typeof PTDS, device: number):
   return h
 }
 
-/** The native handle of `s`, a Stream (a default one resolves to the current device's). */
+/**
+ * The native handle of `s`, a Stream or an object offering one by the stream protocol (a default
+ * stream resolves to the current device's).
+ */
 export function streamHandle(s: unknown, what = 'stream'): number {
-  const h = handleOf(s, 'Stream', what)
+  const h = handleOf(s instanceof NativeObject ? s : asStream(s, what), 'Stream', what)
   return h >= 0 ? h : defaultHandle(h as typeof NULL, scope().device)
 }
 

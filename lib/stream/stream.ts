@@ -6,9 +6,12 @@ import { CudaError } from '../errors'
 import { forget, persist, register } from '../callbacks'
 import { Graph } from '../graph'
 import { INTERNAL, NativeObject, handleOf, own } from '../object'
-import { integer, func, options as checkOptions } from '../validate'
+import { describe, integer, func, options as checkOptions } from '../validate'
 import { traced } from '../trace'
-import { NULL, PTDS, ownStreamHandle, streamDevice, type StreamLike } from './handle'
+import { CUDA_STREAM, NULL, PTDS, ownStreamHandle, protocolHandle, setAdopter, streamDevice, type CudaStreamProtocol, type StreamLike } from './handle'
+
+/** What a Stream made by `fromExternal` keeps alive: the object that offered its stream (CuPy's `_foreign_stream_ref`). */
+const foreign = new WeakMap<Stream, object>()
 
 /** Options for {@link Stream}. */
 export interface StreamOptions {
@@ -73,6 +76,38 @@ export class Stream extends NativeObject implements StreamLike {
   } {
     const [least, greatest] = native.streamPriorityRange(deviceOrdinal(device))
     return { least, greatest }
+  }
+
+  /**
+   * A Stream over a stream other code made (CuPy's `Stream.from_external`): from an object that
+   * offers it by the stream protocol (`[Symbol.for('cuda.stream')]()` returning `[0, handle]`, as
+   * CuPy's `__cuda_stream__`; the object is kept alive as long as the Stream), or from the raw
+   * handle as a bigint, as {@link ExternalStream}. Handles 0n and 1n are `Stream.null`, 2n
+   * `Stream.ptds`. Never destroyed here: `destroy()` releases only the wrapper.
+   * @param device the stream's device; the current one by default.
+   * @throws {TypeError} for an object without the protocol, a protocol method that throws, a
+   *   result that is not `[0, bigint]` or a version other than 0; {RangeError} for a value no
+   *   stream handle can be; {CudaError} where the driver rejects the handle (another device's
+   *   stream: `CUDA_ERROR_INVALID_CONTEXT`).
+   */
+  static fromExternal(obj: CudaStreamProtocol | bigint, device?: number | Device): Stream {
+    if (typeof obj === 'bigint') return adopt(obj, undefined, device)
+    if ((typeof obj !== 'object' && typeof obj !== 'function') || obj === null || typeof obj[CUDA_STREAM] !== 'function') {
+      throw new TypeError(`fromExternal takes an object offering Symbol.for('cuda.stream') or a stream handle as a bigint, got ${describe(obj)}`)
+    }
+    return adopt(protocolHandle(obj), obj, device)
+  }
+
+  static {
+    setAdopter((handle, owner) => adopt(handle, owner, undefined))
+  }
+
+  /**
+   * The stream protocol (CuPy's `__cuda_stream__`): `[0, handle]`, so that another library takes
+   * this stream from any object offering one. See {@link Stream.fromExternal} for the way in.
+   */
+  [CUDA_STREAM](): [number, bigint] {
+    return [0, this.handle]
   }
 
   #facts(): { handle: bigint; priority: number; nonBlocking: boolean } {
@@ -281,6 +316,16 @@ export class Stream extends NativeObject implements StreamLike {
     const h = own(this)
     return h === NULL ? '<Stream null>' : h === PTDS ? '<Stream ptds>' : `<Stream 0x${this.handle.toString(16)}>`
   }
+}
+
+/** The Stream over `handle`, another's stream; `owner` (the object that offered it) kept alive with it. */
+function adopt(handle: bigint, owner: object | undefined, device: number | Device | undefined): Stream {
+  if (handle === 0n || handle === 1n) return Stream.null
+  if (handle === 2n) return Stream.ptds
+  const dev = deviceOrdinal(device)
+  const s = new Stream(INTERNAL, (o) => native.streamExternal(o, dev, handle), dev)
+  if (owner !== undefined) foreign.set(s, owner)
+  return s
 }
 
 /** The current streams with `s` current on its device, which must be the current device. */

@@ -6,6 +6,7 @@ use crate::runtime::Runtime;
 
 // The seam's data (`backend.rs`), re-exported here where they were first defined.
 pub use crate::backend::{DeviceProps, MemInfo, ATTRIBUTES};
+pub use crate::ops::device::Limit;
 
 /// How many devices the backend presents.
 pub fn count() -> Result<usize> {
@@ -111,6 +112,46 @@ pub fn disable_peer_access(device: usize, peer: usize) -> Result<()> {
     crate::runtime()?.backend.devices().set_peer_access(device, peer, false)
 }
 
+/// A limit of the device's context (`cuCtxGetLimit`, CuPy's `runtime.deviceGetLimit`), by name.
+/// An unknown name is a `TypeError` naming the known ones.
+pub fn get_limit(ordinal: usize, name: &str) -> Result<u64> {
+    let limit = Limit::parse(name)?;
+    crate::runtime()?.backend.devices().get_limit(ordinal, limit)
+}
+
+/// Asks for a limit (`cuCtxSetLimit`, CuPy's `runtime.deviceSetLimit`); the device may round it
+/// up or clamp it, and `get_limit` says what it chose. The documented ranges are checked here,
+/// for both backends: `maxL2FetchGranularity` is a hint of 0 to 128 bytes, and
+/// `persistingL2CacheSize` at most the device's `maxPersistingL2CacheSize`; past them, and where
+/// the device refuses a value, `CUDA_ERROR_INVALID_VALUE`; a limit the device does not have,
+/// `CUDA_ERROR_UNSUPPORTED_LIMIT`.
+pub fn set_limit(ordinal: usize, name: &str, value: u64) -> Result<()> {
+    let limit = Limit::parse(name)?;
+    let rt = crate::runtime()?;
+    let refuse = |why: String| Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, format!("setLimit('{name}', {value}) refused: {why}")));
+    match limit {
+        Limit::MaxL2FetchGranularity if value > 128 => return refuse("the L2 fetch granularity is a hint from 0 to 128 bytes".into()),
+        Limit::PersistingL2CacheSize => {
+            let props = rt.backend.devices().props(ordinal)?;
+            let max = props.attributes.iter().find(|(k, _)| *k == "maxPersistingL2CacheSize").map_or(0, |&(_, v)| v.max(0) as u64);
+            if max == 0 && value > 0 {
+                return Err(Error::cuda(
+                    Code::CUDA_ERROR_UNSUPPORTED_LIMIT,
+                    format!("setLimit('{name}', {value}): device {ordinal} has no persisting L2 cache (compute capability 8.0 and later have one)"),
+                ));
+            }
+            if value > max {
+                return refuse(format!("device {ordinal} can set aside at most {max} bytes of L2 (its maxPersistingL2CacheSize)"));
+            }
+        }
+        _ => {}
+    }
+    rt.backend.devices().set_limit(ordinal, limit, value).map_err(|e| match e {
+        Error::Cuda { code, message } => Error::cuda(code, format!("setLimit('{name}', {value}): {message}")),
+        other => other,
+    })
+}
+
 fn peer_pair(device: usize, peer: usize) -> Result<()> {
     if device == peer {
         return Err(Error::cuda(
@@ -161,6 +202,16 @@ mod tests {
         for bad in [-1.0, 2.0, 2f64.powi(40)] {
             assert!(check_ordinal(bad, 2).unwrap_err().is_code(Code::CUDA_ERROR_INVALID_DEVICE), "{bad}");
         }
+    }
+
+    #[test]
+    fn limits_are_named_as_cupy_names_them() {
+        for (name, limit) in Limit::NAMES {
+            assert_eq!(Limit::parse(name), Ok(limit));
+            assert_eq!(limit.name(), name);
+        }
+        let e = Limit::parse("stack_size").unwrap_err();
+        assert!(matches!(&e, Error::Type(m) if m.contains("'stackSize'") && m.contains("'persistingL2CacheSize'")), "{e:?}");
     }
 
     #[test]

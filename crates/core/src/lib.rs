@@ -6,6 +6,7 @@ pub mod async_pool;
 pub mod backend;
 pub mod blas;
 pub mod block;
+pub mod c_allocator;
 pub mod capture;
 pub mod copy2d;
 #[cfg(not(target_family = "wasm"))]

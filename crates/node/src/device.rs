@@ -1,6 +1,6 @@
 //! Devices: count, properties, memory, synchronize, identity (UUID, PCI bus id) and peer access.
 
-use crate::raw::{self, Ret};
+use crate::raw::{self, Count, Ret};
 use crate::task::Blocking;
 use cuda_node_core::{device, runtime};
 use napi::sys;
@@ -90,6 +90,16 @@ crate::exports! {
     /// The ordinal of the device at a PCI bus id (`cuDeviceGetByPCIBusId`).
     c"deviceByPciBusId" => fn device_by_pci_bus_id(_cx, id: String) -> f64 {
         Ok(device::from_pci_bus_id(&id)? as f64)
+    }
+
+    /// A limit of the device's context by name (`cuCtxGetLimit`).
+    c"deviceGetLimit" => fn device_get_limit(_cx, device: f64, name: String) -> f64 {
+        Ok(device::get_limit(runtime()?.ordinal(device)?, &name)? as f64)
+    }
+
+    /// Asks for a limit of the device's context (`cuCtxSetLimit`); the device may round it.
+    c"deviceSetLimit" => fn device_set_limit(_cx, device: f64, name: String, value: Count) -> () {
+        device::set_limit(runtime()?.ordinal(device)?, &name, value.0)
     }
 
     /// Whether `device` can reach `peer`'s memory directly (`cuDeviceCanAccessPeer`).

@@ -4,6 +4,7 @@
 use crate::handles::JsRef;
 use crate::raw::{self, ArrayBufferOut, BigU64, Bytes, BytesMut, Count, NodeBuffer, Owner};
 use crate::{pinned, stream};
+use cuda_node_core::c_allocator::CFunctions;
 use cuda_node_core::copy2d::{Rows, Side};
 use cuda_node_core::memory::{self, pointer_attributes, Advice, Location};
 use cuda_node_core::{runtime, Block, Code, DeviceMemory, Error};
@@ -216,6 +217,24 @@ crate::exports! {
             None => None,
         };
         let (mem, offset) = DeviceMemory::foreign(device, ptr.0, size.0, keep)?;
+        adopt(Block::view(mem, offset, size.0)?)
+    }
+
+    /// Checks a CFunctionAllocator's two function addresses (not null, in this process's code).
+    c"cFunctionsCheck" => fn c_functions_check(_cx, malloc: BigU64, free: BigU64) -> () {
+        CFunctions { malloc: malloc.0, free: free.0, param: 0 }.check()
+    }
+
+    /// `size` bytes from a CFunctionAllocator's `malloc(param, size, device)`, given back with its
+    /// `free` once dropped and the device is done with it; `owner` kept alive until then.
+    c"memFromCFunctions" => fn mem_from_c_functions(cx, malloc: BigU64, free: BigU64, param: BigU64, size: Count, device: f64, owner: Option<Owner>) -> f64 {
+        crate::handles::release_pending();
+        let device = runtime()?.ordinal(device)?;
+        let keep = match owner {
+            Some(o) => Some(Box::new(JsRef::new(cx, o.0)?) as cuda_node_core::memory::Keep),
+            None => None,
+        };
+        let (mem, offset) = CFunctions { malloc: malloc.0, free: free.0, param: param.0 }.alloc(device, size.0, keep)?;
         adopt(Block::view(mem, offset, size.0)?)
     }
 

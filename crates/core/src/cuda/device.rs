@@ -3,6 +3,7 @@
 
 use super::{kernels, raw, recycle, staging};
 use crate::error::{Check, Error, Result};
+use crate::ops::device::Limit;
 use crate::ops::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 use cudarc::driver::sys;
 use std::sync::{Arc, OnceLock, Weak};
@@ -136,6 +137,17 @@ impl DeviceOps for CudaBackend {
         raw::profiler(on).check(if on { "cuProfilerStart" } else { "cuProfilerStop" })
     }
 
+    fn get_limit(&self, ordinal: usize, limit: Limit) -> Result<u64> {
+        self.bind(ordinal)?;
+        Ok(raw::ctx_get_limit(cu_limit(limit)).check("cuCtxGetLimit")? as u64)
+    }
+
+    fn set_limit(&self, ordinal: usize, limit: Limit, value: u64) -> Result<()> {
+        self.bind(ordinal)?;
+        let value = usize::try_from(value).map_err(|_| Error::range(format!("{value} does not fit a size_t")))?;
+        raw::ctx_set_limit(cu_limit(limit), value).check("cuCtxSetLimit")
+    }
+
     fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
         raw::device_uuid(self.devices[ordinal].dev).check("cuDeviceGetUuid")
     }
@@ -157,5 +169,19 @@ impl DeviceOps for CudaBackend {
             Err(sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) => Ok(()),
             r => r.check(if on { "cuCtxEnablePeerAccess" } else { "cuCtxDisablePeerAccess" }),
         }
+    }
+}
+
+/// The driver's `CUlimit` of a limit.
+fn cu_limit(limit: Limit) -> sys::CUlimit {
+    use sys::CUlimit as L;
+    match limit {
+        Limit::StackSize => L::CU_LIMIT_STACK_SIZE,
+        Limit::PrintfFifoSize => L::CU_LIMIT_PRINTF_FIFO_SIZE,
+        Limit::MallocHeapSize => L::CU_LIMIT_MALLOC_HEAP_SIZE,
+        Limit::DevRuntimeSyncDepth => L::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH,
+        Limit::DevRuntimePendingLaunchCount => L::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
+        Limit::MaxL2FetchGranularity => L::CU_LIMIT_MAX_L2_FETCH_GRANULARITY,
+        Limit::PersistingL2CacheSize => L::CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
     }
 }

@@ -24,6 +24,48 @@ pub trait DeviceOps: Send + Sync + 'static {
     fn set_peer_access(&self, ordinal: usize, peer: usize, on: bool) -> Result<()>;
     /// `cuProfilerStart` / `cuProfilerStop` (the simulator only records it).
     fn profiler(&self, on: bool) -> Result<()>;
+    /// A limit of the device's primary context (`cuCtxGetLimit`).
+    fn get_limit(&self, ordinal: usize, limit: Limit) -> Result<u64>;
+    /// Asks for a limit (`cuCtxSetLimit`): the device may round or clamp it, and refuses what it
+    /// cannot do (`CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_UNSUPPORTED_LIMIT`). The model has
+    /// checked the documented ranges.
+    fn set_limit(&self, ordinal: usize, limit: Limit, value: u64) -> Result<()>;
+}
+
+/// A context limit (`CUlimit`, by its driver value), named as CuPy's `cudaLimit*` in camelCase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    StackSize = 0,
+    PrintfFifoSize = 1,
+    MallocHeapSize = 2,
+    DevRuntimeSyncDepth = 3,
+    DevRuntimePendingLaunchCount = 4,
+    MaxL2FetchGranularity = 5,
+    PersistingL2CacheSize = 6,
+}
+
+impl Limit {
+    pub const NAMES: [(&'static str, Limit); 7] = [
+        ("stackSize", Limit::StackSize),
+        ("printfFifoSize", Limit::PrintfFifoSize),
+        ("mallocHeapSize", Limit::MallocHeapSize),
+        ("devRuntimeSyncDepth", Limit::DevRuntimeSyncDepth),
+        ("devRuntimePendingLaunchCount", Limit::DevRuntimePendingLaunchCount),
+        ("maxL2FetchGranularity", Limit::MaxL2FetchGranularity),
+        ("persistingL2CacheSize", Limit::PersistingL2CacheSize),
+    ];
+
+    /// The limit of a name; an unknown one is a `TypeError` naming every known one.
+    pub fn parse(name: &str) -> Result<Limit> {
+        Limit::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, l)| l).ok_or_else(|| {
+            let all: Vec<_> = Limit::NAMES.iter().map(|(n, _)| format!("'{n}'")).collect();
+            crate::error::Error::type_error(format!("no device limit named '{name}': the limits are {}", all.join(", ")))
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Limit::NAMES[self as usize].0
+    }
 }
 
 /// The fixed facts about one device (CuPy's `Device` properties and `attributes`).
@@ -85,4 +127,5 @@ pub const ATTRIBUTES: &[(&str, A)] = &[
     ("maxBlocksPerMultiprocessor", A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR),
     ("clusterLaunch", A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH),
     ("memoryPoolsSupported", A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
+    ("maxPersistingL2CacheSize", A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE),
 ];

@@ -49,6 +49,7 @@ impl SimBackend {
                     by_handle: Mutex::new(HashMap::new()),
                     async_pool: Mutex::new(Default::default()),
                     allocs: Mutex::new(Default::default()),
+                    limits: Default::default(),
                 })
             })
             .collect();

@@ -6,7 +6,8 @@ use super::bytes::Known;
 use super::engine::{Queue, Scheduler};
 use super::lock::lock;
 use super::pool::PoolModel;
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
+use crate::ops::device::Limit;
 use crate::ops::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,6 +42,54 @@ pub(crate) struct SimDevice {
     pub(crate) async_pool: Mutex<PoolModel>,
     /// Live allocations by address, for pointer attributes and foreign pointers.
     pub(super) allocs: Mutex<std::collections::BTreeMap<u64, Known>>,
+    /// The context's limits, by `Limit` (`cuCtxSetLimit`).
+    pub(super) limits: Mutex<Limits>,
+}
+
+/// A simulated context's limits. The defaults are what CUDA 12 reports on a Hopper GPU (1 KiB
+/// stacks, 1 MiB printf FIFO, 8 MiB malloc heap, sync depth 2, 2048 pending launches, no
+/// persisting L2); the L2 fetch granularity, a hint, starts at 64 bytes.
+pub(super) struct Limits([u64; 7]);
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits([1024, 1 << 20, 8 << 20, 2, 2048, 64, 0])
+    }
+}
+
+/// What a simulated device makes of a limit asked for, as the driver would: stacks rounded up to
+/// 16 bytes, the L2 fetch granularity to a power of two from 32 to 128 (0 stays 0); a stack
+/// reserve (the size times every thread the device can hold) or malloc heap larger than the
+/// device's memory refused with `CUDA_ERROR_INVALID_VALUE`; the device runtime's sync depth,
+/// which compute capability 9.0 no longer has, `CUDA_ERROR_UNSUPPORTED_LIMIT`.
+fn sim_limit(props: &DeviceProps, limit: Limit, value: u64) -> Result<u64> {
+    let attr = |k: &str| props.attributes.iter().find(|(n, _)| *n == k).map_or(0, |&(_, v)| v.max(0) as u64);
+    let too_large = |what: &str| {
+        Error::cuda(
+            Code::CUDA_ERROR_INVALID_VALUE,
+            format!("{what} is larger than the simulated device's {} bytes of memory", props.total_memory),
+        )
+    };
+    match limit {
+        Limit::StackSize => {
+            let v = value.checked_next_multiple_of(16).ok_or_else(|| too_large("the stack"))?;
+            let threads = attr("maxThreadsPerMultiProcessor") * attr("multiProcessorCount");
+            if v.checked_mul(threads).is_none_or(|all| all > props.total_memory) {
+                return Err(too_large(&format!("a {v}-byte stack for each of {threads} resident threads")));
+            }
+            Ok(v)
+        }
+        Limit::MallocHeapSize if value > props.total_memory => Err(too_large("the malloc heap")),
+        Limit::DevRuntimeSyncDepth if props.cc_major >= 9 => Err(Error::cuda(
+            Code::CUDA_ERROR_UNSUPPORTED_LIMIT,
+            format!(
+                "compute capability {}.{} has no device-side cudaDeviceSynchronize, so no sync depth to set",
+                props.cc_major, props.cc_minor
+            ),
+        )),
+        Limit::MaxL2FetchGranularity if value > 0 => Ok(value.next_power_of_two().clamp(32, 128)),
+        _ => Ok(value),
+    }
 }
 
 impl SimDevice {
@@ -87,6 +136,8 @@ pub(super) fn sim_props(ordinal: usize, memory: u64) -> DeviceProps {
             "cooperativeLaunch" | "clusterLaunch" => 1,
             "maxBlocksPerMultiprocessor" => 32,
             "pciBusId" => ordinal as i64,
+            // Three quarters of L2, as an A100 or H100 allows.
+            "maxPersistingL2CacheSize" => 3 << 20,
             _ => 0,
         }
     };
@@ -129,6 +180,21 @@ impl DeviceOps for SimBackend {
         Ok(())
     }
 
+    fn get_limit(&self, ordinal: usize, limit: Limit) -> Result<u64> {
+        Ok(lock(&self.devices[ordinal].limits).0[limit as usize])
+    }
+
+    fn set_limit(&self, ordinal: usize, limit: Limit, value: u64) -> Result<()> {
+        let dev = &self.devices[ordinal];
+        let v = sim_limit(&dev.props, limit, value)?;
+        // As the driver does for the stack, wait for the device's earlier work first.
+        if limit == Limit::StackSize {
+            dev.scheduler.synchronize_all();
+        }
+        lock(&dev.limits).0[limit as usize] = v;
+        Ok(())
+    }
+
     fn uuid(&self, ordinal: usize) -> Result<[u8; 16]> {
         // Stable and distinct per device; version 8 ("custom") in the UUID's own bits.
         let mut u = *b"cuda-node-sim\0\0\0";
@@ -154,5 +220,23 @@ impl DeviceOps for SimBackend {
             peers.remove(&(ordinal, peer));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_round_and_refuse_as_the_driver_does() {
+        let p = sim_props(0, 1 << 30);
+        assert_eq!(sim_limit(&p, Limit::StackSize, 1000), Ok(1008));
+        assert!(sim_limit(&p, Limit::StackSize, 1 << 30).unwrap_err().is_code(Code::CUDA_ERROR_INVALID_VALUE));
+        assert!(sim_limit(&p, Limit::MallocHeapSize, 2 << 30).unwrap_err().is_code(Code::CUDA_ERROR_INVALID_VALUE));
+        assert!(sim_limit(&p, Limit::DevRuntimeSyncDepth, 4).unwrap_err().is_code(Code::CUDA_ERROR_UNSUPPORTED_LIMIT));
+        assert_eq!(sim_limit(&p, Limit::MaxL2FetchGranularity, 0), Ok(0));
+        assert_eq!(sim_limit(&p, Limit::MaxL2FetchGranularity, 1), Ok(32));
+        assert_eq!(sim_limit(&p, Limit::MaxL2FetchGranularity, 65), Ok(128));
+        assert_eq!(sim_limit(&p, Limit::PrintfFifoSize, 12345), Ok(12345));
     }
 }

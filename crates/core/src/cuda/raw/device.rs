@@ -127,6 +127,20 @@ pub(crate) fn ctx_stream_priority_range() -> Raw<(i32, i32)> {
     Ok((least, greatest))
 }
 
+/// `cuCtxGetLimit` of the current context.
+pub(crate) fn ctx_get_limit(limit: sys::CUlimit) -> Raw<usize> {
+    let mut v: usize = 0;
+    // SAFETY: `v` is a valid out-pointer; the driver checks `limit` (an unknown one is an error).
+    ok(unsafe { sys::cuCtxGetLimit(&mut v, limit) })?;
+    Ok(v)
+}
+
+/// `cuCtxSetLimit` of the current context.
+pub(crate) fn ctx_set_limit(limit: sys::CUlimit, value: usize) -> Raw<()> {
+    // SAFETY: plain values; the driver checks both and may block until earlier work is done.
+    ok(unsafe { sys::cuCtxSetLimit(limit, value) })
+}
+
 /// `cuMemGetInfo` of the current context: `(free, total)`.
 pub(crate) fn mem_get_info() -> Raw<(usize, usize)> {
     let (mut free, mut total) = (0usize, 0usize);
