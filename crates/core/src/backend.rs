@@ -9,6 +9,7 @@
 
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
+use crate::ops::rand::RandOps;
 use crate::ops::system::SystemOps;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams, VirtualMemory};
 
@@ -33,6 +34,8 @@ pub trait Backend: Send + Sync + 'static {
     fn vmm(&self) -> &dyn VirtualMemory;
     /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
     fn system(&self) -> &dyn SystemOps;
+    /// cuRAND generators (`ops/rand.rs`).
+    fn rand(&self) -> &dyn RandOps;
 }
 
 /// A backend is whatever implements every part: each backend's concept files implement them on
@@ -50,6 +53,7 @@ where
         + NcclOps
         + VirtualMemory
         + SystemOps
+        + RandOps
         + Send
         + Sync
         + 'static,
@@ -82,6 +86,9 @@ where
         self
     }
     fn system(&self) -> &dyn SystemOps {
+        self
+    }
+    fn rand(&self) -> &dyn RandOps {
         self
     }
 }
