@@ -1,0 +1,303 @@
+import test from 'ava'
+import { alloc, curand, CudaError, mallocPlain, Stream, type MemoryPointer } from '..'
+import { gpuTest, onGpu } from './helpers'
+
+/** A simulator-only test; on the GPU it is reported as skipped, saying why. */
+const simTest: typeof test = onGpu
+  ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (simulator only)`, ...rest)) as any)
+  : test
+
+function words(p: MemoryPointer, n: number): Uint32Array {
+  const out = new Uint32Array(n)
+  p.copyToHost(out)
+  return out
+}
+
+function floats(p: MemoryPointer, n: number): Float32Array {
+  const out = new Float32Array(n)
+  p.copyToHost(out)
+  return out
+}
+
+function doubles(p: MemoryPointer, n: number): Float64Array {
+  const out = new Float64Array(n)
+  p.copyToHost(out)
+  return out
+}
+
+/** cuRAND's float uniform of a word: x · 2^-32 + 2^-33, in float32 arithmetic. */
+function uniform32(x: number): number {
+  return Math.fround(Math.fround(x) * 2 ** -32 + 2 ** -33)
+}
+
+/** cuRAND's double uniform of two words (`_curand_uniform_double_hq`). */
+function uniform64(x: number, y: number): number {
+  const z = BigInt(x) ^ (BigInt(y) << 21n)
+  return Number(z) * 2 ** -53 + 2 ** -54
+}
+
+function stats(v: ArrayLike<number>): { mean: number; std: number } {
+  let s = 0
+  for (let i = 0; i < v.length; i++) s += v[i]
+  const mean = s / v.length
+  let q = 0
+  for (let i = 0; i < v.length; i++) q += (v[i] - mean) ** 2
+  return { mean, std: Math.sqrt(q / v.length) }
+}
+
+const SEED = 1234n
+
+test('Philox writes cuRAND Philox4x32-10 words for the same seed (philoxHost), then continues where it stopped', (t) => {
+  using g = curand.createGenerator('philox')
+  g.setSeed(SEED)
+  const p = alloc(4 * 64)
+  g.generate(p, 32)
+  g.generate(p.offset(4 * 32), 32)
+  const got = words(p, 64)
+  const want = curand.philoxHost(SEED, 64)
+  t.deepEqual(Array.from(got.subarray(0, 32)), Array.from(want.subarray(0, 32)), 'the first call is the sequence from 0')
+  t.deepEqual(Array.from(got.subarray(32)), Array.from(want.subarray(32)), 'the second call continues it')
+  p.free()
+})
+
+test('Philox float uniforms are the same words scaled as cuRAND scales them, in (0, 1]', (t) => {
+  using g = curand.createGenerator('philox')
+  g.setSeed(SEED)
+  const p = alloc(4 * 1024)
+  g.generateUniform(p, 1024)
+  const got = floats(p, 1024)
+  const w = curand.philoxHost(SEED, 1024)
+  for (let i = 0; i < 1024; i++) {
+    if (got[i] !== uniform32(w[i])) return t.fail(`element ${i}: ${got[i]} where ${uniform32(w[i])} was expected`)
+    if (!(got[i] > 0 && got[i] <= 1)) return t.fail(`element ${i} (${got[i]}) is outside (0, 1]`)
+  }
+  t.pass()
+  p.free()
+})
+
+test('Philox double uniforms take two words each', (t) => {
+  using g = curand.createGenerator('philox')
+  g.setSeed(SEED)
+  const p = alloc(8 * 256)
+  g.generateUniform(p, 256, { dtype: 'float64' })
+  const got = doubles(p, 256)
+  const w = curand.philoxHost(SEED, 512)
+  for (let i = 0; i < 256; i++) {
+    const want = uniform64(w[2 * i], w[2 * i + 1])
+    if (got[i] !== want) return t.fail(`element ${i}: ${got[i]} where ${want} was expected`)
+  }
+  t.pass()
+  p.free()
+})
+
+test('setOffset starts the next call that many words in', (t) => {
+  using g = curand.createGenerator('philox')
+  g.setSeed(7).setOffset(5n)
+  const p = alloc(4 * 16)
+  g.generate(p, 16)
+  t.deepEqual(Array.from(words(p, 16)), Array.from(curand.philoxHost(7, 16, { offset: 5 })))
+  p.free()
+})
+
+test('normals (Box-Muller, in pairs) match the host Box-Muller of the same words and have their mean and stddev', (t) => {
+  using g = curand.createGenerator('philox')
+  g.setSeed(SEED)
+  const n = 1 << 16
+  const p = alloc(4 * n)
+  g.generateNormal(p, n, 2, 3)
+  const got = floats(p, n)
+  const w = curand.philoxHost(SEED, 64)
+  for (let i = 0; i < 32; i++) {
+    const u = uniform32(w[2 * i])
+    const v = Math.fround(w[2 * i + 1]) * ((2 * Math.PI) / 2 ** 32) + Math.PI / 2 ** 32
+    const s = Math.sqrt(-2 * Math.log(u))
+    const want = [2 + 3 * Math.sin(v) * s, 2 + 3 * Math.cos(v) * s]
+    for (const j of [0, 1]) {
+      if (Math.abs(got[2 * i + j] - want[j]) > 1e-4 * Math.max(1, Math.abs(want[j]))) {
+        return t.fail(`normal ${2 * i + j}: ${got[2 * i + j]} where ${want[j]} was expected`)
+      }
+    }
+  }
+  const { mean, std } = stats(got)
+  t.true(Math.abs(mean - 2) < 0.05, `mean ${mean}`)
+  t.true(Math.abs(std - 3) < 0.05, `stddev ${std}`)
+  p.free()
+})
+
+test('float64 normals, log-normals and Poisson counts have their distributions', (t) => {
+  using g = curand.createGenerator('philox')
+  g.setSeed(99)
+  const n = 1 << 15
+  const p = alloc(8 * n)
+  g.generateNormal(p, n, -1, 0.5, { dtype: 'float64' })
+  const normal = stats(doubles(p, n))
+  t.true(Math.abs(normal.mean + 1) < 0.02 && Math.abs(normal.std - 0.5) < 0.02, `normal ${JSON.stringify(normal)}`)
+  g.generateLogNormal(p, n, 0.25, 0.5)
+  const ln = floats(p, n)
+  t.true(ln.every((x) => x > 0))
+  const logs = stats(Array.from(ln, Math.log))
+  t.true(Math.abs(logs.mean - 0.25) < 0.02 && Math.abs(logs.std - 0.5) < 0.02, `log-normal ${JSON.stringify(logs)}`)
+  for (const lambda of [3, 200]) {
+    g.generatePoisson(p, n, lambda)
+    const k = stats(words(p, n))
+    t.true(Math.abs(k.mean - lambda) < 0.05 * lambda, `Poisson(${lambda}) mean ${k.mean}`)
+    t.true(Math.abs(k.std - Math.sqrt(lambda)) < 0.1 * Math.sqrt(lambda), `Poisson(${lambda}) stddev ${k.std}`)
+  }
+  p.free()
+})
+
+test('Sobol32 in one dimension is the van der Corput sequence in Gray-code order', (t) => {
+  using g = curand.createGenerator('sobol32')
+  const p = alloc(4 * 4)
+  g.generateUniform(p, 4)
+  t.deepEqual(Array.from(floats(p, 4)), [0, 0.5, 0.75, 0.25].map((x) => Math.fround(x + 2 ** -33)))
+  t.is(g.kind, 'sobol32')
+  p.free()
+})
+
+test('a generator runs on the current stream at each call, or on the one setStream gave', (t) => {
+  using g = curand.createGenerator(161)
+  t.is(g.kind, 'philox')
+  g.setSeed(SEED)
+  const p = alloc(4 * 8)
+  const s = new Stream()
+  s.run(() => g.generate(p, 4))
+  s.synchronize()
+  g.setStream(s)
+  t.is(g.stream, s)
+  g.generate(p.offset(16), 4)
+  s.synchronize()
+  t.deepEqual(Array.from(words(p, 8)), Array.from(curand.philoxHost(SEED, 8)))
+  g.setStream(null)
+  t.is(g.stream, undefined)
+  p.free()
+  s.destroy()
+})
+
+test('bad input is a typed error, and the generator still works after it', (t) => {
+  const g = curand.createGenerator('philox')
+  const p = mallocPlain(4 * 8)
+  t.throws(() => curand.createGenerator('mersenne' as any), { instanceOf: TypeError, message: /unknown generator kind 'mersenne'/ })
+  t.throws(() => curand.createGenerator(12345), { instanceOf: TypeError, message: /unknown generator kind '12345'/ })
+  t.throws(() => g.generate(p, 0), { instanceOf: RangeError, message: /count must be at least 1/ })
+  t.throws(() => g.generateNormal(p, 3, 0, 1), { instanceOf: CudaError, message: /CURAND_STATUS_LENGTH_NOT_MULTIPLE|must be even/ })
+  t.is((t.throws(() => g.generateNormal(p, 3, 0, 1)) as CudaError).code, 'CURAND_STATUS_LENGTH_NOT_MULTIPLE')
+  t.throws(() => g.generate(p, 9), { instanceOf: RangeError, message: /runs past the end/ })
+  t.throws(() => g.generateUniform(p, 5, { dtype: 'float64' }), { instanceOf: RangeError, message: /runs past the end/ })
+  t.throws(() => g.generateUniform(p.offset(2), 1), { instanceOf: RangeError, message: /aligned to 4 bytes/ })
+  t.throws(() => g.generateNormal(p.offset(4), 2, 0, 1), { instanceOf: RangeError, message: /aligned to 8 bytes/ })
+  t.throws(() => g.generateUniform(p, 1, { dtype: 'int8' as any }), { instanceOf: TypeError })
+  t.throws(() => g.generateUniform(p, 1, { dtyp: 'float32' } as any), { instanceOf: TypeError })
+  for (const lambda of [0, -1, Number.NaN, Infinity]) {
+    t.is((t.throws(() => g.generatePoisson(p, 1, lambda)) as CudaError).code, 'CURAND_STATUS_OUT_OF_RANGE', `lambda ${lambda}`)
+  }
+  t.throws(() => g.generateNormal(p, 2, 0, -1), { instanceOf: RangeError, message: /stddev/ })
+  t.throws(() => g.generate({} as any, 1), { instanceOf: TypeError, message: /MemoryPointer/ })
+  t.throws(() => g.setSeed(-1), { instanceOf: RangeError })
+  t.throws(() => g.setSeed(1n << 64n), { instanceOf: RangeError })
+  t.throws(() => g.setSeed('1' as any), { instanceOf: TypeError })
+  t.is((t.throws(() => g.setDimensions(2)) as CudaError).code, 'CURAND_STATUS_TYPE_ERROR')
+  t.throws(() => g.setStream({} as any), { instanceOf: TypeError })
+  const q = curand.createGenerator('sobol32')
+  t.is((t.throws(() => q.setSeed(1)) as CudaError).code, 'CURAND_STATUS_TYPE_ERROR')
+  t.is((t.throws(() => q.setDimensions(0)) as CudaError).code, 'CURAND_STATUS_OUT_OF_RANGE')
+  t.is((t.throws(() => q.setDimensions(20001)) as CudaError).code, 'CURAND_STATUS_OUT_OF_RANGE')
+  q.destroy()
+  // Still fine after all that.
+  g.setSeed(SEED)
+  g.generate(p, 8)
+  t.deepEqual(Array.from(words(p, 8)), Array.from(curand.philoxHost(SEED, 8)))
+  const freed = alloc(64)
+  freed.free()
+  t.throws(() => g.generate(freed, 4), { instanceOf: CudaError, message: /freed/ })
+  g.destroy()
+  g.destroy()
+  t.throws(() => g.generate(p, 4), { instanceOf: CudaError, message: /generator was destroyed/ })
+  t.throws(() => g.setSeed(1), { instanceOf: CudaError, message: /generator was destroyed/ })
+  p.free()
+})
+
+test('a generator made with using is destroyed at the end of its block', (t) => {
+  let kept: ReturnType<typeof curand.createGenerator>
+  {
+    using g = curand.createGenerator('philox')
+    kept = g
+    t.is(typeof g.handle, 'bigint')
+    t.is(g.deviceId, 0)
+  }
+  t.throws(() => kept.handle, { instanceOf: CudaError, message: /generator was destroyed/ })
+})
+
+test('philoxHost checks its arguments', (t) => {
+  t.throws(() => curand.philoxHost(1, (1 << 24) + 1), { instanceOf: RangeError })
+  t.throws(() => curand.philoxHost(1, 4, { offst: 1 } as any), { instanceOf: TypeError })
+  t.is(curand.philoxHost(1, 0).length, 0)
+  t.is(curand.philoxHost(0xffffffffffffffffn, 4, { subsequence: 0xffffffffffffffffn, offset: 0xffffffffffffffffn }).length, 4)
+})
+
+simTest('the simulator says which generators it does not simulate', (t) => {
+  for (const kind of ['xorwow', 'mrg32k3a'] as const) {
+    const e = t.throws(() => curand.createGenerator(kind)) as CudaError
+    t.is(e.code, 'CURAND_STATUS_TYPE_ERROR')
+    t.regex(e.message, new RegExp(`does not simulate cuRAND's ${kind}`))
+  }
+  using q = curand.createGenerator('sobol32')
+  t.is((t.throws(() => q.setDimensions(2)) as CudaError).code, 'CURAND_STATUS_TYPE_ERROR')
+})
+
+gpuTest('on the GPU, XORWOW and MRG32k3a make uniforms and normals of their distributions', (t) => {
+  const n = 1 << 16
+  const p = alloc(4 * n)
+  for (const kind of ['xorwow', 'mrg32k3a'] as const) {
+    using g = curand.createGenerator(kind)
+    g.setSeed(5)
+    g.generateUniform(p, n)
+    const u = stats(floats(p, n))
+    t.true(Math.abs(u.mean - 0.5) < 0.01, `${kind} uniform mean ${u.mean}`)
+    g.generateNormal(p, n, 0, 1)
+    const z = stats(floats(p, n))
+    t.true(Math.abs(z.mean) < 0.02 && Math.abs(z.std - 1) < 0.02, `${kind} normal ${JSON.stringify(z)}`)
+  }
+  p.free()
+})
+
+gpuTest('on the GPU, a 3-dimensional Sobol32 takes whole points only', (t) => {
+  using q = curand.createGenerator('sobol32')
+  q.setDimensions(3)
+  const p = alloc(4 * 12)
+  t.is((t.throws(() => q.generateUniform(p, 10)) as CudaError).code, 'CURAND_STATUS_LENGTH_NOT_MULTIPLE')
+  q.generateUniform(p, 12)
+  t.true(floats(p, 12).every((x) => x > 0 && x <= 1))
+  p.free()
+})
+
+gpuTest('on the GPU, cuRAND Philox layout: which words of the Philox sequence land where (diagnosis for the same-seed check)', (t) => {
+  // cuRAND's host API may interleave subsequences (one a thread, four words each): find out, so
+  // that a failure of the same-seed test above says what the layout is.
+  using g = curand.createGenerator('philox')
+  g.setSeed(SEED)
+  const n = 1 << 22
+  const p = alloc(4 * n)
+  g.generate(p, n)
+  const got = words(p, n)
+  p.free()
+  const same = (a: ArrayLike<number>, at: number) => Array.from(a).every((x, i) => got[at + i] === x)
+  const first = curand.philoxHost(SEED, 4)
+  t.log(`words 0-3 are subsequence 0's first block: ${same(first, 0)}`)
+  if (same(curand.philoxHost(SEED, 4, { offset: 4 }), 4)) {
+    t.log('layout: the plain sequence (subsequence 0, word n at position n), as the simulator writes it')
+  } else if (same(curand.philoxHost(SEED, 4, { subsequence: 1 }), 4)) {
+    const second = curand.philoxHost(SEED, 4, { offset: 4 })
+    let threads = -1
+    for (let b = 1; b < n / 4; b++) {
+      if (same(second, 4 * b)) {
+        threads = b
+        break
+      }
+    }
+    t.log(`layout: interleaved subsequences, four words each; subsequence 0's second block is block ${threads} (threads = ${threads})`)
+  } else {
+    t.log('layout: neither the plain sequence nor interleaved subsequences from block 1')
+  }
+  t.pass()
+})
