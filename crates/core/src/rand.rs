@@ -11,8 +11,8 @@ use crate::stream::Stream;
 use std::sync::Mutex;
 
 // The seam's data (`ops/rand.rs`), and cuRAND's Philox on the host for tests to compare with.
-pub use crate::ops::rand::{philox_words, Dist, Generate, OutType, RngKind};
 use crate::ops::rand::GeneratorOps;
+pub use crate::ops::rand::{philox_words, Dist, Generate, OutType, RngKind};
 
 /// The most dimensions cuRAND's Sobol32 has.
 pub const MAX_DIMENSIONS: u32 = 20_000;
@@ -90,19 +90,19 @@ impl Generator {
             }
         }
         if let Dist::Normal { mean, stddev } | Dist::LogNormal { mean, stddev } = g.dist {
-            if !mean.is_finite() || !(stddev >= 0.0 && stddev.is_finite()) {
+            if !(mean.is_finite() && stddev >= 0.0 && stddev.is_finite()) {
                 return Err(Error::range(format!("mean must be finite and stddev finite and at least 0, got {mean} and {stddev}")));
             }
         }
         let dims = *self.dims.lock().unwrap_or_else(|p| p.into_inner()) as u64;
         let normal = matches!(g.dist, Dist::Normal { .. } | Dist::LogNormal { .. });
-        if self.kind.quasi() && g.count % dims != 0 {
+        if self.kind.quasi() && !g.count.is_multiple_of(dims) {
             return Err(Error::named(
                 "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
                 format!("a {dims}-dimensional generator writes whole points: count {} is not a multiple of {dims}", g.count),
             ));
         }
-        if !self.kind.quasi() && normal && g.count % 2 != 0 {
+        if !self.kind.quasi() && normal && !g.count.is_multiple_of(2) {
             return Err(Error::named(
                 "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
                 format!("normals come in pairs (Box-Muller): count {} must be even", g.count),
@@ -110,7 +110,7 @@ impl Generator {
         }
         // Normals are written a pair at a time.
         let align = g.dtype.size() * if normal { 2 } else { 1 };
-        if g.off % align != 0 {
+        if !g.off.is_multiple_of(align) {
             return Err(Error::range(format!("the output must be aligned to {align} bytes; it is at byte {} of its allocation", g.off)));
         }
         g.count.checked_mul(g.dtype.size()).ok_or_else(|| Error::range("count is too large"))

@@ -6,7 +6,7 @@ use super::own::own;
 use super::stream::CudaStream;
 use crate::dynlib;
 use crate::error::{Error, Result};
-use crate::ops::rand::{Dist, GeneratorOps, Generate, OutType, RandOps, RngKind};
+use crate::ops::rand::{Dist, Generate, GeneratorOps, OutType, RandOps, RngKind};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;

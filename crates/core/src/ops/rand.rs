@@ -48,10 +48,18 @@ pub enum Dist {
     Bits,
     /// Uniform on (0, 1].
     Uniform,
-    Normal { mean: f64, stddev: f64 },
-    LogNormal { mean: f64, stddev: f64 },
+    Normal {
+        mean: f64,
+        stddev: f64,
+    },
+    LogNormal {
+        mean: f64,
+        stddev: f64,
+    },
     /// u32 counts (`curandGeneratePoisson`).
-    Poisson { lambda: f64 },
+    Poisson {
+        lambda: f64,
+    },
 }
 
 /// The element type written.
@@ -197,10 +205,7 @@ mod tests {
     fn philox_matches_random123_known_answers() {
         // Random123's kat_vectors: philox4x32 10 rounds.
         assert_eq!(philox4x32_10([0, 0, 0, 0], 0), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
-        assert_eq!(
-            philox4x32_10([0xffffffff; 4], 0xffffffff_ffffffff),
-            [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]
-        );
+        assert_eq!(philox4x32_10([0xffffffff; 4], 0xffffffff_ffffffff), [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]);
         assert_eq!(
             philox4x32_10([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], 0x299f31d0_a4093822),
             [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]

@@ -8,7 +8,7 @@ use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::{Error, Result};
 use crate::ops::rand::{
-    box_muller_f32, box_muller_f64, philox_words, sobol32_dim1, uniform_f32, uniform_f64, words_used, Dist, GeneratorOps, Generate,
+    box_muller_f32, box_muller_f64, philox_words, sobol32_dim1, uniform_f32, uniform_f64, words_used, Dist, Generate, GeneratorOps,
     OutType, RandOps, RngKind,
 };
 use crate::ops::{AllocOps, StreamOps};
@@ -36,7 +36,10 @@ impl RandOps for SimBackend {
         if matches!(kind, RngKind::Xorwow | RngKind::Mrg32k3a) {
             return Err(Error::named(
                 "CURAND_STATUS_TYPE_ERROR",
-                format!("the simulator does not simulate cuRAND's {} generator: use 'philox' (the same numbers as on a GPU) or 'sobol32'", kind.name()),
+                format!(
+                    "the simulator does not simulate cuRAND's {} generator: use 'philox' (the same numbers as on a GPU) or 'sobol32'",
+                    kind.name()
+                ),
             ));
         }
         static NEXT: AtomicU64 = AtomicU64::new(1);
