@@ -169,13 +169,33 @@ export class CurandGenerator extends NativeObject {
   }
 }
 
-/** Options of {@link curand.philoxHost}. */
-export interface PhiloxHostOptions {
+/** Options of {@link curand.philoxWords}. */
+export interface PhiloxWordsOptions {
   /** The subsequence (the counter's high 64 bits); 0 by default. */
   subsequence?: bigint | number
   /** The position in the subsequence, in words; 0 by default. */
   offset?: bigint | number
 }
+
+/** What {@link curand.hostGenerate} computes: a generate call's arguments. */
+export interface HostGenerateOptions {
+  /** The seed; 0 (cuRAND's default) by default. */
+  seed?: bigint | number
+  /** The generator's offset; 0 by default. */
+  offset?: bigint | number
+  /** `'bits'` (the default: `generate`), `'uniform'`, `'normal'`, `'logNormal'` or `'poisson'`. */
+  distribution?: 'bits' | 'uniform' | 'normal' | 'logNormal' | 'poisson'
+  /** `'float32'` (the default) or `'float64'`, for uniforms, normals and log-normals. */
+  dtype?: 'float32' | 'float64'
+  /** The normal's mean; 0 by default. */
+  mean?: number
+  /** The normal's standard deviation; 1 by default. */
+  stddev?: number
+  /** The Poisson mean. */
+  lambda?: number
+}
+
+const DISTRIBUTIONS = { bits: Dist.Bits, uniform: Dist.Uniform, normal: Dist.Normal, logNormal: Dist.LogNormal, poisson: Dist.Poisson } as const
 
 /** cuRAND (`cupy.cuda.curand`): generators writing random numbers into device memory. */
 export const curand = {
@@ -196,13 +216,31 @@ export const curand = {
   },
 
   /**
-   * `count` 32-bit words of cuRAND's Philox4x32-10 under `seed`, computed on the host: what
-   * `curand_init(seed, subsequence, offset)` then `curand()` give, and what the simulator's
-   * Philox generator writes.
+   * `count` 32-bit words of cuRAND's Philox4x32-10 under `seed` as its device API gives them:
+   * `curand_init(seed, subsequence, offset)`, then `curand()`. Computed on the host.
    */
-  philoxHost(seed: bigint | number, count: number, options: PhiloxHostOptions = {}): Uint32Array {
-    checkOptions<PhiloxHostOptions>('philoxHost', options, ['subsequence', 'offset'])
-    const words = native.randPhiloxHost(u64('seed', seed), u64('subsequence', options.subsequence ?? 0), u64('offset', options.offset ?? 0), count)
+  philoxWords(seed: bigint | number, count: number, options: PhiloxWordsOptions = {}): Uint32Array {
+    checkOptions<PhiloxWordsOptions>('philoxWords', options, ['subsequence', 'offset'])
+    const words = native.randPhiloxWords(u64('seed', seed), u64('subsequence', options.subsequence ?? 0), u64('offset', options.offset ?? 0), count)
     return Uint32Array.from(words)
+  },
+
+  /**
+   * What a `kind` generator writes for one generate call, computed on the host: what the
+   * simulator writes, and for Philox cuRAND's host-API numbers (65536 subsequences interleaved
+   * four values at a time; bits and uniforms exactly, normals by cuRAND's Box-Muller in the
+   * host's arithmetic). For comparing a GPU's numbers with. At most 2^24 values.
+   * @throws {CudaError} `CURAND_STATUS_TYPE_ERROR` for XORWOW and MRG32k3a (not modelled).
+   */
+  hostGenerate(kind: GeneratorKind, count: number, options: HostGenerateOptions = {}): Uint32Array | Float32Array | Float64Array {
+    checkOptions<HostGenerateOptions>('hostGenerate', options, ['seed', 'offset', 'distribution', 'dtype', 'mean', 'stddev', 'lambda'])
+    const name = options.distribution ?? 'bits'
+    const dist = (DISTRIBUTIONS as Record<string, Dist | undefined>)[name as string]
+    if (dist === undefined) throw new TypeError(`distribution must be one of ${Object.keys(DISTRIBUTIONS).join(', ')}, got ${describe(name)}`)
+    const dtype = dist === Dist.Bits || dist === Dist.Poisson ? 'uint32' : floatType({ dtype: options.dtype })
+    const [a, b] = dist === Dist.Poisson ? [finite('lambda', options.lambda), 0] : [finite('mean', options.mean ?? 0), finite('stddev', options.stddev ?? 1)]
+    const bytes = native.randHostGenerate(String(kind), u64('seed', options.seed ?? 0), u64('offset', options.offset ?? 0), dist, dtype, countArg('count', count), a, b)
+    const copy = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+    return dtype === 'uint32' ? new Uint32Array(copy) : dtype === 'float32' ? new Float32Array(copy) : new Float64Array(copy)
   },
 }

@@ -74,46 +74,9 @@ impl Generator {
     }
 
     /// Checks a call: the element type fits the distribution, the count is one cuRAND takes,
-    /// the parameters are in range; returns the bytes written.
+    /// the parameters are in range, the output aligned; returns the bytes written.
     pub fn check(&self, g: &Generate) -> Result<u64> {
-        match (g.dist, g.dtype) {
-            (Dist::Bits | Dist::Poisson { .. }, OutType::U32) => {}
-            (Dist::Uniform | Dist::Normal { .. } | Dist::LogNormal { .. }, OutType::F32 | OutType::F64) => {}
-            (d, t) => return Err(Error::type_error(format!("{d:?} is not generated as {t:?}"))),
-        }
-        if g.count == 0 {
-            return Err(Error::range("count must be at least 1"));
-        }
-        if let Dist::Poisson { lambda } = g.dist {
-            if !(lambda > 0.0 && lambda.is_finite()) {
-                return Err(Error::named("CURAND_STATUS_OUT_OF_RANGE", format!("lambda must be a finite number above 0, got {lambda}")));
-            }
-        }
-        if let Dist::Normal { mean, stddev } | Dist::LogNormal { mean, stddev } = g.dist {
-            if !(mean.is_finite() && stddev >= 0.0 && stddev.is_finite()) {
-                return Err(Error::range(format!("mean must be finite and stddev finite and at least 0, got {mean} and {stddev}")));
-            }
-        }
-        let dims = *self.dims.lock().unwrap_or_else(|p| p.into_inner()) as u64;
-        let normal = matches!(g.dist, Dist::Normal { .. } | Dist::LogNormal { .. });
-        if self.kind.quasi() && !g.count.is_multiple_of(dims) {
-            return Err(Error::named(
-                "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
-                format!("a {dims}-dimensional generator writes whole points: count {} is not a multiple of {dims}", g.count),
-            ));
-        }
-        if !self.kind.quasi() && normal && !g.count.is_multiple_of(2) {
-            return Err(Error::named(
-                "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
-                format!("normals come in pairs (Box-Muller): count {} must be even", g.count),
-            ));
-        }
-        // Normals are written a pair at a time.
-        let align = g.dtype.size() * if normal { 2 } else { 1 };
-        if !g.off.is_multiple_of(align) {
-            return Err(Error::range(format!("the output must be aligned to {align} bytes; it is at byte {} of its allocation", g.off)));
-        }
-        g.count.checked_mul(g.dtype.size()).ok_or_else(|| Error::range("count is too large"))
+        check_call(self.kind, *self.dims.lock().unwrap_or_else(|p| p.into_inner()) as u64, g)
     }
 
     /// Places the output in its block (`offset` bytes into it), setting where it lies in the
@@ -140,4 +103,62 @@ impl Generator {
         stream.legacy_ok("a cuRAND generate")?;
         self.ops.generate(stream.ops()?, g, out.ops()?)
     }
+}
+
+/// The checks of a call of a `kind` generator of `dims` dimensions ([`Generator::check`]).
+fn check_call(kind: RngKind, dims: u64, g: &Generate) -> Result<u64> {
+    match (g.dist, g.dtype) {
+        (Dist::Bits | Dist::Poisson { .. }, OutType::U32) => {}
+        (Dist::Uniform | Dist::Normal { .. } | Dist::LogNormal { .. }, OutType::F32 | OutType::F64) => {}
+        (d, t) => return Err(Error::type_error(format!("{d:?} is not generated as {t:?}"))),
+    }
+    if g.count == 0 {
+        return Err(Error::range("count must be at least 1"));
+    }
+    if let Dist::Poisson { lambda } = g.dist {
+        if !(lambda > 0.0 && lambda.is_finite()) {
+            return Err(Error::named("CURAND_STATUS_OUT_OF_RANGE", format!("lambda must be a finite number above 0, got {lambda}")));
+        }
+    }
+    if let Dist::Normal { mean, stddev } | Dist::LogNormal { mean, stddev } = g.dist {
+        if !(mean.is_finite() && stddev >= 0.0 && stddev.is_finite()) {
+            return Err(Error::range(format!("mean must be finite and stddev finite and at least 0, got {mean} and {stddev}")));
+        }
+    }
+    let normal = matches!(g.dist, Dist::Normal { .. } | Dist::LogNormal { .. });
+    if kind.quasi() && !g.count.is_multiple_of(dims) {
+        return Err(Error::named(
+            "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
+            format!("a {dims}-dimensional generator writes whole points: count {} is not a multiple of {dims}", g.count),
+        ));
+    }
+    if !kind.quasi() && normal && !g.count.is_multiple_of(2) {
+        return Err(Error::named(
+            "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
+            format!("normals come in pairs (Box-Muller): count {} must be even", g.count),
+        ));
+    }
+    // Normals are written a pair at a time.
+    let align = g.dtype.size() * if normal { 2 } else { 1 };
+    if !g.off.is_multiple_of(align) {
+        return Err(Error::range(format!("the output must be aligned to {align} bytes; it is at byte {} of its allocation", g.off)));
+    }
+    g.count.checked_mul(g.dtype.size()).ok_or_else(|| Error::range("count is too large"))
+}
+
+/// What a generator of `kind` seeded `seed` at `offset` writes for `g`, computed on the host
+/// (`ops::rand::host_generate`: what the simulator writes; cuRAND's numbers for Philox bits and
+/// uniforms), for tests to compare a GPU's with. At most 2^24 values.
+pub fn host_generate(kind: RngKind, seed: u64, offset: u64, g: &Generate) -> Result<Vec<u8>> {
+    check_call(kind, 1, g)?;
+    if g.count > 1 << 24 {
+        return Err(Error::range(format!("at most {} values at once, got {}", 1 << 24, g.count)));
+    }
+    if matches!(kind, RngKind::Xorwow | RngKind::Mrg32k3a) {
+        return Err(Error::named("CURAND_STATUS_TYPE_ERROR", format!("cuRAND's {} generator is not modelled on the host", kind.name())));
+    }
+    if kind.quasi() && !matches!(g.dist, Dist::Bits | Dist::Uniform) {
+        return Err(Error::named("CURAND_STATUS_TYPE_ERROR", "Sobol32's normals and Poisson counts are not modelled on the host"));
+    }
+    Ok(crate::ops::rand::host_generate(kind, seed, offset, g))
 }

@@ -1,7 +1,7 @@
 //! cuRAND generators as handles: create, seed, offset, dimensions, generate on a stream, destroy;
-//! and cuRAND's Philox on the host, for tests to compare a GPU's numbers with.
+//! and cuRAND's Philox computed on the host, for tests to compare a GPU's numbers with.
 
-use crate::raw::{BigU64, Count, Owner};
+use crate::raw::{BigU64, Count, NodeBuffer, Owner};
 use crate::{memory, stream};
 use cuda_node_core::rand::{self, Dist, Generate, Generator, OutType, RngKind};
 use cuda_node_core::{runtime, Error, Result};
@@ -86,12 +86,20 @@ crate::exports! {
         Ok(())
     }
 
-    /// `count` words of cuRAND's Philox4x32-10 under `seed`, from `position` of `subsequence`,
-    /// computed on the host (what the simulator writes; for tests to compare a GPU's with).
-    c"randPhiloxHost" => fn rand_philox_host(_cx, seed: BigU64, subsequence: BigU64, position: BigU64, count: Count) -> Vec<u32> {
+    /// `count` words of cuRAND's Philox4x32-10 under `seed` as its device API gives them
+    /// (`curand_init(seed, subsequence, position)`, then `curand()`), computed on the host.
+    c"randPhiloxWords" => fn rand_philox_words(_cx, seed: BigU64, subsequence: BigU64, position: BigU64, count: Count) -> Vec<u32> {
         if count.0 > MAX_HOST_WORDS {
             return Err(Error::range(format!("at most {MAX_HOST_WORDS} words at once, got {}", count.0)));
         }
         Ok(rand::philox_words(seed.0, subsequence.0, position.0, count.0 as usize))
+    }
+
+    /// What a `kind` generator seeded `seed` at `offset` writes for a `randGenerate` of the same
+    /// arguments, computed on the host (the simulator's numbers), little-endian bytes.
+    c"randHostGenerate" => fn rand_host_generate(_cx, kind: String, seed: BigU64, offset: BigU64, dist_code: u32, dtype: String, count: Count, a: f64, b: f64) -> NodeBuffer {
+        let k = RngKind::parse(&kind).ok_or_else(|| Error::type_error(format!("unknown generator kind '{kind}'")))?;
+        let g = Generate { dist: dist(dist_code, a, b)?, dtype: out_type(&dtype)?, count: count.0, off: 0 };
+        Ok(NodeBuffer(rand::host_generate(k, seed.0, offset.0, &g)?))
     }
 }

@@ -179,12 +179,44 @@ pub fn box_muller_f64(w: [u32; 4]) -> (f64, f64) {
     (a.sin() * s, a.cos() * s)
 }
 
-/// The 32-bit words `n` values of `g` take from a generator (what its offset advances by).
-pub fn words_used(g: &Generate) -> u64 {
-    match (g.dist, g.dtype) {
-        (Dist::Uniform | Dist::Normal { .. } | Dist::LogNormal { .. }, OutType::F64) => 2 * g.count,
-        _ => g.count,
+/// How far a call of `g` moves a generator's offset: its count, rounded up to a whole step of
+/// cuRAND's host generator (four values a subsequence).
+pub fn advance(g: &Generate) -> u64 {
+    g.count.div_ceil(4).saturating_mul(4)
+}
+
+/// The subsequences cuRAND's host API interleaves Philox over: "each four values from one
+/// sequence are followed by four values from next sequence", 65536 of them (its legacy
+/// ordering, which `CURAND_ORDERING_PSEUDO_DEFAULT` and `_BEST` are in the current release).
+pub const HOST_SUBSEQUENCES: u64 = 65536;
+
+/// The 4-word block of step `step` (four values a step) of cuRAND's host Philox, `block` of
+/// the step's blocks: subsequence `step mod 65536`, counter `(step div 65536) · blocks + block`.
+fn host_block(seed: u64, step: u64, blocks: u64, block: u64) -> [u32; 4] {
+    let (sub, round) = (step % HOST_SUBSEQUENCES, step / HOST_SUBSEQUENCES);
+    let c = round.wrapping_mul(blocks).wrapping_add(block);
+    philox4x32_10([c as u32, (c >> 32) as u32, sub as u32, (sub >> 32) as u32], seed)
+}
+
+/// The 32-bit words `curandGenerate` writes for a Philox generator at `offset`: word `p` of the
+/// output stream (`p = offset + i`) is word `p mod 4` of step `p div 4`'s block.
+pub fn philox_host_words(seed: u64, offset: u64, count: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(count);
+    let (mut step, mut word) = (offset / 4, (offset % 4) as usize);
+    while out.len() < count {
+        let r = host_block(seed, step, 1, 0);
+        let take = (4 - word).min(count - out.len());
+        out.extend_from_slice(&r[word..word + take]);
+        (step, word) = (step.wrapping_add(1), 0);
     }
+    out
+}
+
+/// The blocks behind `count` doubles of cuRAND's host Philox at `offset`: a step makes four
+/// doubles from two blocks of its subsequence (two doubles a block), so the block of doubles
+/// `2m, 2m + 1` is block `m mod 2` of step `offset div 4 + m div 2`.
+pub fn philox_host_blocks_f64(seed: u64, offset: u64, count: usize) -> Vec<[u32; 4]> {
+    (0..count.div_ceil(2) as u64).map(|m| host_block(seed, offset / 4 + m / 2, 2, m % 2)).collect()
 }
 
 /// Sobol32 in one dimension (cuRAND's first dimension: direction numbers `2^(31-k)`, Gray-code
@@ -195,6 +227,79 @@ pub fn sobol32_dim1(position: u64, count: usize) -> Vec<u32> {
         (0..32).filter(|k| g >> k & 1 == 1).fold(0u32, |acc, k| acc ^ (1u32 << (31 - k)))
     };
     (0..count as u64).map(|i| gray(position + i)).collect()
+}
+
+/// A Poisson count of mean `lambda` from its own device-API Philox subsequence (Knuth's product
+/// of uniforms below 64, a rounded normal above): cuRAND's distribution, not its numbers.
+fn poisson(seed: u64, index: u64, position: u64, lambda: f64) -> u32 {
+    let sub = index.wrapping_add(1).wrapping_add(position << 20);
+    if lambda >= 64.0 {
+        let w = philox_words(seed, sub, 0, 4);
+        let (z, _) = box_muller_f64([w[0], w[1], w[2], w[3]]);
+        return (lambda + lambda.sqrt() * z + 0.5).max(0.0) as u32;
+    }
+    let limit = (-lambda).exp();
+    let (mut k, mut p, mut at) = (0u32, 1.0f64, 0u64);
+    loop {
+        for pair in philox_words(seed, sub, at, 4).chunks_exact(2) {
+            p *= uniform_f64(pair[0], pair[1]);
+            if p <= limit {
+                return k;
+            }
+            k += 1;
+        }
+        at += 4;
+    }
+}
+
+/// What a generate call of `g` writes, little-endian, for a generator of `kind` with `seed` at
+/// `offset`: cuRAND's numbers for Philox (bits and uniforms exactly; normals by cuRAND's
+/// Box-Muller in the host's `sin`, `cos` and `log`), Sobol32's first dimension, and Poisson
+/// counts of cuRAND's distribution (not its numbers). The simulator's generators, and the
+/// reference the GPU tests compare cuRAND with.
+pub fn host_generate(kind: RngKind, seed: u64, offset: u64, g: &Generate) -> Vec<u8> {
+    let n = g.count as usize;
+    let mut out = Vec::with_capacity(n * g.dtype.size() as usize);
+    let words = |n: usize| match kind {
+        RngKind::Sobol32 => sobol32_dim1(offset, n),
+        _ => philox_host_words(seed, offset, n),
+    };
+    let finish = |v: f64, log: bool| if log { v.exp() } else { v };
+    match (g.dist, g.dtype) {
+        (Dist::Bits, _) => words(n).iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (Dist::Poisson { lambda }, _) => (0..g.count).for_each(|i| out.extend_from_slice(&poisson(seed, i, offset, lambda).to_le_bytes())),
+        (Dist::Uniform, OutType::F64) if kind != RngKind::Sobol32 => {
+            for b in philox_host_blocks_f64(seed, offset, n) {
+                out.extend_from_slice(&uniform_f64(b[0], b[1]).to_le_bytes());
+                out.extend_from_slice(&uniform_f64(b[2], b[3]).to_le_bytes());
+            }
+        }
+        (Dist::Uniform, OutType::F64) => {
+            words(n).iter().for_each(|x| out.extend_from_slice(&(*x as f64 / 4_294_967_296.0 + 0.5 / 4_294_967_296.0).to_le_bytes()))
+        }
+        (Dist::Uniform, _) => words(n).iter().for_each(|x| out.extend_from_slice(&uniform_f32(*x).to_le_bytes())),
+        (Dist::Normal { mean, stddev } | Dist::LogNormal { mean, stddev }, OutType::F64) => {
+            let log = matches!(g.dist, Dist::LogNormal { .. });
+            for b in philox_host_blocks_f64(seed, offset, n) {
+                let (a, c) = box_muller_f64(b);
+                out.extend_from_slice(&finish(mean + stddev * a, log).to_le_bytes());
+                out.extend_from_slice(&finish(mean + stddev * c, log).to_le_bytes());
+            }
+        }
+        (Dist::Normal { mean, stddev } | Dist::LogNormal { mean, stddev }, _) => {
+            let log = matches!(g.dist, Dist::LogNormal { .. });
+            let (mean, stddev) = (mean as f32, stddev as f32);
+            for q in words(n.div_ceil(2) * 2).chunks_exact(2) {
+                let (a, c) = box_muller_f32(q[0], q[1]);
+                for z in [a, c] {
+                    let v = mean + stddev * z;
+                    out.extend_from_slice(&(if log { v.exp() } else { v }).to_le_bytes());
+                }
+            }
+        }
+    }
+    out.truncate(n * g.dtype.size() as usize);
+    out
 }
 
 #[cfg(test)]
@@ -217,6 +322,39 @@ mod tests {
         let all = philox_words(42, 0, 0, 12);
         assert_eq!(philox_words(42, 0, 3, 6), all[3..9].to_vec());
         assert_ne!(philox_words(42, 1, 0, 4), all[..4].to_vec());
+    }
+
+    #[test]
+    fn host_words_interleave_65536_subsequences_four_words_each() {
+        let w = philox_host_words(9, 0, 12);
+        assert_eq!(w[..4], philox_words(9, 0, 0, 4)[..]);
+        assert_eq!(w[4..8], philox_words(9, 1, 0, 4)[..]);
+        let far = philox_host_words(9, 4 * HOST_SUBSEQUENCES + 4, 4);
+        assert_eq!(far, philox_words(9, 1, 4, 4), "step 65537 is subsequence 1's second block");
+        assert_eq!(philox_host_words(9, 6, 4), [w[6], w[7], w[8], w[9]]);
+        let d = philox_host_blocks_f64(9, 0, 6);
+        assert_eq!(d[0], philox4x32_10([0, 0, 0, 0], 9));
+        assert_eq!(d[1], philox4x32_10([1, 0, 0, 0], 9), "a step's four doubles come from two blocks of its subsequence");
+        assert_eq!(d[2], philox4x32_10([0, 0, 1, 0], 9));
+    }
+
+    #[test]
+    fn uniform_floats_are_the_host_words_scaled() {
+        let g = Generate { dist: Dist::Uniform, dtype: OutType::F32, count: 8, off: 0 };
+        let bytes = host_generate(RngKind::Philox, 1234, 0, &g);
+        let w = philox_host_words(1234, 0, 8);
+        for (i, c) in bytes.chunks_exact(4).enumerate() {
+            assert_eq!(f32::from_le_bytes(c.try_into().unwrap()), uniform_f32(w[i]));
+        }
+    }
+
+    #[test]
+    fn poisson_has_its_mean() {
+        let g = Generate { dist: Dist::Poisson { lambda: 4.0 }, dtype: OutType::U32, count: 4000, off: 0 };
+        let bytes = host_generate(RngKind::Philox, 7, 0, &g);
+        let sum: u64 = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).sum();
+        let mean = sum as f64 / 4000.0;
+        assert!((mean - 4.0).abs() < 0.2, "mean {mean}");
     }
 
     #[test]
