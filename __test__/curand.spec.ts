@@ -110,6 +110,19 @@ test('the host layout: 65536 subsequences, four words each, then each one\'s nex
   t.deepEqual(Array.from(got.subarray(4 * 65536, 4 * 65536 + 4)), Array.from(curand.philoxWords(SEED, 4, { offset: 4 })), 'step 65536: subsequence 0, second block')
 })
 
+test('a call moves the offset by its count rounded up to whole steps of four values', (t) => {
+  using g = curand.createGenerator('philox')
+  g.setSeed(SEED)
+  const p = alloc(4 * 16)
+  g.generate(p, 6)
+  g.generate(p.offset(4 * 8), 4)
+  const got = words(p, 12)
+  const want = host(SEED, 12)
+  t.deepEqual(Array.from(got.subarray(0, 6)), Array.from(want.subarray(0, 6)))
+  t.deepEqual(Array.from(got.subarray(8, 12)), Array.from(want.subarray(8, 12)), 'the second call starts at word 8, not 6')
+  p.free()
+})
+
 test('setOffset starts the next call that many words in', (t) => {
   using g = curand.createGenerator('philox')
   g.setSeed(7).setOffset(8n)
