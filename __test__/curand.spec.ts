@@ -1,6 +1,6 @@
 import test from 'ava'
 import { alloc, curand, CudaError, mallocPlain, Stream, type MemoryPointer } from '..'
-import { gpuTest, onGpu } from './helpers'
+import { gpuTest, nativeTest, onGpu, root, runJson } from './helpers'
 
 /** A simulator-only test; on the GPU it is reported as skipped, saying why. */
 const simTest: typeof test = onGpu
@@ -262,6 +262,26 @@ test('a generator made with using is destroyed at the end of its block', (t) => 
     t.is(g.deviceId, 0)
   }
   t.throws(() => kept.handle, { instanceOf: CudaError, message: /generator was destroyed/ })
+})
+
+nativeTest('a child process with --expose-gc')('generators nobody holds are released by the GC, destroyed ones at once', (t) => {
+  const r = runJson(
+    `const { native } = require(${JSON.stringify(root + '/lib/native.js')});
+     (async () => {
+       const live0 = native.randLive();
+       const kept = [];
+       for (let i = 0; i < 50; i++) kept.push(cuda.curand.createGenerator('philox'));
+       const made = native.randLive() - live0;
+       kept.forEach((g) => g.destroy());
+       const afterDestroy = native.randLive() - live0;
+       for (let i = 0; i < 200; i++) cuda.curand.createGenerator('philox').setSeed(i);
+       for (let i = 0; i < 6; i++) { global.gc(); await new Promise((r) => setTimeout(r, 5)); }
+       console.log(JSON.stringify({ made, afterDestroy, afterGc: native.randLive() - live0 }));
+     })().catch((e) => { console.error(e); process.exit(1) });`,
+    {},
+    ['--expose-gc'],
+  )
+  t.deepEqual(r, { made: 50, afterDestroy: 0, afterGc: 0 })
 })
 
 test('philoxWords and hostGenerate check their arguments', (t) => {

@@ -86,6 +86,11 @@ crate::exports! {
         Ok(())
     }
 
+    /// Live generators on this thread (for leak checks).
+    c"randLive" => fn rand_live(_cx) -> f64 {
+        Ok(live() as f64)
+    }
+
     /// `count` words of cuRAND's Philox4x32-10 under `seed` as its device API gives them
     /// (`curand_init(seed, subsequence, position)`, then `curand()`), computed on the host.
     c"randPhiloxWords" => fn rand_philox_words(_cx, seed: BigU64, subsequence: BigU64, position: BigU64, count: Count) -> Vec<u32> {
