@@ -35,7 +35,7 @@ for name, kind in (("philox", curand.CURAND_RNG_PSEUDO_PHILOX4_32_10), ("xorwow"
     print(json.dumps({"op": f"cupy.cuda.curand.generateNormal ({name})", "ms": ms}), flush=True)
     curand.destroyGenerator(gen)
 
-with stream:
+with stream:  # cupy.random binds its generator to the current stream at each call
     rs = cupy.random.RandomState(1234)
     ms = timed(lambda: rs.standard_normal(n, dtype=cupy.float32))
 print(json.dumps({"op": "cupy.random.RandomState.standard_normal (xorwow, allocates)", "ms": ms}), flush=True)
