@@ -46,6 +46,7 @@ export { cacheDir, kernelCacheStats, type KernelCacheStats } from './lib/kernel/
 export { pendingCallbacks, graphCallbacks } from './lib/callbacks'
 export { nvtx } from './lib/nvtx'
 export { blas, type GemmOptions, type AxpyOptions } from './lib/blas'
+export { curand, CurandGenerator, type GeneratorKind, type GeneratorOptions, type GenerateOptions, type PhiloxWordsOptions, type HostGenerateOptions } from './lib/random'
 export { nccl, NcclCommunicator, type NcclDType, type NcclOp } from './lib/nccl'
 export { profiler } from './lib/profiler'
 export type { TraceSlice, TraceResult, MemoryCounter } from './lib/trace'

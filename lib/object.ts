@@ -13,7 +13,7 @@ import { ownLater, type Attach } from './lifetime'
 export const INTERNAL: unique symbol = Symbol('cuda-node internal')
 
 /** What a native object is, for argument checks across classes that do not import each other. */
-export type Kind = 'Stream' | 'Event' | 'Graph' | 'GraphBuilder' | 'Memory' | 'MemoryPool' | 'AsyncMemoryPool' | 'PinnedMemory' | 'PinnedMemoryPool' | 'RawModule' | 'NcclCommunicator'
+export type Kind = 'Stream' | 'Event' | 'Graph' | 'GraphBuilder' | 'Memory' | 'MemoryPool' | 'AsyncMemoryPool' | 'PinnedMemory' | 'PinnedMemoryPool' | 'RawModule' | 'NcclCommunicator' | 'CurandGenerator'
 
 let read: (o: NativeObject) => number
 let kindOf: (o: NativeObject) => Kind

@@ -9,6 +9,7 @@
 
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
+use crate::ops::rand::RandOps;
 use crate::ops::system::SystemOps;
 use crate::ops::texture::Textures;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams, VirtualMemory};
@@ -36,6 +37,8 @@ pub trait Backend: Send + Sync + 'static {
     fn system(&self) -> &dyn SystemOps;
     /// CUDA arrays, texture and surface objects (`ops/texture.rs`).
     fn textures(&self) -> &dyn Textures;
+    /// cuRAND generators (`ops/rand.rs`).
+    fn rand(&self) -> &dyn RandOps;
 }
 
 /// A backend is whatever implements every part: each backend's concept files implement them on
@@ -54,6 +57,7 @@ where
         + VirtualMemory
         + SystemOps
         + Textures
+        + RandOps
         + Send
         + Sync
         + 'static,
@@ -89,6 +93,9 @@ where
         self
     }
     fn textures(&self) -> &dyn Textures {
+        self
+    }
+    fn rand(&self) -> &dyn RandOps {
         self
     }
 }

@@ -1,4 +1,4 @@
-//! Loading CUDA's libraries (NVRTC, nvJitLink, cuBLAS, cuSOLVER) at run time, by the names CUDA
+//! Loading CUDA's libraries (NVRTC, nvJitLink, cuBLAS, cuSOLVER, cuRAND) at run time, by the names CUDA
 //! 11 to 13 give them, an override variable, `CUDA_NODE_LIBRARY_PATH` (folders, searched also
 //! as NVIDIA's Python wheels lay them out, so `pip install --target DIR nvidia-cuda-nvrtc` works)
 //! and the toolkit's usual folders.
@@ -55,6 +55,7 @@ pub fn library_path_dirs() -> Vec<String> {
             "nvidia/nvjitlink/lib",
             "nvidia/cublas/lib",
             "nvidia/cusolver/lib",
+            "nvidia/curand/lib",
             "nvidia/nccl/lib",
             "nvidia/cu12/lib",
             "lib",

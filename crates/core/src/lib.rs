@@ -33,6 +33,7 @@ pub mod ops;
 pub mod pinned;
 pub mod pool;
 pub mod profiler;
+pub mod rand;
 pub mod reaper;
 pub mod runtime;
 pub mod sim;

@@ -12,6 +12,7 @@ pub mod memory;
 pub mod module;
 pub mod nccl;
 pub mod pinned;
+pub mod rand;
 pub mod stream;
 pub mod system;
 pub mod texture;

@@ -29,6 +29,7 @@ mod pinned;
 mod pinned_pool;
 mod pool;
 mod profiler;
+mod rand;
 mod raw;
 mod stream;
 mod system;
@@ -75,6 +76,7 @@ fn tables() -> Vec<&'static [Export]> {
         #[cfg(feature = "floor")]
         floor::EXPORTS,
         host_cache::EXPORTS,
+        rand::EXPORTS,
     ]
 }
 

@@ -21,6 +21,11 @@ pub(crate) fn record<T>(api: &str, r: Raw<T>) {
     }
 }
 
+/// Records an error a library's destroy returned (cuRAND's), as [`record`] does a driver's.
+pub(crate) fn record_error(e: Error) {
+    push(e);
+}
+
 #[cold]
 fn push(e: Error) {
     let mut all = DROPPED.lock().unwrap_or_else(|p| p.into_inner());

@@ -20,6 +20,7 @@ mod module;
 mod nccl;
 mod own;
 mod pinned;
+mod rand;
 pub(crate) mod raw;
 mod recycle;
 mod staging;

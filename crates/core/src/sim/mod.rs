@@ -23,6 +23,7 @@ mod op;
 mod own;
 mod pinned;
 mod pool;
+mod rand;
 mod stream;
 mod system;
 mod texture;
