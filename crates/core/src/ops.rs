@@ -8,6 +8,7 @@ pub mod blas;
 pub mod device;
 pub mod event;
 pub mod graph;
+pub mod half;
 pub mod memory;
 pub mod module;
 pub mod nccl;
