@@ -55,3 +55,4 @@ export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type Hi
 export { system, type DeviceTelemetry, type DeviceProcess } from './lib/system'
 export { registrationCache, type RegistrationCacheStats } from './lib/memory/host-cache'
 export type { GemmDtype, BlasDataType, ComputeType, TypedGemmOptions, BatchOptions, StridedBatchedGemmOptions, GemmExOptions } from './lib/blas'
+export { driver } from './lib/driver'

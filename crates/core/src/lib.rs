@@ -7,6 +7,7 @@ pub mod backend;
 pub mod blas;
 pub mod block;
 pub mod capture;
+pub mod context;
 pub mod copy2d;
 #[cfg(not(target_family = "wasm"))]
 pub mod cuda;
