@@ -190,9 +190,22 @@ fn override_var(lib: Lib) -> &'static str {
     }
 }
 
+/// A status name as the `'static` code an error carries: each name is made once, however often
+/// it is reported.
+fn intern(name: String) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.into_boxed_str());
+    names.push(n);
+    n
+}
+
 fn missing(lib: Lib, tried: &str) -> Error {
     let (what, var) = (lib.name(), override_var(lib));
-    let code: &'static str = Box::leak(format!("{}_STATUS_NOT_INITIALIZED", prefix(lib)).into_boxed_str());
+    let code = intern(format!("{}_STATUS_NOT_INITIALIZED", prefix(lib)));
     Error::named(code, format!("{what} could not be loaded: looked for {tried}. Install CUDA's {what}, or set {var} to the library"))
 }
 
@@ -287,7 +300,7 @@ fn status(lib: Lib, s: Status, call: &str) -> Result<()> {
         (Lib::Cutensor, 20) => "INSUFFICIENT_DRIVER",
         _ => "UNKNOWN",
     };
-    let code: &'static str = Box::leak(format!("{}_STATUS_{name}", prefix(lib)).into_boxed_str());
+    let code = intern(format!("{}_STATUS_{name}", prefix(lib)));
     Err(Error::named(code, format!("{call} failed with status {s}")))
 }
 
