@@ -42,6 +42,51 @@ export interface GemmOptions {
   stream?: Stream
 }
 
+/** The element types of {@link blas.gemm} and {@link blas.gemmStridedBatched} (cublasHgemm, Sgemm, Dgemm). */
+export type GemmDtype = 'float16' | 'float32' | 'float64'
+
+/** The element types {@link blas.gemmEx} reads and writes (`CUDA_R_16F`, `CUDA_R_16BF`, `CUDA_R_32F`, `CUDA_R_64F`). */
+export type BlasDataType = 'float16' | 'bfloat16' | 'float32' | 'float64'
+
+/**
+ * cuBLAS's compute types (`cublasComputeType_t`) that {@link blas.gemmEx} offers: the precision of
+ * the products and sums, and the type of alpha and beta (half, single, single, double).
+ */
+export type ComputeType = 'CUBLAS_COMPUTE_16F' | 'CUBLAS_COMPUTE_32F' | 'CUBLAS_COMPUTE_32F_FAST_TF32' | 'CUBLAS_COMPUTE_64F'
+
+/** Options of {@link blas.gemm}: a {@link GemmOptions} with its element type. */
+export interface TypedGemmOptions extends GemmOptions {
+  /** A's, B's and C's element type: `'float16'` (cublasHgemm), `'float32'` (Sgemm) or `'float64'` (Dgemm). */
+  dtype: GemmDtype
+}
+
+/** The batch of a strided-batched product: `batchCount` products, matrix i `stride*` elements after matrix i − 1. */
+export interface BatchOptions {
+  /** How many products. */
+  batchCount: number
+  /** Elements from one A to the next; by default one stored A (its stored rows × `lda` in row order). 0 uses one A for all. */
+  strideA?: number
+  /** Elements from one B to the next (see `strideA`). */
+  strideB?: number
+  /** Elements from one C to the next; by default one stored C. Results may not overlap. */
+  strideC?: number
+}
+
+/** Options of {@link blas.gemmStridedBatched}. */
+export interface StridedBatchedGemmOptions extends TypedGemmOptions, BatchOptions {}
+
+/** Options of {@link blas.gemmEx}: A's, B's and C's types and the compute type, optionally a batch. */
+export interface GemmExOptions extends GemmOptions, Partial<BatchOptions> {
+  /** A's element type. */
+  Atype: BlasDataType
+  /** B's element type (cuBLAS wants A's). */
+  Btype: BlasDataType
+  /** C's element type. */
+  Ctype: BlasDataType
+  /** The compute type; alpha and beta are rounded to its scale type. */
+  computeType: ComputeType
+}
+
 /** Options of `y = alpha · x + y`. */
 export interface AxpyOptions {
   /** Elements between consecutive elements of x; 1 by default. */
@@ -91,6 +136,68 @@ function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
   }
 }
 
+const GEMM_KEYS = ['m', 'n', 'k', 'A', 'B', 'C', 'alpha', 'beta', 'transA', 'transB', 'order', 'lda', 'ldb', 'ldc', 'stream'] as const
+const BATCH_KEYS = ['batchCount', 'strideA', 'strideB', 'strideC'] as const
+
+function dataType(name: string, v: unknown, allowed: readonly string[]): string {
+  if (typeof v !== 'string' || !allowed.includes(v)) throw new TypeError(`${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${describe(v)}`)
+  return v
+}
+
+const DATA_TYPES = ['float16', 'bfloat16', 'float32', 'float64'] as const
+const COMPUTE_TYPES = ['CUBLAS_COMPUTE_16F', 'CUBLAS_COMPUTE_32F', 'CUBLAS_COMPUTE_32F_FAST_TF32', 'CUBLAS_COMPUTE_64F'] as const
+const COMPUTE_OF: Record<GemmDtype, ComputeType> = { float16: 'CUBLAS_COMPUTE_16F', float32: 'CUBLAS_COMPUTE_32F', float64: 'CUBLAS_COMPUTE_64F' }
+
+/**
+ * One matrix product through `native.blasMatmul`: `entry` 'typed' (cublas<H|S|D>gemm) or 'ex'
+ * (cublasGemmEx), `batch` present for the strided-batched entry points. Row order is mapped onto
+ * column order as in {@link gemm}: the operands, their types and strides swapped.
+ */
+function matmul(entry: 'typed' | 'ex', types: [string, string, string, string], o: GemmOptions, batch: Partial<BatchOptions> | undefined): void {
+  const [m, n, k] = [count('m', o.m), count('n', o.n), count('k', o.k)]
+  const [A, B, C] = [ptr('A', o.A), ptr('B', o.B), ptr('C', o.C)]
+  const transA = o.transA ?? false
+  const transB = o.transB ?? false
+  if (typeof transA !== 'boolean' || typeof transB !== 'boolean') throw new TypeError('transA and transB must be booleans')
+  const order = o.order ?? 'row'
+  if (order !== 'row' && order !== 'column') throw new TypeError(`order must be 'row' or 'column', got ${describe(order)}`)
+  const alpha = scalar('alpha', o.alpha ?? 1)
+  const beta = scalar('beta', o.beta ?? 0)
+  const batched = batch !== undefined
+  const batchCount = batched ? count('batchCount', batch.batchCount) : 1
+  const s = streamOption(o.stream, C.deviceId)
+  libraryHandlesCreated()
+  const [at, bt, ct, compute] = types
+  if (order === 'column') {
+    const lda = count('lda', o.lda ?? (transA ? k : m))
+    const ldb = count('ldb', o.ldb ?? (transB ? n : k))
+    const ldc = count('ldc', o.ldc ?? m)
+    const sa = count('strideA', batch?.strideA ?? lda * (transA ? m : k))
+    const sb = count('strideB', batch?.strideB ?? ldb * (transB ? k : n))
+    const sc = count('strideC', batch?.strideC ?? ldc * n)
+    const dims = new Float64Array([m, n, k, alpha, beta, lda, ldb, ldc, A.byteOffset, B.byteOffset, C.byteOffset, batchCount, sa, sb, sc])
+    const flags = (transA ? 1 : 0) | (transB ? 2 : 0) | (batched ? 4 : 0)
+    native.blasMatmul(s, [entry, at, bt, ct, compute], flags, own(A.mem), own(B.mem), own(C.mem), dims)
+  } else {
+    const lda = count('lda', o.lda ?? (transA ? m : k))
+    const ldb = count('ldb', o.ldb ?? (transB ? k : n))
+    const ldc = count('ldc', o.ldc ?? n)
+    const sa = count('strideA', batch?.strideA ?? lda * (transA ? k : m))
+    const sb = count('strideB', batch?.strideB ?? ldb * (transB ? n : k))
+    const sc = count('strideC', batch?.strideC ?? ldc * m)
+    // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: the same bytes, operands swapped.
+    const dims = new Float64Array([n, m, k, alpha, beta, ldb, lda, ldc, B.byteOffset, A.byteOffset, C.byteOffset, batchCount, sb, sa, sc])
+    const flags = (transB ? 1 : 0) | (transA ? 2 : 0) | (batched ? 4 : 0)
+    native.blasMatmul(s, [entry, bt, at, ct, compute], flags, own(B.mem), own(A.mem), own(C.mem), dims)
+  }
+}
+
+function typedGemm(name: string, o: TypedGemmOptions, batch: boolean): void {
+  checkOptions<StridedBatchedGemmOptions>(name, o, batch ? [...GEMM_KEYS, 'dtype', ...BATCH_KEYS] : [...GEMM_KEYS, 'dtype'])
+  const dtype = dataType('dtype', o.dtype, ['float16', 'float32', 'float64']) as GemmDtype
+  matmul('typed', [dtype, dtype, dtype, COMPUTE_OF[dtype]], o, batch ? (o as StridedBatchedGemmOptions) : undefined)
+}
+
 function axpy(dtype: 'float32' | 'float64', n: number, alpha: number, x: MemoryPointer, y: MemoryPointer, o: AxpyOptions = {}): void {
   checkOptions<AxpyOptions>('axpy', o, ['incx', 'incy', 'stream'])
   const X = ptr('x', x)
@@ -121,6 +228,52 @@ export const blas = {
    */
   dgemm(options: GemmOptions): void {
     gemm('float64', options)
+  },
+  /**
+   * float16 `C = alpha · op(A) · op(B) + beta · C` (cublasHgemm; alpha and beta rounded to half),
+   * as {@link blas.sgemm}.
+   */
+  hgemm(options: GemmOptions): void {
+    checkOptions<GemmOptions>('hgemm', options, [...GEMM_KEYS])
+    matmul('typed', ['float16', 'float16', 'float16', 'CUBLAS_COMPUTE_16F'], options, undefined)
+  },
+  /**
+   * `C = alpha · op(A) · op(B) + beta · C` in `dtype` (cublasHgemm, Sgemm or Dgemm): row-major
+   * unless `order: 'column'`, on the current stream of C's device unless `stream` is given.
+   * @throws {TypeError} for a missing or wrong kind of option, {RangeError} for sizes, leading
+   *   dimensions or offsets that are negative, inconsistent, misaligned or reach past the memory,
+   *   {CudaError} `CUBLAS_STATUS_NOT_INITIALIZED` where cuBLAS cannot be loaded.
+   */
+  gemm(options: TypedGemmOptions): void {
+    typedGemm('gemm', options, false)
+  },
+  /**
+   * `batchCount` products `C[i] = alpha · op(A[i]) · op(B[i]) + beta · C[i]` in `dtype`
+   * (cublas<H|S|D>gemmStridedBatched), matrix i `stride*` elements after matrix i − 1 of each
+   * operand (one stored matrix by default; 0 reuses one A or B for the whole batch).
+   * @throws as {@link blas.gemm}, and {RangeError} where `strideC` would make results overlap.
+   */
+  gemmStridedBatched(options: StridedBatchedGemmOptions): void {
+    typedGemm('gemmStridedBatched', options, true)
+  },
+  /**
+   * `C = alpha · op(A) · op(B) + beta · C` with A's, B's and C's types and the compute type
+   * given (cublasGemmEx; with `batchCount`, cublasGemmStridedBatchedEx). The combinations are
+   * cuBLAS's: `CUBLAS_COMPUTE_16F` all float16; `CUBLAS_COMPUTE_32F` A and B float16 with C
+   * float16 or float32, bfloat16 with bfloat16 or float32, or all float32;
+   * `CUBLAS_COMPUTE_32F_FAST_TF32` all float32; `CUBLAS_COMPUTE_64F` all float64.
+   * @throws {CudaError} `CUBLAS_STATUS_NOT_SUPPORTED` for another combination; otherwise as
+   *   {@link blas.gemmStridedBatched}.
+   */
+  gemmEx(options: GemmExOptions): void {
+    checkOptions<GemmExOptions>('gemmEx', options, [...GEMM_KEYS, 'Atype', 'Btype', 'Ctype', 'computeType', ...BATCH_KEYS])
+    const types: [string, string, string, string] = [
+      dataType('Atype', options.Atype, DATA_TYPES),
+      dataType('Btype', options.Btype, DATA_TYPES),
+      dataType('Ctype', options.Ctype, DATA_TYPES),
+      dataType('computeType', options.computeType, COMPUTE_TYPES),
+    ]
+    matmul('ex', types, options, options.batchCount === undefined ? undefined : options)
   },
   /**
    * float32 `y = alpha · x + y` over `n` elements.

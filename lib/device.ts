@@ -193,6 +193,34 @@ export class Device {
     native.deviceSetLimit(this.id, name, value)
   }
 
+  /**
+   * The device's cuSPARSE handle (CuPy's `Device.cusparse_handle`), as `cublasHandle`: this
+   * thread's, made on first use, destroyed at exit (a worker's when it ends).
+   * @throws {CudaError} `CUSPARSE_STATUS_NOT_INITIALIZED` where cuSPARSE cannot be loaded.
+   */
+  get cusparseHandle(): bigint {
+    libraryHandlesCreated()
+    return native.deviceLibraryHandle(this.id, 'cusparse')
+  }
+
+  /**
+   * The device's cuTENSOR (2.x) handle (CuPy's `cutensor` handle), as `cublasHandle`.
+   * @throws {CudaError} `CUTENSOR_STATUS_NOT_INITIALIZED` where libcutensor.so.2 cannot be loaded.
+   */
+  get cutensorHandle(): bigint {
+    libraryHandlesCreated()
+    return native.deviceLibraryHandle(this.id, 'cutensor')
+  }
+
+  /**
+   * The device's sparse cuSOLVER handle (CuPy's `Device.cusolver_sp_handle`, `cusolverSpCreate`), as `cublasHandle`.
+   * @throws {CudaError} `CUSOLVER_STATUS_NOT_INITIALIZED` where cuSOLVER cannot be loaded.
+   */
+  get cusolverSpHandle(): bigint {
+    libraryHandlesCreated()
+    return native.deviceLibraryHandle(this.id, 'cusolverSp')
+  }
+
   /** Free and total memory now (`cudaMemGetInfo`). */
   memInfo(): MemInfo {
     return native.deviceMemInfo(this.id)

@@ -42,7 +42,7 @@ native.simSetScheduler(schedule)
 
 let libraryHandles = false
 
-/** The cuBLAS/cuSOLVER handles exist: destroy them when the main thread exits (CuPy does this at exit). */
+/** The library handles (cuBLAS, cuSOLVER, cuSPARSE, cuTENSOR) exist: destroy them when the main thread exits (CuPy does this at exit). */
 export function libraryHandlesCreated(): void {
   if (!libraryHandles && isMainThread) {
     libraryHandles = true

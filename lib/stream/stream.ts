@@ -122,6 +122,15 @@ export class Stream extends NativeObject implements StreamLike {
     return this.#facts().handle
   }
 
+  /**
+   * The context the stream belongs to (`cuStreamGetCtx`) as a bigint, for native code: its
+   * device's primary context (`driver.ctxGetCurrent()` on that device), or an external
+   * stream's own. A default stream's is its current device's. On the simulator, the device's fake.
+   */
+  get context(): bigint {
+    return native.streamContext(ownStreamHandle(this))
+  }
+
   /** The ordinal of the stream's device (CuPy's `Stream.device_id`). A default stream's is the current device. */
   get deviceId(): number {
     return streamDevice(this)

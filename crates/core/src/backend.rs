@@ -8,6 +8,7 @@
 //! imports a model file that calls `runtime()`.
 
 use crate::ops::blas::BlasOps;
+use crate::ops::context::Contexts;
 use crate::ops::nccl::NcclOps;
 use crate::ops::rand::RandOps;
 use crate::ops::system::SystemOps;
@@ -39,6 +40,8 @@ pub trait Backend: Send + Sync + 'static {
     fn textures(&self) -> &dyn Textures;
     /// cuRAND generators (`ops/rand.rs`).
     fn rand(&self) -> &dyn RandOps;
+    /// Contexts for interop: a device's, a stream's (`ops/context.rs`).
+    fn contexts(&self) -> &dyn Contexts;
 }
 
 /// A backend is whatever implements every part: each backend's concept files implement them on
@@ -58,6 +61,7 @@ where
         + SystemOps
         + Textures
         + RandOps
+        + Contexts
         + Send
         + Sync
         + 'static,
@@ -96,6 +100,9 @@ where
         self
     }
     fn rand(&self) -> &dyn RandOps {
+        self
+    }
+    fn contexts(&self) -> &dyn Contexts {
         self
     }
 }

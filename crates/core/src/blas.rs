@@ -9,7 +9,7 @@ use crate::runtime;
 use crate::stream::Stream;
 
 // The seam's trait and data (`ops/blas.rs`), re-exported here where they were first defined.
-pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
+pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Entry, Gemm, Library, MatMul, Real};
 
 impl Gemm {
     /// Checks the operands' extents against their allocations, and cuBLAS's 32-bit sizes.
@@ -29,6 +29,137 @@ impl Gemm {
     /// Places the matrices in their blocks: each must lie inside its own block (a pool block is
     /// part of a larger allocation), matrix `i` at `offset(i)` of it. Sets where each lies in its
     /// allocation and returns the allocations, A, B and C.
+    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
+        let [ea, eb, ec] = self.extents()?;
+        let (am, a_off) = blocks[0].range(offset(0)?, ea, "matrix A")?;
+        let (bm, b_off) = blocks[1].range(offset(1)?, eb, "matrix B")?;
+        let (cm, c_off) = blocks[2].range(offset(2)?, ec, "matrix C")?;
+        (self.a_off, self.b_off, self.c_off) = (a_off, b_off, c_off);
+        Ok([am, bm, cm])
+    }
+}
+
+impl DataType {
+    /// The dtype's name in this library (`'float16'`, `'bfloat16'`, `'float32'`, `'float64'`).
+    pub fn from_name(name: &str) -> Result<DataType> {
+        match name {
+            "float16" => Ok(DataType::F16),
+            "bfloat16" => Ok(DataType::Bf16),
+            "float32" => Ok(DataType::F32),
+            "float64" => Ok(DataType::F64),
+            other => {
+                Err(Error::type_error(format!("a gemm's data type must be 'float16', 'bfloat16', 'float32' or 'float64', got '{other}'")))
+            }
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::F16 => "float16",
+            DataType::Bf16 => "bfloat16",
+            DataType::F32 => "float32",
+            DataType::F64 => "float64",
+        }
+    }
+}
+
+impl Compute {
+    /// cuBLAS's name (`'CUBLAS_COMPUTE_32F'`…), of the four compute types this library offers.
+    pub fn from_name(name: &str) -> Result<Compute> {
+        match name {
+            "CUBLAS_COMPUTE_16F" => Ok(Compute::F16),
+            "CUBLAS_COMPUTE_32F" => Ok(Compute::F32),
+            "CUBLAS_COMPUTE_32F_FAST_TF32" => Ok(Compute::F32FastTf32),
+            "CUBLAS_COMPUTE_64F" => Ok(Compute::F64),
+            other => Err(Error::type_error(format!(
+                "computeType must be 'CUBLAS_COMPUTE_16F', 'CUBLAS_COMPUTE_32F', 'CUBLAS_COMPUTE_32F_FAST_TF32' or 'CUBLAS_COMPUTE_64F', got '{other}'"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Compute::F16 => "CUBLAS_COMPUTE_16F",
+            Compute::F32 => "CUBLAS_COMPUTE_32F",
+            Compute::F32FastTf32 => "CUBLAS_COMPUTE_32F_FAST_TF32",
+            Compute::F64 => "CUBLAS_COMPUTE_64F",
+        }
+    }
+}
+
+impl MatMul {
+    /// The type combinations cuBLAS computes (its `cublasGemmEx` table, real types; the typed
+    /// entry points: one type for all, computed in it); any other is its NOT_SUPPORTED.
+    pub fn check_types(&self) -> Result<()> {
+        use DataType::*;
+        let (a, b, c) = (self.a_type, self.b_type, self.c_type);
+        let ok = match (self.entry, self.compute) {
+            (Entry::Typed, compute) => a == b && b == c && compute.scale() == a && compute != Compute::F32FastTf32,
+            (Entry::Ex, Compute::F16) => [a, b, c] == [F16; 3],
+            (Entry::Ex, Compute::F32) => a == b && matches!((a, c), (F16, F16) | (F16, F32) | (Bf16, Bf16) | (Bf16, F32) | (F32, F32)),
+            (Entry::Ex, Compute::F32FastTf32) => [a, b, c] == [F32; 3],
+            (Entry::Ex, Compute::F64) => [a, b, c] == [F64; 3],
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(Error::named(
+            "CUBLAS_STATUS_NOT_SUPPORTED",
+            format!(
+                "cuBLAS has no gemm of A {}, B {}, C {} computed in {} (see cublasGemmEx's table of types)",
+                a.name(),
+                b.name(),
+                c.name(),
+                self.compute.name()
+            ),
+        ))
+    }
+
+    /// Checks the types, the batch's strides, the operands' alignment and extents against their
+    /// allocations, and cuBLAS's 32-bit sizes.
+    pub fn check(&self, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
+        self.check_types()?;
+        for (v, what) in [
+            (self.m, "m"),
+            (self.n, "n"),
+            (self.k, "k"),
+            (self.lda, "lda"),
+            (self.ldb, "ldb"),
+            (self.ldc, "ldc"),
+            (self.batch, "batchCount"),
+        ] {
+            if v > i32::MAX as u64 {
+                return Err(Error::range(format!("{what} is {v}, more than cuBLAS's 32-bit sizes allow")));
+            }
+        }
+        if !self.batched && self.batch != 1 {
+            return Err(Error::range("a gemm that is not batched computes one product"));
+        }
+        let [.., span_c] = self.spans()?;
+        if self.batch > 1 && self.stride_c < span_c {
+            return Err(Error::range(format!(
+                "strideC ({}) is less than the {span_c} elements one C spans: the batch's results would overlap",
+                self.stride_c
+            )));
+        }
+        for (off, ty, what) in
+            [(self.a_off, self.a_type, "matrix A"), (self.b_off, self.b_type, "matrix B"), (self.c_off, self.c_type, "matrix C")]
+        {
+            if off % ty.size() != 0 {
+                return Err(Error::range(format!(
+                    "{what} starts {off} bytes into its allocation, not a multiple of its {}-byte elements",
+                    ty.size()
+                )));
+            }
+        }
+        let [ea, eb, ec] = self.extents()?;
+        a.check_range(self.a_off, ea, "matrix A")?;
+        b.check_range(self.b_off, eb, "matrix B")?;
+        c.check_range(self.c_off, ec, "matrix C")?;
+        Ok(())
+    }
+
+    /// Places the matrices in their blocks, as [`Gemm::place`] does.
     pub fn place<'a>(&mut self, blocks: [&'a Block; 3], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
         let [ea, eb, ec] = self.extents()?;
         let (am, a_off) = blocks[0].range(offset(0)?, ea, "matrix A")?;
@@ -66,6 +197,12 @@ pub fn cublas_handle(device: usize) -> Result<u64> {
     runtime()?.backend.blas().handle(device, Library::Cublas)
 }
 
+/// The calling thread's handle of `lib` for the device (cuSPARSE, cuTENSOR, cuSOLVER's sparse
+/// one…), created on first use as the cuBLAS handle is, destroyed with it.
+pub fn library_handle(device: usize, lib: Library) -> Result<u64> {
+    runtime()?.backend.blas().handle(device, lib)
+}
+
 /// The device's cuSOLVER (dense) handle, created on first use.
 pub fn cusolver_handle(device: usize) -> Result<u64> {
     runtime()?.backend.blas().handle(device, Library::Cusolver)
@@ -91,6 +228,23 @@ pub fn gemm(stream: &Stream, g: &Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &D
     runtime()?.backend.blas().gemm(stream.ops()?, g, a.ops()?, b.ops()?, c.ops()?)
 }
 
+/// A typed (`cublas<H|S|D>gemm`), strided-batched or `Ex` matrix product on `stream`, through
+/// the device's cuBLAS handle bound to it. Alpha and beta are rounded to the compute type's scale
+/// type here, so both backends compute with the same values.
+pub fn matmul(stream: &Stream, g: &MatMul, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
+    for m in [a, b, c] {
+        stream.same_device(m, "gemm")?;
+    }
+    g.check(a, b, c)?;
+    stream.legacy_ok("a gemm")?;
+    if g.m == 0 || g.n == 0 || g.batch == 0 {
+        return Ok(());
+    }
+    let scale = g.compute.scale();
+    let g = MatMul { alpha: scale.round(g.alpha), beta: scale.round(g.beta), ..*g };
+    runtime()?.backend.blas().matmul(stream.ops()?, &g, a.ops()?, b.ops()?, c.ops()?)
+}
+
 /// `y = alpha · x + y` on `stream`.
 pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> Result<()> {
     stream.same_device(x, "axpy")?;
@@ -101,4 +255,64 @@ pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> R
         return Ok(());
     }
     runtime()?.backend.blas().axpy(stream.ops()?, op, x.ops()?, y.ops()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matmul(entry: Entry, [a, b, c]: [DataType; 3], compute: Compute) -> MatMul {
+        MatMul {
+            entry,
+            a_type: a,
+            b_type: b,
+            c_type: c,
+            compute,
+            trans_a: false,
+            trans_b: true,
+            m: 3,
+            n: 4,
+            k: 5,
+            alpha: 1.0,
+            beta: 0.0,
+            lda: 3,
+            ldb: 4,
+            ldc: 3,
+            a_off: 0,
+            b_off: 0,
+            c_off: 0,
+            batched: true,
+            batch: 2,
+            stride_a: 0,
+            stride_b: 20,
+            stride_c: 12,
+        }
+    }
+
+    #[test]
+    fn the_types_are_cublas_gemm_ex_table() {
+        use DataType::*;
+        let ok = |e, t, c| matmul(e, t, c).check_types().is_ok();
+        assert!(ok(Entry::Typed, [F16; 3], Compute::F16));
+        assert!(!ok(Entry::Typed, [Bf16; 3], Compute::F32));
+        assert!(!ok(Entry::Typed, [F32; 3], Compute::F32FastTf32));
+        assert!(ok(Entry::Ex, [F16, F16, F32], Compute::F32));
+        assert!(ok(Entry::Ex, [Bf16, Bf16, Bf16], Compute::F32));
+        assert!(!ok(Entry::Ex, [F16, Bf16, F32], Compute::F32));
+        assert!(!ok(Entry::Ex, [F16, F16, F32], Compute::F16));
+        assert!(ok(Entry::Ex, [F32; 3], Compute::F32FastTf32));
+        assert!(!ok(Entry::Ex, [F64, F64, F32], Compute::F64));
+        let e = matmul(Entry::Ex, [F32, F32, F64], Compute::F64).check_types().unwrap_err();
+        assert_eq!(e.code_name().as_deref(), Some("CUBLAS_STATUS_NOT_SUPPORTED"));
+    }
+
+    #[test]
+    fn a_batch_spans_its_strides() {
+        let g = matmul(Entry::Ex, [DataType::F16, DataType::F16, DataType::F32], Compute::F32);
+        // A (3×5, lda 3) shared: 15 halves; B (op(B) 5×4 stored 4×5, ldb 4): 20 + 20 halves; C: 12 + 12 floats.
+        assert_eq!(g.extents().unwrap(), [30, 80, 96]);
+        assert_eq!(MatMul { batch: 0, ..g }.extents().unwrap(), [0, 0, 0]);
+        assert_eq!(DataType::F16.round(1.0 / 3.0), 0.333251953125);
+        assert_eq!(DataType::Bf16.round(1.0 + 1.0 / 256.0), 1.0);
+    }
 }

@@ -1,4 +1,4 @@
-//! Loading CUDA's libraries (NVRTC, nvJitLink, cuBLAS, cuSOLVER, cuRAND) at run time, by the names CUDA
+//! Loading CUDA's libraries (NVRTC, nvJitLink, cuBLAS, cuSOLVER, cuSPARSE, cuTENSOR, cuRAND) at run time, by the names CUDA
 //! 11 to 13 give them, an override variable, `CUDA_NODE_LIBRARY_PATH` (folders, searched also
 //! as NVIDIA's Python wheels lay them out, so `pip install --target DIR nvidia-cuda-nvrtc` works)
 //! and the toolkit's usual folders.
@@ -38,7 +38,8 @@ pub fn candidates(stem: &str, override_var: &str, versions: &[&str], windows: &[
 
 /// The folders named by `CUDA_NODE_LIBRARY_PATH` (separated as `PATH` is), each followed by where
 /// NVIDIA's wheels put libraries under it: `nvidia/cu13/lib` (CUDA 13's wheels, all libraries in
-/// one folder), `nvidia/<library>/lib` (CUDA 12's), and `lib`, `lib64`, `bin` (Windows).
+/// one folder), `nvidia/<library>/lib` (CUDA 12's), `cutensor/lib` (cuTENSOR's wheels), and
+/// `lib`, `lib64`, `bin` (Windows).
 pub fn library_path_dirs() -> Vec<String> {
     let Some(list) = std::env::var_os("CUDA_NODE_LIBRARY_PATH") else { return Vec::new() };
     let mut out = Vec::new();
@@ -56,8 +57,10 @@ pub fn library_path_dirs() -> Vec<String> {
             "nvidia/cublas/lib",
             "nvidia/cusolver/lib",
             "nvidia/curand/lib",
+            "nvidia/cusparse/lib",
             "nvidia/nccl/lib",
             "nvidia/cu12/lib",
+            "cutensor/lib",
             "lib",
             "lib64",
             "bin",

@@ -8,6 +8,7 @@ pub mod blas;
 pub mod block;
 pub mod c_allocator;
 pub mod capture;
+pub mod context;
 pub mod copy2d;
 #[cfg(not(target_family = "wasm"))]
 pub mod cuda;

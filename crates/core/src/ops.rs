@@ -5,9 +5,11 @@
 //! parts out. Every name is re-exported here, so `crate::ops::StreamOps` names it wherever it lives.
 
 pub mod blas;
+pub mod context;
 pub mod device;
 pub mod event;
 pub mod graph;
+pub mod half;
 pub mod memory;
 pub mod module;
 pub mod nccl;

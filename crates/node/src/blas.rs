@@ -1,8 +1,8 @@
 //! cuBLAS and cuSOLVER handles per device, and the `blas` module's calls, bound to a stream.
 
-use crate::raw::{BigU64, Numbers};
+use crate::raw::{BigU64, Numbers, Strings};
 use crate::{memory, stream};
-use cuda_node_core::blas::{self, Axpy, Gemm, Real};
+use cuda_node_core::blas::{self, Axpy, Compute, DataType, Entry, Gemm, Library, MatMul, Real};
 use cuda_node_core::{runtime, Error, Result};
 
 fn real(dtype: &str) -> Result<Real> {
@@ -27,6 +27,18 @@ crate::exports! {
     /// The device's cuSOLVER (dense) handle, created on first use.
     c"deviceCusolverHandle" => fn device_cusolver_handle(_cx, device: f64) -> BigU64 {
         Ok(BigU64(blas::cusolver_handle(runtime()?.ordinal(device)?)?))
+    }
+
+    /// The device's handle of `library` (`'cusparse'`, `'cutensor'` or `'cusolverSp'`), created on
+    /// first use.
+    c"deviceLibraryHandle" => fn device_library_handle(_cx, device: f64, library: String) -> BigU64 {
+        let lib = match library.as_str() {
+            "cusparse" => Library::Cusparse,
+            "cutensor" => Library::Cutensor,
+            "cusolverSp" => Library::CusolverSp,
+            other => return Err(Error::type_error(format!("library must be 'cusparse', 'cutensor' or 'cusolverSp', got '{other}'"))),
+        };
+        Ok(BigU64(blas::library_handle(runtime()?.ordinal(device)?, lib)?))
     }
 
     /// Destroys the cuBLAS and cuSOLVER handles (the main thread calls this at exit).
@@ -58,6 +70,48 @@ crate::exports! {
         };
         let [am, bm, cm] = spec.place([&a, &b, &c], |i| count(d, 8 + i, "offset"))?;
         stream::with(stream, |s| blas::gemm(s, &spec, am, bm, cm))
+    }
+
+    /// Column-major `C[i] = alpha · op(A[i]) · op(B[i]) + beta · C[i]` on `stream`. `types`: the
+    /// entry (`'typed'`: cublas<H|S|D>gemm, or `'ex'`: cublasGemmEx), A's, B's and C's data types
+    /// and the compute type; `flags`: bit 0 transposes A, bit 1 B, bit 2 calls the strided-batched
+    /// entry; `dims`: m, n, k, alpha, beta, lda, ldb, ldc, A's, B's and C's byte offsets, the batch
+    /// count and the strides in elements.
+    c"blasMatmul" => fn blas_matmul(_cx, stream: f64, types: Strings, flags: u32, a: f64, b: f64, c: f64, dims: Numbers) -> () {
+        let (d, t) = (dims.0, types.0);
+        let ty = |i: usize| t.get(i).map(String::as_str).unwrap_or("");
+        let (a, b, c) = (memory::get(a)?, memory::get(b)?, memory::get(c)?);
+        let mut spec = MatMul {
+            entry: match ty(0) {
+                "typed" => Entry::Typed,
+                "ex" => Entry::Ex,
+                other => return Err(Error::type_error(format!("the gemm entry must be 'typed' or 'ex', got '{other}'"))),
+            },
+            a_type: DataType::from_name(ty(1))?,
+            b_type: DataType::from_name(ty(2))?,
+            c_type: DataType::from_name(ty(3))?,
+            compute: Compute::from_name(ty(4))?,
+            trans_a: flags & 1 != 0,
+            trans_b: flags & 2 != 0,
+            m: count(d, 0, "m")?,
+            n: count(d, 1, "n")?,
+            k: count(d, 2, "k")?,
+            alpha: *d.get(3).unwrap_or(&1.0),
+            beta: *d.get(4).unwrap_or(&0.0),
+            lda: count(d, 5, "lda")?,
+            ldb: count(d, 6, "ldb")?,
+            ldc: count(d, 7, "ldc")?,
+            a_off: 0,
+            b_off: 0,
+            c_off: 0,
+            batched: flags & 4 != 0,
+            batch: count(d, 11, "batchCount")?,
+            stride_a: count(d, 12, "strideA")?,
+            stride_b: count(d, 13, "strideB")?,
+            stride_c: count(d, 14, "strideC")?,
+        };
+        let [am, bm, cm] = spec.place([&a, &b, &c], |i| count(d, 8 + i, "offset"))?;
+        stream::with(stream, |s| blas::matmul(s, &spec, am, bm, cm))
     }
 
     /// `y = alpha · x + y` on `stream`. `dims`: n, alpha, incx, incy and x's and y's byte offsets.

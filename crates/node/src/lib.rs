@@ -7,6 +7,7 @@ mod backend;
 mod blas;
 mod callbacks;
 mod constants;
+mod context;
 mod coop;
 mod device;
 mod error_class;
@@ -63,6 +64,7 @@ fn tables() -> Vec<&'static [Export]> {
         module::EXPORTS,
         kernel::EXPORTS,
         blas::EXPORTS,
+        context::EXPORTS,
         nccl::EXPORTS,
         nvtx::EXPORTS,
         profiler::EXPORTS,

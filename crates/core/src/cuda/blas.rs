@@ -7,11 +7,11 @@ use super::own::own;
 use super::stream::CudaStream;
 use crate::dynlib;
 use crate::error::{Error, Result};
-use crate::ops::blas::{Axpy, BlasOps, Gemm, Library as Lib, Real};
+use crate::ops::blas::{Axpy, BlasOps, DataType, Entry, Gemm, Library as Lib, MatMul, Real};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_longlong, c_void};
 use std::sync::{Arc, OnceLock};
 
 type Handle = *mut c_void;
@@ -56,9 +56,106 @@ struct Cublas {
     ) -> Status,
     saxpy: unsafe extern "C" fn(Handle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> Status,
     daxpy: unsafe extern "C" fn(Handle, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> Status,
+    /// cublasHgemm: as sgemm, with `__half` scalars and matrices (here their bits, `u16`).
+    hgemm: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const u16,
+        *const u16,
+        c_int,
+        *const u16,
+        c_int,
+        *const u16,
+        *mut u16,
+        c_int,
+    ) -> Status,
+    /// cublas<H|S|D>gemmStridedBatched: the typed gemm with a `long long` stride after each
+    /// matrix's leading dimension, and the batch count last; the element type erased here.
+    hgemm_batched: BatchedFn,
+    sgemm_batched: BatchedFn,
+    dgemm_batched: BatchedFn,
+    /// cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta,
+    /// C, Ctype, ldc, computeType, algo).
+    gemm_ex: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const c_void,
+        *const c_void,
+        c_int,
+        c_int,
+        *const c_void,
+        c_int,
+        c_int,
+        *const c_void,
+        *mut c_void,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+    ) -> Status,
+    /// cublasGemmStridedBatchedEx: GemmEx with each stride after its leading dimension, and
+    /// the batch count before the compute type.
+    gemm_batched_ex: unsafe extern "C" fn(
+        Handle,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const c_void,
+        *const c_void,
+        c_int,
+        c_int,
+        c_longlong,
+        *const c_void,
+        c_int,
+        c_int,
+        c_longlong,
+        *const c_void,
+        *mut c_void,
+        c_int,
+        c_int,
+        c_longlong,
+        c_int,
+        c_int,
+        c_int,
+    ) -> Status,
 }
 
-struct Cusolver {
+/// cublas<H|S|D>gemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
+/// ldb, strideB, beta, C, ldc, strideC, batchCount), pointers to the type's elements.
+type BatchedFn = unsafe extern "C" fn(
+    Handle,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *const c_void,
+    *const c_void,
+    c_int,
+    c_longlong,
+    *const c_void,
+    c_int,
+    c_longlong,
+    *const c_void,
+    *mut c_void,
+    c_int,
+    c_longlong,
+    c_int,
+) -> Status;
+
+/// A library of which this backend only makes and destroys handles (cuSOLVER's dense and
+/// sparse ones, cuSPARSE, cuTENSOR): CuPy's `Device.<lib>_handle`, for other native code.
+struct HandleLib {
     _lib: Library,
     create: unsafe extern "C" fn(*mut Handle) -> Status,
     destroy: unsafe extern "C" fn(Handle) -> Status,
@@ -69,15 +166,47 @@ unsafe impl Send for Cublas {}
 // SAFETY: as above.
 unsafe impl Sync for Cublas {}
 // SAFETY: as above.
-unsafe impl Send for Cusolver {}
+unsafe impl Send for HandleLib {}
 // SAFETY: as above.
-unsafe impl Sync for Cusolver {}
+unsafe impl Sync for HandleLib {}
 
-fn missing(what: &str, var: &str, tried: &str) -> Error {
-    Error::named(
-        if what == "cuBLAS" { "CUBLAS_STATUS_NOT_INITIALIZED" } else { "CUSOLVER_STATUS_NOT_INITIALIZED" },
-        format!("{what} could not be loaded: looked for {tried}. Install CUDA's {what}, or set {var} to the library"),
-    )
+/// The prefix of `lib`'s status names (`CUBLAS`, `CUSOLVER`, …).
+fn prefix(lib: Lib) -> &'static str {
+    match lib {
+        Lib::Cublas => "CUBLAS",
+        Lib::Cusolver | Lib::CusolverSp => "CUSOLVER",
+        Lib::Cusparse => "CUSPARSE",
+        Lib::Cutensor => "CUTENSOR",
+    }
+}
+
+/// The variable that names `lib`'s file, overriding the search.
+fn override_var(lib: Lib) -> &'static str {
+    match lib {
+        Lib::Cublas => "CUDA_NODE_CUBLAS_PATH",
+        Lib::Cusolver | Lib::CusolverSp => "CUDA_NODE_CUSOLVER_PATH",
+        Lib::Cusparse => "CUDA_NODE_CUSPARSE_PATH",
+        Lib::Cutensor => "CUDA_NODE_CUTENSOR_PATH",
+    }
+}
+
+/// A status name as the `'static` code an error carries: each name is made once, however often
+/// it is reported.
+fn intern(name: String) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.into_boxed_str());
+    names.push(n);
+    n
+}
+
+fn missing(lib: Lib, tried: &str) -> Error {
+    let (what, var) = (lib.name(), override_var(lib));
+    let code = intern(format!("{}_STATUS_NOT_INITIALIZED", prefix(lib)));
+    Error::named(code, format!("{what} could not be loaded: looked for {tried}. Install CUDA's {what}, or set {var} to the library"))
 }
 
 fn cublas() -> Result<&'static Cublas> {
@@ -103,51 +232,75 @@ fn cublas() -> Result<&'static Cublas> {
             dgemm: sym!(b"cublasDgemm_v2\0"),
             saxpy: sym!(b"cublasSaxpy_v2\0"),
             daxpy: sym!(b"cublasDaxpy_v2\0"),
+            hgemm: sym!(b"cublasHgemm\0"),
+            hgemm_batched: sym!(b"cublasHgemmStridedBatched\0"),
+            sgemm_batched: sym!(b"cublasSgemmStridedBatched\0"),
+            dgemm_batched: sym!(b"cublasDgemmStridedBatched\0"),
+            gemm_ex: sym!(b"cublasGemmEx\0"),
+            gemm_batched_ex: sym!(b"cublasGemmStridedBatchedEx\0"),
             _lib: lib,
         })
     })
     .as_ref()
-    .map_err(|tried| missing("cuBLAS", "CUDA_NODE_CUBLAS_PATH", tried))
+    .map_err(|tried| missing(Lib::Cublas, tried))
 }
 
-fn cusolver() -> Result<&'static Cusolver> {
-    static C: OnceLock<std::result::Result<Cusolver, String>> = OnceLock::new();
-    C.get_or_init(|| {
-        let lib = dynlib::open(&dynlib::candidates(
-            "cusolver",
-            "CUDA_NODE_CUSOLVER_PATH",
-            &["12", "11"],
-            &["cusolver64_12.dll", "cusolver64_11.dll"],
-        ))?;
-        // SAFETY: cusolverDnCreate(cusolverDnHandle_t*), from cusolverDn.h.
-        let create = *unsafe { lib.get(b"cusolverDnCreate\0") }.map_err(|e| format!("{e}"))?;
-        // SAFETY: cusolverDnDestroy(cusolverDnHandle_t), from cusolverDn.h.
-        let destroy = *unsafe { lib.get(b"cusolverDnDestroy\0") }.map_err(|e| format!("{e}"))?;
-        Ok(Cusolver { create, destroy, _lib: lib })
-    })
-    .as_ref()
-    .map_err(|tried| missing("cuSOLVER", "CUDA_NODE_CUSOLVER_PATH", tried))
+/// Where each handle library is looked for and what makes and destroys its handles: the file's
+/// stem, its versions and Windows names, and the two entry points (cusolverDn.h, cusolverSp.h,
+/// cusparse.h, cutensor.h of cuTENSOR 2: `cutensorCreate(cutensorHandle_t*)`).
+fn handle_lib(lib: Lib) -> Result<&'static HandleLib> {
+    type Slot = OnceLock<std::result::Result<HandleLib, String>>;
+    /// Its slot below, stem, versions, Windows names, and create and destroy symbols.
+    type Search = (usize, &'static str, &'static [&'static str], &'static [&'static str], &'static [u8], &'static [u8]);
+    static SLOTS: [Slot; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let (i, stem, versions, windows, create, destroy): Search = match lib {
+        Lib::Cublas => unreachable!("cuBLAS is loaded by cublas()"),
+        Lib::Cusolver => {
+            (0, "cusolver", &["12", "11"], &["cusolver64_12.dll", "cusolver64_11.dll"], b"cusolverDnCreate\0", b"cusolverDnDestroy\0")
+        }
+        Lib::CusolverSp => {
+            (1, "cusolver", &["12", "11"], &["cusolver64_12.dll", "cusolver64_11.dll"], b"cusolverSpCreate\0", b"cusolverSpDestroy\0")
+        }
+        Lib::Cusparse => {
+            (2, "cusparse", &["12", "11"], &["cusparse64_12.dll", "cusparse64_11.dll"], b"cusparseCreate\0", b"cusparseDestroy\0")
+        }
+        // cuTENSOR 1 (libcutensor.so.1) has no handle to create; an unversioned file of it is
+        // passed over because it lacks the symbols.
+        Lib::Cutensor => (3, "cutensor", &["2"], &["cutensor.dll"], b"cutensorCreate\0", b"cutensorDestroy\0"),
+    };
+    SLOTS[i]
+        .get_or_init(|| {
+            dynlib::open_with(&dynlib::candidates(stem, override_var(lib), versions, windows), |l| {
+                // SAFETY: `<lib>Create(<lib>Handle_t*)` and `<lib>Destroy(<lib>Handle_t)`, as
+                // declared in `HandleLib`, from the library's header.
+                let create = *unsafe { l.get(create) }.ok()?;
+                // SAFETY: as above.
+                let destroy = *unsafe { l.get(destroy) }.ok()?;
+                Some(HandleLib { create, destroy, _lib: l })
+            })
+        })
+        .as_ref()
+        .map_err(|tried| missing(lib, tried))
 }
 
-fn status(lib: &str, s: Status, call: &str) -> Result<()> {
+fn status(lib: Lib, s: Status, call: &str) -> Result<()> {
     if s == 0 {
         return Ok(());
     }
     let name = match (lib, s) {
-        (_, 1) => "STATUS_NOT_INITIALIZED",
-        (_, 3) => "STATUS_ALLOC_FAILED",
-        (_, 7) => "STATUS_INVALID_VALUE",
-        (_, 8) => "STATUS_ARCH_MISMATCH",
-        (_, 11) => "STATUS_MAPPING_ERROR",
-        (_, 13) => "STATUS_EXECUTION_FAILED",
-        (_, 14) => "STATUS_INTERNAL_ERROR",
-        (_, 15) => "STATUS_NOT_SUPPORTED",
-        _ => "STATUS_UNKNOWN",
+        (_, 1) => "NOT_INITIALIZED",
+        (Lib::Cublas | Lib::Cutensor, 3) | (Lib::Cusolver | Lib::CusolverSp | Lib::Cusparse, 2) => "ALLOC_FAILED",
+        (Lib::Cublas | Lib::Cutensor, 7) | (Lib::Cusolver | Lib::CusolverSp | Lib::Cusparse, 3) => "INVALID_VALUE",
+        (Lib::Cublas | Lib::Cutensor, 8) | (Lib::Cusolver | Lib::CusolverSp | Lib::Cusparse, 4) => "ARCH_MISMATCH",
+        (Lib::Cublas | Lib::Cutensor, 11) | (Lib::Cusolver | Lib::CusolverSp | Lib::Cusparse, 5) => "MAPPING_ERROR",
+        (Lib::Cublas | Lib::Cutensor, 13) | (Lib::Cusolver | Lib::CusolverSp | Lib::Cusparse, 6) => "EXECUTION_FAILED",
+        (Lib::Cublas | Lib::Cutensor, 14) | (Lib::Cusolver | Lib::CusolverSp | Lib::Cusparse, 7) => "INTERNAL_ERROR",
+        (Lib::Cublas | Lib::Cutensor, 15) | (Lib::Cusolver | Lib::CusolverSp, 9) | (Lib::Cusparse, 10) => "NOT_SUPPORTED",
+        (Lib::Cublas | Lib::Cutensor, 16) => "LICENSE_ERROR",
+        (Lib::Cutensor, 20) => "INSUFFICIENT_DRIVER",
+        _ => "UNKNOWN",
     };
-    let code: &'static str = match (lib, name) {
-        ("cuBLAS", n) => Box::leak(format!("CUBLAS_{n}").into_boxed_str()),
-        (_, n) => Box::leak(format!("CUSOLVER_{n}").into_boxed_str()),
-    };
+    let code = intern(format!("{}_STATUS_{name}", prefix(lib)));
     Err(Error::named(code, format!("{call} failed with status {s}")))
 }
 
@@ -169,8 +322,8 @@ impl ThreadHandles {
                 // SAFETY: created by cublasCreate on this thread, destroyed once; only this thread
                 // ever used it, and no call of it is in flight.
                 Lib::Cublas => drop(cublas().map(|api| unsafe { (api.destroy)(h as Handle) })),
-                // SAFETY: as above.
-                Lib::Cusolver => drop(cusolver().map(|api| unsafe { (api.destroy)(h as Handle) })),
+                // SAFETY: as above, by the library's own create.
+                _ => drop(handle_lib(lib).map(|api| unsafe { (api.destroy)(h as Handle) })),
             }
         }
     }
@@ -191,26 +344,33 @@ fn handle(dev: &Arc<CudaDevice>, lib: Lib) -> Result<u64> {
             }
             dev.bind()?;
             let mut raw: Handle = std::ptr::null_mut();
-            match lib {
-                // SAFETY: `raw` is a valid out-pointer; the device's context is current.
-                Lib::Cublas => status("cuBLAS", unsafe { (cublas()?.create)(&mut raw) }, "cublasCreate")?,
-                // SAFETY: as above.
-                Lib::Cusolver => status("cuSOLVER", unsafe { (cusolver()?.create)(&mut raw) }, "cusolverDnCreate")?,
-            }
+            let (create, call) = match lib {
+                Lib::Cublas => (cublas()?.create, "cublasCreate"),
+                Lib::Cusolver => (handle_lib(lib)?.create, "cusolverDnCreate"),
+                Lib::CusolverSp => (handle_lib(lib)?.create, "cusolverSpCreate"),
+                Lib::Cusparse => (handle_lib(lib)?.create, "cusparseCreate"),
+                Lib::Cutensor => (handle_lib(lib)?.create, "cutensorCreate"),
+            };
+            // SAFETY: `raw` is a valid out-pointer; the device's context is current.
+            status(lib, unsafe { create(&mut raw) }, call)?;
             t.0.push((dev.clone(), lib, raw as usize));
             Ok(raw as u64)
         })
-        .map_err(|_| Error::cuda(crate::Code::CUDA_ERROR_DEINITIALIZED, "this thread is ending: it has no cuBLAS or cuSOLVER handle"))?
+        .map_err(|_| {
+            Error::cuda(crate::Code::CUDA_ERROR_DEINITIALIZED, format!("this thread is ending: it has no {} handle", lib.name()))
+        })?
 }
 
 const OP_N: c_int = 0;
 const OP_T: c_int = 1;
+/// `CUBLAS_GEMM_DEFAULT`: cuBLAS picks the algorithm.
+const GEMM_DEFAULT: c_int = -1;
 
 fn gemm(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
     // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
-    status("cuBLAS", unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
+    status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
     let (ta, tb) = (if g.trans_a { OP_T } else { OP_N }, if g.trans_b { OP_T } else { OP_N });
     let (m, n, k, lda, ldb, ldc) = (g.m as c_int, g.n as c_int, g.k as c_int, g.lda as c_int, g.ldb as c_int, g.ldc as c_int);
     // SAFETY: the matrices lie inside live allocations of this device (checked by the caller,
@@ -224,14 +384,14 @@ fn gemm(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, 
             Real::F64 => (api.dgemm)(h, ta, tb, m, n, k, &g.alpha, a as *const f64, lda, b as *const f64, ldb, &g.beta, c as *mut f64, ldc),
         }
     };
-    status("cuBLAS", s, "cublas gemm")
+    status(Lib::Cublas, s, "cublas gemm")
 }
 
 fn axpy(dev: &Arc<CudaDevice>, stream: sys::CUstream, op: &Axpy, x: u64, y: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
     // SAFETY: as in `gemm`.
-    status("cuBLAS", unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
+    status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
     let (n, ix, iy) = (op.n as c_int, op.incx as c_int, op.incy as c_int);
     // SAFETY: the vectors lie inside live allocations of this device (checked by the caller).
     let s = unsafe {
@@ -243,7 +403,97 @@ fn axpy(dev: &Arc<CudaDevice>, stream: sys::CUstream, op: &Axpy, x: u64, y: u64)
             Real::F64 => (api.daxpy)(h, n, &op.alpha, x as *const f64, ix, y as *mut f64, iy),
         }
     };
-    status("cuBLAS", s, "cublas axpy")
+    status(Lib::Cublas, s, "cublas axpy")
+}
+
+/// A scalar in the compute type's scale type, as cuBLAS reads it through a host pointer.
+fn scalar(ty: DataType, v: f64) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    ty.write(&mut b, 0, v);
+    b
+}
+
+fn matmul(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &MatMul, a: u64, b: u64, c: u64) -> Result<()> {
+    let h = handle(dev, Lib::Cublas)? as Handle;
+    let api = cublas()?;
+    // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
+    status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
+    let (ta, tb) = (if g.trans_a { OP_T } else { OP_N }, if g.trans_b { OP_T } else { OP_N });
+    let (m, n, k, lda, ldb, ldc) = (g.m as c_int, g.n as c_int, g.k as c_int, g.lda as c_int, g.ldb as c_int, g.ldc as c_int);
+    let (sa, sb, sc, batch) = (g.stride_a as c_longlong, g.stride_b as c_longlong, g.stride_c as c_longlong, g.batch as c_int);
+    let scale = g.compute.scale();
+    let (alpha, beta) = (scalar(scale, g.alpha), scalar(scale, g.beta));
+    let (al, be) = (alpha.as_ptr() as *const c_void, beta.as_ptr() as *const c_void);
+    let (a, b, c) = (a as *const c_void, b as *const c_void, c as *mut c_void);
+    // SAFETY: the matrices of the whole batch lie inside live allocations of this device, aligned
+    // to their elements, their types a combination cuBLAS computes (checked by the caller; sizes
+    // fit in i32); alpha and beta are host scalars of the scale type, read during the call.
+    let s = unsafe {
+        match (g.entry, g.batched) {
+            (Entry::Typed, false) => match g.a_type {
+                DataType::F16 => (api.hgemm)(h, ta, tb, m, n, k, al as _, a as _, lda, b as _, ldb, be as _, c as _, ldc),
+                DataType::F32 => (api.sgemm)(h, ta, tb, m, n, k, al as _, a as _, lda, b as _, ldb, be as _, c as _, ldc),
+                DataType::F64 => (api.dgemm)(h, ta, tb, m, n, k, al as _, a as _, lda, b as _, ldb, be as _, c as _, ldc),
+                DataType::Bf16 => unreachable!("checked: no typed bfloat16 gemm"),
+            },
+            (Entry::Typed, true) => {
+                let f = match g.a_type {
+                    DataType::F16 => api.hgemm_batched,
+                    DataType::F32 => api.sgemm_batched,
+                    DataType::F64 => api.dgemm_batched,
+                    DataType::Bf16 => unreachable!("checked: no typed bfloat16 gemm"),
+                };
+                f(h, ta, tb, m, n, k, al, a, lda, sa, b, ldb, sb, be, c, ldc, sc, batch)
+            }
+            (Entry::Ex, false) => (api.gemm_ex)(
+                h,
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                al,
+                a,
+                g.a_type.code(),
+                lda,
+                b,
+                g.b_type.code(),
+                ldb,
+                be,
+                c,
+                g.c_type.code(),
+                ldc,
+                g.compute.code(),
+                GEMM_DEFAULT,
+            ),
+            (Entry::Ex, true) => (api.gemm_batched_ex)(
+                h,
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                al,
+                a,
+                g.a_type.code(),
+                lda,
+                sa,
+                b,
+                g.b_type.code(),
+                ldb,
+                sb,
+                be,
+                c,
+                g.c_type.code(),
+                ldc,
+                sc,
+                batch,
+                g.compute.code(),
+                GEMM_DEFAULT,
+            ),
+        }
+    };
+    status(Lib::Cublas, s, if g.entry == Entry::Ex { "cublasGemmEx" } else { "cublas gemm" })
 }
 
 fn cuda_stream(s: &dyn StreamOps) -> &CudaStream {
@@ -267,5 +517,10 @@ impl BlasOps for CudaBackend {
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
         let s = cuda_stream(stream);
         axpy(&s.dev, s.queue(), op, x.ptr() + op.x_off, y.ptr() + op.y_off)
+    }
+
+    fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+        let s = cuda_stream(stream);
+        matmul(&s.dev, s.queue(), g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
     }
 }

@@ -9,6 +9,7 @@
 
 mod backend;
 mod blas;
+mod context;
 mod device;
 mod dropped;
 mod event;

@@ -14,12 +14,31 @@ pub trait BlasOps: Send + Sync + 'static {
     fn release_handles(&self) {}
     fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;
+    /// A typed, strided-batched or `Ex` matrix product ([`MatMul`]), checked above the seam.
+    fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
 }
 
+/// The libraries whose handles a device hands out (CuPy's `Device.<lib>_handle`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Library {
     Cublas,
     Cusolver,
+    Cusparse,
+    Cutensor,
+    CusolverSp,
+}
+
+impl Library {
+    /// The library's name as NVIDIA writes it, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Library::Cublas => "cuBLAS",
+            Library::Cusolver => "cuSOLVER",
+            Library::Cusparse => "cuSPARSE",
+            Library::Cutensor => "cuTENSOR",
+            Library::CusolverSp => "cuSOLVER (sparse)",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,5 +160,189 @@ pub fn host_gemm<T: Copy + Into<f64>>(g: &Gemm, a: &[T], b: &[T], c: &mut [f64])
             let ci = (i + j * g.ldc) as usize;
             c[ci] = g.alpha * acc + if g.beta == 0.0 { 0.0 } else { g.beta * c[ci] };
         }
+    }
+}
+
+/// The element types a [`MatMul`] reads and writes (`cudaDataType`'s real ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataType {
+    F16,
+    Bf16,
+    F32,
+    F64,
+}
+
+impl DataType {
+    pub fn size(self) -> u64 {
+        match self {
+            DataType::F16 | DataType::Bf16 => 2,
+            DataType::F32 => 4,
+            DataType::F64 => 8,
+        }
+    }
+
+    /// `CUDA_R_16F`, `CUDA_R_16BF`, `CUDA_R_32F`, `CUDA_R_64F` (library_types.h).
+    pub fn code(self) -> i32 {
+        match self {
+            DataType::F16 => 2,
+            DataType::Bf16 => 14,
+            DataType::F32 => 0,
+            DataType::F64 => 1,
+        }
+    }
+
+    /// Element `i` of `bytes` (little-endian) as f64.
+    pub fn read(self, bytes: &[u8], i: usize) -> f64 {
+        let w = self.size() as usize;
+        let b = &bytes[i * w..i * w + w];
+        match self {
+            DataType::F16 => crate::ops::half::f16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64,
+            DataType::Bf16 => crate::ops::half::bf16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64,
+            DataType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+            DataType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
+        }
+    }
+
+    /// Writes `v`, rounded to this type (to nearest even), as element `i` of `bytes`.
+    pub fn write(self, bytes: &mut [u8], i: usize, v: f64) {
+        let w = self.size() as usize;
+        let b = &mut bytes[i * w..i * w + w];
+        match self {
+            DataType::F16 => b.copy_from_slice(&crate::ops::half::f32_to_f16(v as f32).to_le_bytes()),
+            DataType::Bf16 => b.copy_from_slice(&crate::ops::half::f32_to_bf16(v as f32).to_le_bytes()),
+            DataType::F32 => b.copy_from_slice(&(v as f32).to_le_bytes()),
+            DataType::F64 => b.copy_from_slice(&v.to_le_bytes()),
+        }
+    }
+
+    /// `v` rounded to this type, as f64.
+    pub fn round(self, v: f64) -> f64 {
+        let mut b = [0u8; 8];
+        self.write(&mut b, 0, v);
+        self.read(&b, 0)
+    }
+}
+
+/// cuBLAS's compute types (`cublasComputeType_t`): the precision of the products and sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compute {
+    /// `CUBLAS_COMPUTE_16F`: half, with half scalars.
+    F16,
+    /// `CUBLAS_COMPUTE_32F`: single, with single scalars.
+    F32,
+    /// `CUBLAS_COMPUTE_32F_FAST_TF32`: single data, products on tensor cores in TF32.
+    F32FastTf32,
+    /// `CUBLAS_COMPUTE_64F`: double.
+    F64,
+}
+
+impl Compute {
+    /// cublas_api.h's numbers.
+    pub fn code(self) -> i32 {
+        match self {
+            Compute::F16 => 64,
+            Compute::F32 => 68,
+            Compute::F32FastTf32 => 77,
+            Compute::F64 => 70,
+        }
+    }
+
+    /// The type of alpha and beta (cuBLAS's "scale type").
+    pub fn scale(self) -> DataType {
+        match self {
+            Compute::F16 => DataType::F16,
+            Compute::F32 | Compute::F32FastTf32 => DataType::F32,
+            Compute::F64 => DataType::F64,
+        }
+    }
+}
+
+/// Which cuBLAS entry point a [`MatMul`] is: `cublas<H|S|D>gemm[StridedBatched]` (A, B and C of
+/// one type, computed in it) or `cublasGemm[StridedBatched]Ex` (the types and compute type given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Typed,
+    Ex,
+}
+
+/// `C[i] = alpha · op(A[i]) · op(B[i]) + beta · C[i]` for `i < batch`, column-major, each
+/// matrix `stride_*` elements after the one before (`batched`: the strided-batched entry point
+/// is called, else `batch` is 1). Offsets are in bytes into each allocation; alpha and beta are
+/// already rounded to the compute type's scale type.
+#[derive(Clone, Copy, Debug)]
+pub struct MatMul {
+    pub entry: Entry,
+    pub a_type: DataType,
+    pub b_type: DataType,
+    pub c_type: DataType,
+    pub compute: Compute,
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub m: u64,
+    pub n: u64,
+    pub k: u64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub lda: u64,
+    pub ldb: u64,
+    pub ldc: u64,
+    pub a_off: u64,
+    pub b_off: u64,
+    pub c_off: u64,
+    pub batched: bool,
+    pub batch: u64,
+    pub stride_a: u64,
+    pub stride_b: u64,
+    pub stride_c: u64,
+}
+
+impl MatMul {
+    /// The shape of one product as a [`Gemm`] at offset 0 (for [`host_gemm`]; its dtype unused).
+    pub fn shape(&self) -> Gemm {
+        Gemm {
+            dtype: Real::F64,
+            trans_a: self.trans_a,
+            trans_b: self.trans_b,
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            alpha: self.alpha,
+            beta: self.beta,
+            lda: self.lda,
+            ldb: self.ldb,
+            ldc: self.ldc,
+            a_off: 0,
+            b_off: 0,
+            c_off: 0,
+        }
+    }
+
+    /// The elements one A, B and C span (checked: leading dimensions cover the rows).
+    pub fn spans(&self) -> Result<[u64; 3]> {
+        let (ar, ac) = if self.trans_a { (self.k, self.m) } else { (self.m, self.k) };
+        let (br, bc) = if self.trans_b { (self.n, self.k) } else { (self.k, self.n) };
+        Ok([span(ar, ac, self.lda, "A")?, span(br, bc, self.ldb, "B")?, span(self.m, self.n, self.ldc, "C")?])
+    }
+
+    /// The bytes A, B and C span from their offsets over the whole batch.
+    pub fn extents(&self) -> Result<[u64; 3]> {
+        let spans = self.spans()?;
+        let mut out = [0; 3];
+        for (i, (what, ty, stride)) in
+            [("matrix A", self.a_type, self.stride_a), ("matrix B", self.b_type, self.stride_b), ("matrix C", self.c_type, self.stride_c)]
+                .into_iter()
+                .enumerate()
+        {
+            let elems = if spans[i] == 0 || self.batch == 0 {
+                0
+            } else {
+                (self.batch - 1)
+                    .checked_mul(stride)
+                    .and_then(|v| v.checked_add(spans[i]))
+                    .ok_or_else(|| Error::range(format!("{what} is too large")))?
+            };
+            out[i] = bytes(elems, ty.size(), what)?;
+        }
+        Ok(out)
     }
 }

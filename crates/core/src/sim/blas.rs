@@ -5,7 +5,7 @@ use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;
-use crate::ops::blas::{host_gemm, Axpy, BlasOps, Gemm, Library, Real};
+use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Gemm, Library, MatMul, Real};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
@@ -28,6 +28,51 @@ impl BlasOps for SimBackend {
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
         axpy(sim_stream(stream), op, x, y)
     }
+
+    fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+        matmul(sim_stream(stream), g, a, b, c)
+    }
+}
+
+/// Single rounded to TF32 (10 bits of mantissa, to nearest even), as the tensor cores read
+/// operands under `CUBLAS_COMPUTE_32F_FAST_TF32`.
+fn tf32(v: f64) -> f64 {
+    let f = v as f32;
+    if !f.is_finite() {
+        return v;
+    }
+    let x = f.to_bits();
+    f32::from_bits(x.wrapping_add(0xfff + ((x >> 13) & 1)) & !0x1fff) as f64
+}
+
+/// Each product of the batch in float64 on the host (TF32 operands rounded first), its result
+/// rounded to C's type: cuBLAS's results to its own rounding, not bit for bit.
+fn matmul(s: &SimStream, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
+    let (a, b, c, g) = (sim_alloc(a).buffer.clone(), sim_alloc(b).buffer.clone(), sim_alloc(c).buffer.clone(), *g);
+    let [span_a, span_b, span_c] = g.spans()?;
+    let what = if g.batched { format!("gemm {}x{}x{} batch {}", g.m, g.n, g.k, g.batch) } else { format!("gemm {}x{}x{}", g.m, g.n, g.k) };
+    s.run("kernel", what, move || {
+        let shape = g.shape();
+        // Operands are copied out first: A, B and C may share an allocation.
+        let load = |buf: &Buffer, off: u64, ty: DataType, span: u64| -> Vec<f64> {
+            let bytes = buf.lock();
+            let at = &bytes[off as usize..];
+            (0..span as usize).map(|i| ty.read(at, i)).map(|v| if g.compute == Compute::F32FastTf32 { tf32(v) } else { v }).collect()
+        };
+        for i in 0..g.batch {
+            let av = load(&a, g.a_off + i * g.stride_a * g.a_type.size(), g.a_type, span_a);
+            let bv = load(&b, g.b_off + i * g.stride_b * g.b_type.size(), g.b_type, span_b);
+            let mut cb = c.lock();
+            let at = &mut cb[(g.c_off + i * g.stride_c * g.c_type.size()) as usize..];
+            let mut cv: Vec<f64> = (0..span_c as usize).map(|j| g.c_type.read(at, j)).collect();
+            host_gemm(&shape, &av, &bv, &mut cv);
+            for (j, v) in cv.into_iter().enumerate() {
+                if (j as u64 % g.ldc) < g.m {
+                    g.c_type.write(at, j, v);
+                }
+            }
+        }
+    })
 }
 
 fn gemm(s: &SimStream, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {

@@ -9,6 +9,7 @@
 mod backend;
 mod blas;
 mod bytes;
+mod context;
 #[cfg(target_family = "wasm")]
 pub mod coop;
 mod device;

@@ -8,6 +8,8 @@
 //! concept, as the seam is split; every function is re-exported here, as `raw::name`.
 
 mod check;
+/// Contexts for interop, called as `raw::context::name`.
+pub(crate) mod context;
 mod device;
 mod event;
 mod graph;

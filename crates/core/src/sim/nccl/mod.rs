@@ -21,7 +21,7 @@
 //! (joining, posting, waiting), `reduce` (the host reductions), `half` (half floats).
 #![cfg_attr(target_family = "wasm", allow(dead_code, unused_imports))]
 
-mod half;
+use crate::ops::half;
 mod hub;
 mod rank;
 mod reduce;

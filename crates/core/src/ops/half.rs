@@ -1,5 +1,5 @@
-//! Half floats (IEEE binary16 and bfloat16) to and from single, for the reductions of `F16` and
-//! `BF16` data. Hand-rolled rather than the `half` crate: 60 lines against a dependency (and its
+//! Half floats (IEEE binary16 and bfloat16) to and from single: the simulator's reductions of
+//! `F16` and `BF16` data and its half gemms, and the cuda backend's half scalars for cuBLAS. Hand-rolled rather than the `half` crate: 60 lines against a dependency (and its
 //! own), and `half` keeps a NaN's payload in `f16` where these do not, which would change results.
 
 /// IEEE half to single (exact).
@@ -53,6 +53,11 @@ pub fn f32_to_f16(f: f32) -> u16 {
         r += 1;
     }
     sign | r as u16
+}
+
+/// bfloat16 to single (exact).
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
 }
 
 /// Single to bfloat16, rounding to nearest even.
