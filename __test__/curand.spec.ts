@@ -110,16 +110,16 @@ test('the host layout: 65536 subsequences, four words each, then each one\'s nex
   t.deepEqual(Array.from(got.subarray(4 * 65536, 4 * 65536 + 4)), Array.from(curand.philoxWords(SEED, 4, { offset: 4 })), 'step 65536: subsequence 0, second block')
 })
 
-test('a call moves the offset by its count rounded up to whole steps of four values', (t) => {
+test('a call moves the offset by its count: the next call goes on mid-step, as cuRAND does', (t) => {
   using g = curand.createGenerator('philox')
   g.setSeed(SEED)
   const p = alloc(4 * 16)
   g.generate(p, 6)
-  g.generate(p.offset(4 * 8), 4)
-  const got = words(p, 12)
-  const want = host(SEED, 12)
+  g.generate(p.offset(4 * 6), 4)
+  const got = words(p, 10)
+  const want = host(SEED, 10)
   t.deepEqual(Array.from(got.subarray(0, 6)), Array.from(want.subarray(0, 6)))
-  t.deepEqual(Array.from(got.subarray(8, 12)), Array.from(want.subarray(8, 12)), 'the second call starts at word 8, not 6')
+  t.deepEqual(Array.from(got.subarray(6, 10)), Array.from(want.subarray(6, 10)), 'the second call starts at word 6 (an H200 read it so), not rounded up to 8')
   p.free()
 })
 

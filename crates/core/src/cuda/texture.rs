@@ -49,6 +49,22 @@ impl Drop for CudaArray {
     }
 }
 
+/// A `CUDA_MEMCPY3D` of the given memory types, every other field zero ("offset 0, no pointer").
+/// Not `mem::zeroed()`: its memory types start at 1, so all-zero is no valid value of it and
+/// Rust aborts the process on that (seen on an H200).
+fn memcpy_3d(src: sys::CUmemorytype, dst: sys::CUmemorytype) -> sys::CUDA_MEMCPY3D {
+    let mut p = std::mem::MaybeUninit::<sys::CUDA_MEMCPY3D>::zeroed();
+    let at = p.as_mut_ptr();
+    // SAFETY: `at` points at the zeroed struct; the two enum fields are written through raw
+    // pointers (no reference to the not-yet-valid struct is made), after which every field holds
+    // a valid value: integers and pointers zero, the memory types set.
+    unsafe {
+        std::ptr::addr_of_mut!((*at).srcMemoryType).write(src);
+        std::ptr::addr_of_mut!((*at).dstMemoryType).write(dst);
+        p.assume_init()
+    }
+}
+
 impl ArrayOps for CudaArray {
     fn handle(&self) -> u64 {
         self.raw as u64
@@ -57,9 +73,13 @@ impl ArrayOps for CudaArray {
     fn copy(&self, linear: Linear<'_>, stream: &dyn StreamOps) -> Result<()> {
         self.dev.bind()?;
         let d = &self.desc;
-        // SAFETY: a plain C struct of sizes, pointers and handles: all-zero is "offset 0, no
-        // pointer"; the memory types (which start at 1) are set below on both sides.
-        let mut p: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
+        let (src, dst) = match linear {
+            Linear::FromHost(_) => (sys::CUmemorytype::CU_MEMORYTYPE_HOST, sys::CUmemorytype::CU_MEMORYTYPE_ARRAY),
+            Linear::ToHost(_) => (sys::CUmemorytype::CU_MEMORYTYPE_ARRAY, sys::CUmemorytype::CU_MEMORYTYPE_HOST),
+            Linear::FromDevice(..) => (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, sys::CUmemorytype::CU_MEMORYTYPE_ARRAY),
+            Linear::ToDevice(..) => (sys::CUmemorytype::CU_MEMORYTYPE_ARRAY, sys::CUmemorytype::CU_MEMORYTYPE_DEVICE),
+        };
+        let mut p = memcpy_3d(src, dst);
         p.WidthInBytes = d.row_bytes() as usize;
         p.Height = d.rows() as usize;
         p.Depth = d.slices() as usize;
