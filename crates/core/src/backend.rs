@@ -10,7 +10,7 @@
 use crate::ops::blas::BlasOps;
 use crate::ops::nccl::NcclOps;
 use crate::ops::system::SystemOps;
-use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams, VirtualMemory};
+use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, SharedPools, Streams, VirtualMemory};
 
 // The data types that lived here before the seam was split by concept, at their old paths.
 pub use crate::ops::{Advice, DeviceProps, EventFlags, MemInfo, MemoryKind, PointerAttributes, PoolAttr, ATTRIBUTES};
@@ -31,6 +31,8 @@ pub trait Backend: Send + Sync + 'static {
     fn nccl(&self) -> &dyn NcclOps;
     /// Virtual memory: reserved ranges and the physical memory mapped into them (`ops/vmm.rs`).
     fn vmm(&self) -> &dyn VirtualMemory;
+    /// Pools other processes import (`ops/shared_pool.rs`).
+    fn shared_pools(&self) -> &dyn SharedPools;
     /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
     fn system(&self) -> &dyn SystemOps;
 }
@@ -49,6 +51,7 @@ where
         + BlasOps
         + NcclOps
         + VirtualMemory
+        + SharedPools
         + SystemOps
         + Send
         + Sync
@@ -79,6 +82,9 @@ where
         self
     }
     fn vmm(&self) -> &dyn VirtualMemory {
+        self
+    }
+    fn shared_pools(&self) -> &dyn SharedPools {
         self
     }
     fn system(&self) -> &dyn SystemOps {

@@ -22,6 +22,7 @@ mod own;
 mod pinned;
 pub(crate) mod raw;
 mod recycle;
+mod shared_pool;
 mod staging;
 mod stream;
 mod system;

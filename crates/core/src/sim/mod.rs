@@ -23,6 +23,7 @@ mod op;
 mod own;
 mod pinned;
 mod pool;
+mod shared_pool;
 mod stream;
 mod system;
 pub mod vmm;

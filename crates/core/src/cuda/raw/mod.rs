@@ -13,6 +13,8 @@ mod event;
 mod graph;
 mod memory;
 mod module;
+/// Pools shared between processes, called as `raw::shared_pool::name`.
+pub(crate) mod shared_pool;
 mod stream;
 pub(crate) mod system;
 /// Virtual memory, called as `raw::vmm::name` (not re-exported: a glob back would close a loop).
