@@ -4,7 +4,7 @@ import { createServer } from 'node:net'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { alloc, AsyncMemoryPool, CudaError, Device, getDefaultMemoryPool, Stream } from '..'
-import { gpuTest, onGpu, onWasm, runNode, scratchDir } from './helpers'
+import { gpuTest, nativeTest, onGpu, runNode, scratchDir, wasmTest } from './helpers'
 
 const PEER = path.join(__dirname, 'fixtures', 'shared-pool-peer.js')
 
@@ -15,7 +15,7 @@ function skipping(why: string): typeof test {
 
 const simTest: typeof test = onGpu ? skipping('simulator only: backend is cuda') : test
 /** Unix sockets: the native build only. */
-const socketTest: typeof test = onWasm ? skipping('native only: WebAssembly has no Unix sockets') : test
+const socketTest = nativeTest('no Unix sockets; the wasmTest below says connect() is CUDA_ERROR_NOT_SUPPORTED')
 
 /** A forked peer process, stepped by messages (fixtures/shared-pool-peer.js). */
 class Peer {
@@ -112,6 +112,12 @@ socketTest('a socket that is not a pool is CUDA_ERROR_INVALID_VALUE', async (t) 
   } finally {
     server.close()
   }
+})
+
+wasmTest('connect is CUDA_ERROR_NOT_SUPPORTED on WebAssembly, which has no Unix sockets', async (t) => {
+  const e = await t.throwsAsync(AsyncMemoryPool.connect('/tmp/any.sock'), { instanceOf: CudaError })
+  t.is(e!.code, 'CUDA_ERROR_NOT_SUPPORTED')
+  t.regex(e!.message, /Unix sockets/)
 })
 
 // ---- on the GPU: two processes -----------------------------------------------------------------

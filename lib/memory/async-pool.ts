@@ -33,7 +33,11 @@ export interface AsyncMemoryPoolOptions {
   shareable?: boolean
   /** A shareable pool's device (the current one by default); an ordinary pool follows the current device. */
   device?: number | Device
-  /** Where a shareable pool's memory lives: `'device'` (the default), or `'host'` (pinned host memory, CUDA 12.2 or later). */
+  /**
+   * Where a shareable pool's memory lives: `'device'` (the default), or `'host'`: pinned host
+   * memory on the device's host NUMA node (`CU_MEM_LOCATION_TYPE_HOST_NUMA`, CUDA 12.2 or later;
+   * CUDA shares no pool of plain host memory), reached by the device and the host.
+   */
   location?: 'device' | 'host'
 }
 

@@ -80,6 +80,8 @@ pub struct SharedPool {
 
 /// The driver's pool and what names it.
 struct Joined {
+    /// Told to importers in the hello (WebAssembly shares nothing).
+    #[cfg_attr(target_family = "wasm", allow(dead_code))]
     place: PoolPlace,
     ops: Arc<dyn SharedPoolOps>,
     id: [u8; 16],

@@ -159,14 +159,20 @@ impl SharedPoolOps for CudaSharedPool {
 impl SharedPools for CudaBackend {
     fn create_pool(&self, ordinal: usize, place: PoolPlace) -> Result<Arc<dyn SharedPoolOps>> {
         self.bind(ordinal)?;
+        let dev = self.devices[ordinal].dev;
         let location = match place {
-            PoolPlace::Device => mem_location(Location::Device(self.devices[ordinal].dev as usize)),
-            PoolPlace::Host => mem_location(Location::Host),
+            PoolPlace::Device => mem_location(Location::Device(dev as usize)),
+            // CUDA shares no pool of CU_MEM_LOCATION_TYPE_HOST (its handle types must be 0): the
+            // host memory nearest the device is its host NUMA node's (-1 where it has none: node 0).
+            PoolPlace::Host => {
+                let numa = raw::device_attribute(dev, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID).unwrap_or(-1);
+                sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST_NUMA, id: numa.max(0) }
+            }
         };
         let pool = pool_raw::mem_pool_create(location).check("cuMemPoolCreate")?;
         let made = CudaSharedPool { dev: self.devices[ordinal].clone(), pool };
         if place == PoolPlace::Host {
-            // Host memory is reached by no device until one is given access.
+            // A host NUMA pool is reached by the host alone until a device is given access.
             // SAFETY: the pool was just made.
             unsafe { pool_raw::mem_pool_set_access(pool, made.dev.dev) }.check("cuMemPoolSetAccess")?;
         }

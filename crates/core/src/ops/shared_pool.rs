@@ -14,7 +14,8 @@ use std::sync::Arc;
 pub enum PoolPlace {
     /// On the device (`CU_MEM_LOCATION_TYPE_DEVICE`).
     Device,
-    /// Pinned host memory (`CU_MEM_LOCATION_TYPE_HOST`).
+    /// Pinned host memory, on the device's host NUMA node (`CU_MEM_LOCATION_TYPE_HOST_NUMA`: a
+    /// pool of `CU_MEM_LOCATION_TYPE_HOST` cannot be shared between processes).
     Host,
 }
 
