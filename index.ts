@@ -21,7 +21,7 @@ export {
 } from './lib/memory/events'
 export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
 export { MemoryPool, type PoolStats, type MemoryPoolOptions } from './lib/memory/pool'
-export { AsyncMemoryPool, type AsyncPoolStats } from './lib/memory/async-pool'
+export { AsyncMemoryPool, type AsyncPoolStats, type AsyncMemoryPoolOptions, type SharedPoolAddress } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
 export { CFunctionAllocator } from './lib/memory/c-allocator'

@@ -3,19 +3,22 @@
 // are), for the classic pool, the expandable pool (PyTorch's expandable segments, here
 // `new MemoryPool({ expandable: true })`), and in the same run PyTorch without and with
 // `expandable_segments:True` and CuPy's pool (bench/peers/fragmentation.py, each in a process of
-// its own, replaying the same operations). Then the cost of growing by 1 GiB, and warm
-// alloc+free of the expandable pool against the classic one. The simulator runs a workload 16×
-// smaller: its figures prove the bench runs, no more.
+// its own, replaying the same operations). Then the cost of growing by 1 GiB, warm
+// alloc+free of the expandable pool against the classic one, and the cost of importing a shared
+// allocation in another process (GPU only). The simulator runs a workload 16× smaller, unless
+// FRAG_FULL=1 (with CUDA_NODE_SIM_MEMORY=40000000000): the ratios are the pool's policy, which runs
+// the same there, and the full workload's match the GPU's.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { backend, MemoryPool, type MemoryPointer } from './package'
+import { AsyncMemoryPool, backend, MemoryPool, Stream, type MemoryPointer } from './package'
 
 const MiB = 1 << 20
 const GiB = 1 << 30
 const sim = backend().name === 'sim'
-const scale = sim ? 1 / 16 : 1
+// FRAG_FULL=1 runs the full workload on the simulator too (its policy is the pool's, the same as on the GPU).
+const scale = sim && process.env.FRAG_FULL !== '1' ? 1 / 16 : 1
 
 /** `['a', id, bytes]` allocates, `['f', id]` frees. */
 type Op = ['a', number, number] | ['f', number]
@@ -137,12 +140,58 @@ function peers(opsFile: string, grow: number): PeerRow[] {
   })
 }
 
+interface ImportCost {
+  connectMs: number
+  importUs: number
+  freeUs: number
+  n: number
+}
+
+/** A child process connects to a shared pool and imports `n` of its 1 MiB allocations, one at a time. */
+async function importCost(dir: string, n = 100): Promise<ImportCost | string> {
+  if (sim) return 'not measured: the simulator cannot share memory between processes'
+  const pool = new AsyncMemoryPool({ shareable: true })
+  const ptrs = Array.from({ length: n }, () => pool.malloc(MiB))
+  Stream.null.synchronize()
+  const { path: sock } = await pool.share()
+  const file = path.join(dir, 'exports.json')
+  writeFileSync(file, JSON.stringify({ sock, data: ptrs.map((p) => p.exportPointer().toString('hex')) }))
+  const child = `
+    const cuda = require(${JSON.stringify(path.join(__dirname, 'package.js'))})
+    const { sock, data } = JSON.parse(require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'))
+    const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6
+    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+    ;(async () => {
+      let t0 = process.hrtime.bigint()
+      const pool = await cuda.AsyncMemoryPool.connect(sock)
+      const connectMs = ms(t0)
+      const imports = [], frees = []
+      for (const d of data) {
+        const bytes = Buffer.from(d, 'hex')
+        t0 = process.hrtime.bigint()
+        const q = pool.importPointer(bytes)
+        imports.push(ms(t0) * 1000)
+        t0 = process.hrtime.bigint()
+        q.free()
+        frees.push(ms(t0) * 1000)
+      }
+      pool.destroy()
+      console.log(JSON.stringify({ connectMs, importUs: median(imports), freeUs: median(frees), n: data.length }))
+    })()
+  `
+  const r = spawnSync(process.execPath, ['-e', child], { encoding: 'utf8', timeout: 120_000 })
+  for (const p of ptrs) p.free()
+  pool.destroy()
+  const line = (r.stdout ?? '').split('\n').filter((l) => l.startsWith('{')).pop()
+  return line === undefined ? `not measured: ${(r.stderr ?? '').trim().split('\n').slice(-1)[0] || `exit ${r.status}`}` : JSON.parse(line)
+}
+
 const ops = workload()
 const dir = mkdtempSync(path.join(tmpdir(), 'cuda-node-frag-'))
 const opsFile = path.join(dir, 'ops.json')
 writeFileSync(opsFile, JSON.stringify(ops))
 const grow = sim ? 64 * MiB : GiB
-try {
+async function main(): Promise<void> {
   const classic = new MemoryPool({ expandable: false })
   const expandable = new MemoryPool({ expandable: true })
   const rows: PeerRow[] = [
@@ -151,7 +200,7 @@ try {
     ...(sim ? [] : peers(opsFile, grow)),
   ]
   const mb = (n?: number): string => (n === undefined ? '' : (n / MiB).toFixed(0))
-  console.log(`fragmentation on ${backend().name}: ${ops.filter((o) => o[0] === 'a').length} allocations${sim ? ' (16× smaller on the simulator)' : ''}`)
+  console.log(`fragmentation on ${backend().name}: ${ops.filter((o) => o[0] === 'a').length} allocations${scale !== 1 ? ' (16× smaller on the simulator)' : ''}`)
   console.log(`| allocator | peak used MiB | peak reserved MiB | reserved ÷ used | grow by ${grow / MiB} MiB, ms |`)
   console.log('|---|---|---|---|---|')
   for (const r of rows) {
@@ -161,8 +210,20 @@ try {
   const warmC = warmNs(classic, MiB)
   const warmE = warmNs(expandable, MiB)
   console.log(`\nwarm alloc+free of 1 MiB: classic ${warmC.toFixed(0)} ns, expandable ${warmE.toFixed(0)} ns (${((warmE / warmC - 1) * 100).toFixed(1)}%; the goal is within 10%)`)
-  console.log('importing a shared allocation: not measured (shareable pools are not implemented yet)')
-  console.log(JSON.stringify({ rows, warm: { classicNs: warmC, expandableNs: warmE } }))
-} finally {
-  rmSync(dir, { recursive: true, force: true })
+  const imported = await importCost(dir)
+  if (typeof imported === 'string') console.log(`importing a shared allocation: ${imported}`)
+  else {
+    console.log(
+      `importing a shared allocation (1 MiB, another process, median of ${imported.n}): connect ${imported.connectMs.toFixed(2)} ms once, ` +
+        `importPointer ${imported.importUs.toFixed(1)} µs, free ${imported.freeUs.toFixed(1)} µs`,
+    )
+  }
+  console.log(JSON.stringify({ rows, warm: { classicNs: warmC, expandableNs: warmE }, import: imported }))
 }
+
+main()
+  .catch((e) => {
+    console.error(e)
+    process.exitCode = 1
+  })
+  .finally(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,5 +1,7 @@
 import { native } from '../native'
 import { scope } from '../context'
+import { type Device, deviceOrdinal } from '../device'
+import { describe, options as checkOptions } from '../validate'
 import { currentStreamHandle } from '../stream/handle'
 import { memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
@@ -20,6 +22,35 @@ export interface AsyncPoolStats {
   oomRetries: number
 }
 
+/** Options of {@link AsyncMemoryPool}. */
+export interface AsyncMemoryPoolOptions {
+  /**
+   * A pool of its own (`cuMemPoolCreate`, with POSIX file descriptors as its handle type) that
+   * other processes of this user import: {@link AsyncMemoryPool.share} serves it,
+   * {@link AsyncMemoryPool.connect} imports it. **GPU only**: the simulator throws
+   * `CUDA_ERROR_NOT_SUPPORTED`.
+   */
+  shareable?: boolean
+  /** A shareable pool's device (the current one by default); an ordinary pool follows the current device. */
+  device?: number | Device
+  /**
+   * Where a shareable pool's memory lives: `'device'` (the default), or `'host'`: pinned host
+   * memory on the device's host NUMA node (`CU_MEM_LOCATION_TYPE_HOST_NUMA`, CUDA 12.2 or later;
+   * CUDA shares no pool of plain host memory), reached by the device and the host.
+   */
+  location?: 'device' | 'host'
+}
+
+/** What {@link AsyncMemoryPool.share} gives: the socket another process passes to {@link AsyncMemoryPool.connect}. */
+export interface SharedPoolAddress {
+  /** A Unix socket in a directory only this user reaches. */
+  path: string
+}
+
+/** A pool imported by {@link AsyncMemoryPool.connect}: passed to the constructor under a key no user has. */
+const IMPORTED: unique symbol = Symbol('imported pool')
+type Imported = { [IMPORTED]: { device: number; path: string } }
+
 /**
  * CUDA's stream-ordered allocator (CuPy's `MemoryAsyncPool`): `cudaMallocAsync` on the current
  * stream; a block is freed on that same stream, in stream order, when freed or collected. It
@@ -29,7 +60,119 @@ export interface AsyncPoolStats {
  */
 export class AsyncMemoryPool {
   /** The native pool of each device this pool is used on, owned by this object. */
-  readonly #pools = new PerDevice((d) => native.asyncPoolCreate(this, d))
+  readonly #pools: PerDevice<number>
+  /** A shareable or imported pool's one device. */
+  readonly #device: number | undefined
+
+  /**
+   * @throws {TypeError} for an unknown option, {CudaError} `CUDA_ERROR_NOT_SUPPORTED` for
+   *   `{ shareable: true }` on the simulator.
+   */
+  constructor(options: AsyncMemoryPoolOptions = {}) {
+    const imported = (options as Partial<Imported>)[IMPORTED]
+    if (imported !== undefined) {
+      const { device, path } = imported
+      this.#device = device
+      const handle = native.asyncPoolConnect(this, device, path)
+      this.#pools = new PerDevice((d) => this.#only(d, handle))
+      return
+    }
+    const { shareable, device, location } = checkOptions<AsyncMemoryPoolOptions>('AsyncMemoryPool', options, ['shareable', 'device', 'location'])
+    if (shareable !== undefined && typeof shareable !== 'boolean') throw new TypeError(`shareable must be a boolean, got ${describe(shareable)}`)
+    if (location !== undefined && location !== 'device' && location !== 'host') {
+      throw new TypeError(`location must be 'device' or 'host', got ${describe(location)}`)
+    }
+    if (!shareable) {
+      if (device !== undefined || location !== undefined) throw new TypeError('device and location are options of a shareable pool ({ shareable: true })')
+      this.#device = undefined
+      this.#pools = new PerDevice((d) => native.asyncPoolCreate(this, d))
+      return
+    }
+    const d = deviceOrdinal(device)
+    this.#device = d
+    const handle = native.asyncPoolCreateShareable(this, d, location === 'host')
+    this.#pools = new PerDevice((on) => this.#only(on, handle))
+  }
+
+  /** A shareable pool's handle, used on `device`, which must be its own. */
+  #only(device: number, handle: number): number {
+    if (device !== this.#device) {
+      throw new RangeError(`this shareable pool is on device ${this.#device}, not the current device ${device}: make device ${this.#device} current`)
+    }
+    return handle
+  }
+
+  /** A shareable or imported pool's handle. */
+  #shared(what: string): number {
+    if (this.#device === undefined) throw new TypeError(`${what} needs a shareable pool: make it with new AsyncMemoryPool({ shareable: true })`)
+    return this.#pools.get(this.#device)
+  }
+
+  /**
+   * Serves this shareable pool to other processes of this user: a Unix socket in a private
+   * directory (mode 0700 under `$XDG_RUNTIME_DIR` or the temporary directory), answered by a
+   * thread that checks each peer's user and sends the pool's file descriptor (`SCM_RIGHTS`).
+   * Sharing again gives the same path. The socket keeps no event loop alive; {@link unshare}
+   * or {@link destroy} closes it. **GPU only.**
+   * @throws {TypeError} for a pool that is not shareable, {CudaError} for an imported one.
+   */
+  async share(): Promise<SharedPoolAddress> {
+    return { path: native.asyncPoolShare(this.#shared('share()')) }
+  }
+
+  /** Stops serving the pool and removes its socket; what other processes imported stays valid. */
+  unshare(): void {
+    native.asyncPoolUnshare(this.#shared('unshare()'))
+  }
+
+  /**
+   * Unshares and lets go of a shareable or imported pool: it is destroyed once the memory
+   * allocated from it (or imported into it) is freed. Any later call throws.
+   */
+  destroy(): void {
+    native.asyncPoolDestroy(this.#shared('destroy()'))
+  }
+
+  /** Destroys a shareable or imported pool, for `using`, as {@link destroy} does. */
+  [Symbol.dispose](): void {
+    if (this.#device !== undefined) this.destroy()
+  }
+
+  /**
+   * The pool another process of this user shares at `path` ({@link share}), imported for the
+   * current device (or `device`): it makes no allocations; {@link importPointer} brings in the
+   * exporter's. Its imports stay valid after the exporter exits, until freed here. **GPU only.**
+   * @throws {CudaError} `CUDA_ERROR_NOT_FOUND` where nothing answers at `path` (its process has
+   *   exited, or unshared), `CUDA_ERROR_INVALID_VALUE` where what answers is no pool socket,
+   *   `CUDA_ERROR_NOT_PERMITTED` where it belongs to another user.
+   */
+  static async connect(path: string, options: { device?: number | Device } = {}): Promise<AsyncMemoryPool> {
+    if (typeof path !== 'string') throw new TypeError(`connect needs a socket path, got ${describe(path)}`)
+    const { device } = checkOptions('AsyncMemoryPool.connect', options, ['device'])
+    const imported: Imported = { [IMPORTED]: { device: deviceOrdinal(device), path } }
+    const pool = new AsyncMemoryPool(imported as AsyncMemoryPoolOptions)
+    const handle = pool.#shared('connect()')
+    try {
+      // Off the JS thread: the socket may be served by this very event loop.
+      await native.asyncPoolJoin(handle)
+    } catch (e) {
+      native.asyncPoolDestroy(handle)
+      throw e
+    }
+    return pool
+  }
+
+  /**
+   * Another process's allocation, from what its `exportPointer()` gave, imported into this pool
+   * (one {@link connect} returned). CUDA's rule: the exporter must not free it before this
+   * process has freed its import (`free()`, which waits for the device).
+   * @throws {CudaError} `CUDA_ERROR_INVALID_VALUE` for malformed data, or data from another pool.
+   */
+  importPointer(data: Uint8Array): MemoryPointer {
+    if (!(data instanceof Uint8Array)) throw new TypeError(`importPointer needs the Buffer exportPointer() gave, got ${describe(data)}`)
+    const handle = this.#shared('importPointer()')
+    return adoptPointer(native.asyncPoolImportPointer(handle, data), this.#device as number)
+  }
 
   /**
    * `nbytes`, rounded up to 512 as CuPy rounds, on the current device, allocated in order on the current stream.

@@ -311,6 +311,19 @@ export class MemoryPointer {
   }
 
   /**
+   * The data another process imports this allocation with (`cuMemPoolExportPointer`, behind a
+   * small header naming its pool), for `pool.importPointer(data)` on the pool
+   * `AsyncMemoryPool.connect` gave there. Only the whole of an allocation of a shareable pool.
+   * **GPU only.**
+   * @throws {RangeError} for a pointer at an offset, {CudaError} `CUDA_ERROR_INVALID_VALUE` for
+   *   memory that is not from a shareable pool.
+   */
+  exportPointer(): Buffer {
+    if (this.byteOffset !== 0) throw new RangeError('exportPointer() exports a whole allocation: call it on the pointer malloc returned')
+    return native.memExportPointer(own(this.mem))
+  }
+
+  /**
    * Opens memory of another process (`cuIpcOpenMemHandle`) from what its `ipcHandle()` gave:
    * `size` bytes (the rest of the allocation by default) at `offset`; closed when freed.
    * **GPU only**. @throws {RangeError} for a handle that is not 64 bytes or a range past the allocation.

@@ -14,6 +14,7 @@ use crate::block::Block;
 use crate::error::{Code, Error, Result};
 use crate::memory::DeviceMemory;
 use crate::runtime;
+use crate::shared_pool::SharedPool;
 use crate::stream::Stream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -38,12 +39,37 @@ pub struct AsyncPoolStats {
 pub struct AsyncMemoryPool {
     device: usize,
     retries: AtomicU64,
+    /// A pool of its own that other processes import (`shared_pool.rs`), instead of the device's.
+    shared: Option<Arc<SharedPool>>,
 }
 
 impl AsyncMemoryPool {
     /// The pool of `device`, without touching its settings.
     pub fn new(device: usize) -> AsyncMemoryPool {
-        AsyncMemoryPool { device, retries: AtomicU64::new(0) }
+        AsyncMemoryPool { device, retries: AtomicU64::new(0), shared: None }
+    }
+
+    /// A pool of its own on `device` that other processes can import (`{ shareable: true }`),
+    /// with the limit `CUDA_NODE_GPU_MEMORY_LIMIT` sets, or none.
+    pub fn shareable(device: usize, place: crate::ops::PoolPlace) -> Result<AsyncMemoryPool> {
+        let shared = SharedPool::create(device, place)?;
+        let pool = AsyncMemoryPool { device, retries: AtomicU64::new(0), shared: Some(Arc::new(shared)) };
+        pool.set_limit(crate::pool::env_limit(device)?)?;
+        Ok(pool)
+    }
+
+    /// The pool another process of this user shares at `path`, to be imported for `device` by
+    /// its shared pool's `join` (which blocks on the socket).
+    pub fn connect(device: usize, path: &str) -> AsyncMemoryPool {
+        let shared = SharedPool::connect(device, path);
+        AsyncMemoryPool { device, retries: AtomicU64::new(0), shared: Some(Arc::new(shared)) }
+    }
+
+    /// The shareable pool this one is, if it is one.
+    pub fn shared(&self) -> Result<&Arc<SharedPool>> {
+        self.shared.as_ref().ok_or_else(|| {
+            Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "this pool is not shareable: make it with new AsyncMemoryPool({ shareable: true })")
+        })
     }
 
     /// The pool of `device` with the limit `CUDA_NODE_GPU_MEMORY_LIMIT` sets, or none (as
@@ -55,7 +81,24 @@ impl AsyncMemoryPool {
     }
 
     fn get(&self, attr: PoolAttr) -> Result<u64> {
-        runtime()?.backend.memory().async_pool_get(self.device, attr)
+        match &self.shared {
+            Some(s) => s.get(attr),
+            None => runtime()?.backend.memory().async_pool_get(self.device, attr),
+        }
+    }
+
+    fn set(&self, attr: PoolAttr, value: u64) -> Result<()> {
+        match &self.shared {
+            Some(s) => s.set(attr, value),
+            None => runtime()?.backend.memory().async_pool_set(self.device, attr, value),
+        }
+    }
+
+    fn alloc(&self, size: u64, stream: &Arc<Stream>) -> Result<DeviceMemory> {
+        match &self.shared {
+            Some(s) => s.alloc(size, stream),
+            None => stream.alloc_async(self.device, size),
+        }
     }
 
     pub fn malloc(&self, size: u64, stream: &Arc<Stream>) -> Result<Block> {
@@ -70,7 +113,7 @@ impl AsyncMemoryPool {
         }
         let mut tries = 0;
         let mem = loop {
-            match stream.alloc_async(self.device, size) {
+            match self.alloc(size, stream) {
                 Ok(mem) => break mem,
                 // As CuPy does: memory freed in stream order is the pool's again once the
                 // stream has passed the frees; synchronize and try again, twice.
@@ -124,13 +167,16 @@ impl AsyncMemoryPool {
     pub fn free_all_blocks(&self) -> Result<()> {
         let backend = &runtime()?.backend;
         backend.devices().synchronize(self.device)?;
-        backend.memory().async_pool_trim(self.device)
+        match &self.shared {
+            Some(s) => s.trim(),
+            None => backend.memory().async_pool_trim(self.device),
+        }
     }
 
     /// Sets the limit (the release threshold) in bytes; 0 removes it, as in CuPy.
     pub fn set_limit(&self, bytes: u64) -> Result<()> {
         let threshold = if bytes == 0 { NO_LIMIT } else { bytes };
-        runtime()?.backend.memory().async_pool_set(self.device, PoolAttr::ReleaseThreshold, threshold)?;
+        self.set(PoolAttr::ReleaseThreshold, threshold)?;
         if bytes != 0 {
             LIMITED.store(true, Ordering::Relaxed);
         }
@@ -156,8 +202,7 @@ impl AsyncMemoryPool {
     /// Starts the high-water marks again from the current counts (they can only be set to 0,
     /// which the driver takes as a reset).
     pub fn reset_peak_stats(&self) -> Result<()> {
-        let backend = &runtime()?.backend;
-        backend.memory().async_pool_set(self.device, PoolAttr::UsedHigh, 0)?;
-        backend.memory().async_pool_set(self.device, PoolAttr::ReservedHigh, 0)
+        self.set(PoolAttr::UsedHigh, 0)?;
+        self.set(PoolAttr::ReservedHigh, 0)
     }
 }

@@ -13,7 +13,7 @@ use crate::ops::nccl::NcclOps;
 use crate::ops::rand::RandOps;
 use crate::ops::system::SystemOps;
 use crate::ops::texture::Textures;
-use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams, VirtualMemory};
+use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, SharedPools, Streams, VirtualMemory};
 
 // The data types that lived here before the seam was split by concept, at their old paths.
 pub use crate::ops::{Advice, DeviceProps, EventFlags, MemInfo, MemoryKind, PointerAttributes, PoolAttr, ATTRIBUTES};
@@ -34,6 +34,8 @@ pub trait Backend: Send + Sync + 'static {
     fn nccl(&self) -> &dyn NcclOps;
     /// Virtual memory: reserved ranges and the physical memory mapped into them (`ops/vmm.rs`).
     fn vmm(&self) -> &dyn VirtualMemory;
+    /// Pools other processes import (`ops/shared_pool.rs`).
+    fn shared_pools(&self) -> &dyn SharedPools;
     /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
     fn system(&self) -> &dyn SystemOps;
     /// CUDA arrays, texture and surface objects (`ops/texture.rs`).
@@ -58,6 +60,7 @@ where
         + BlasOps
         + NcclOps
         + VirtualMemory
+        + SharedPools
         + SystemOps
         + Textures
         + RandOps
@@ -91,6 +94,9 @@ where
         self
     }
     fn vmm(&self) -> &dyn VirtualMemory {
+        self
+    }
+    fn shared_pools(&self) -> &dyn SharedPools {
         self
     }
     fn system(&self) -> &dyn SystemOps {

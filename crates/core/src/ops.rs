@@ -15,6 +15,7 @@ pub mod module;
 pub mod nccl;
 pub mod pinned;
 pub mod rand;
+pub mod shared_pool;
 pub mod stream;
 pub mod system;
 pub mod texture;
@@ -26,6 +27,7 @@ pub use graph::{CondKind, CondTest, GraphDef, GraphExec, NodeId};
 pub use memory::{Advice, AllocKind, AllocOps, Location, MemoryKind, MemoryResource, PointerAttributes, PoolAttr};
 pub use module::{CacheConfig, FuncAttr, FunctionOps, Launch, ModuleOps, Modules};
 pub use pinned::{HostBytes, HostMemory, PinnedOps};
+pub use shared_pool::{PoolPlace, SharedPoolOps, SharedPools};
 pub use stream::{
     copy_rows, extent, CaptureMode, CaptureStatus, End, HostFn, Pattern, RepeatFn, RepeatSlot, Rows, StatusFn, StreamOps, Streams,
 };

@@ -1,8 +1,10 @@
 //! CUDA's stream-ordered pool (CuPy's `MemoryAsyncPool`), one per device.
 
-use crate::raw::{Count, Owner};
+use crate::raw::{Bytes, Count, NodeBuffer, Owner};
+use crate::task::Blocking;
 use crate::{memory, stream};
-use cuda_node_core::{runtime, AsyncMemoryPool};
+use cuda_node_core::shared_pool::export_pointer;
+use cuda_node_core::{runtime, AsyncMemoryPool, PoolPlace};
 use std::sync::Arc;
 
 crate::js_object! {
@@ -75,5 +77,61 @@ crate::exports! {
     /// Starts the high-water marks again from the current counts.
     c"asyncPoolResetPeakStats" => fn async_pool_reset_peak_stats(_cx, pool: f64) -> () {
         with(pool, |p| p.reset_peak_stats())
+    }
+
+    /// A stream-ordered pool of its own on `device` that other processes can import
+    /// (`cuMemPoolCreate` with a POSIX file descriptor handle type); `host` puts its memory in
+    /// pinned host memory. `CUDA_ERROR_NOT_SUPPORTED` on the simulator.
+    c"asyncPoolCreateShareable" => fn async_pool_create_shareable(cx, owner: Owner, device: f64, host: bool) -> f64 {
+        let place = if host { PoolPlace::Host } else { PoolPlace::Device };
+        insert(cx, &owner, Arc::new(AsyncMemoryPool::shareable(runtime()?.ordinal(device)?, place)?))
+    }
+
+    /// Serves the pool on a private Unix socket (the same one if already shared); its path.
+    c"asyncPoolShare" => fn async_pool_share(_cx, pool: f64) -> String {
+        with(pool, |p| p.shared()?.share())
+    }
+
+    /// Stops serving the pool; imports already made stay valid.
+    c"asyncPoolUnshare" => fn async_pool_unshare(_cx, pool: f64) -> () {
+        with(pool, |p| {
+            p.shared()?.unshare();
+            Ok(())
+        })
+    }
+
+    /// Lets the pool go: unshared now, destroyed once its allocations are freed.
+    c"asyncPoolDestroy" => fn async_pool_destroy(_cx, pool: f64) -> () {
+        let p = take(pool)?;
+        if let Ok(shared) = p.shared() {
+            shared.unshare();
+        }
+        Ok(())
+    }
+
+    /// The pool another process of this user shares at `path`, for `device`: imported by
+    /// `asyncPoolJoin`.
+    c"asyncPoolConnect" => fn async_pool_connect(cx, owner: Owner, device: f64, path: String) -> f64 {
+        insert(cx, &owner, Arc::new(AsyncMemoryPool::connect(runtime()?.ordinal(device)?, &path)))
+    }
+
+    /// Receives the pool from its socket and imports it, off the JS thread (the socket may be
+    /// served by this very thread's event loop, or answer slowly).
+    c"asyncPoolJoin" => fn async_pool_join(_cx, pool: f64) -> Blocking {
+        let p = get(pool)?;
+        Ok(Blocking::new(move || p.shared()?.join()))
+    }
+
+    /// Another process's allocation, from what its exportPointer() gave: a memory handle.
+    c"asyncPoolImportPointer" => fn async_pool_import_pointer(_cx, pool: f64, data: Bytes) -> f64 {
+        let block = with(pool, |p| p.shared()?.import_pointer(data.0))?;
+        memory::adopt(block)
+    }
+
+    /// The data another process imports the allocation `mem` with (`cuMemPoolExportPointer`,
+    /// behind a header naming its pool).
+    c"memExportPointer" => fn mem_export_pointer(_cx, mem: f64) -> NodeBuffer {
+        let block = memory::get(mem)?;
+        Ok(NodeBuffer(export_pointer(&block)?))
     }
 }

@@ -32,6 +32,8 @@ impl ThreadTables for Tables {
         drop(crate::pinned::drain());
     }
     fn forget_js(&self) {
+        // Shared pools stop serving: their sockets and private directories go with them.
+        drop(crate::async_pool::drain());
         crate::handles::env_gone();
     }
 }

@@ -272,7 +272,7 @@ pub(crate) fn mem_location(location: Location) -> sys::CUmemLocation {
 }
 
 /// The driver's name of a pool attribute; each is a `cuuint64_t`.
-fn pool_attr(attr: PoolAttr) -> sys::CUmemPool_attribute {
+pub(super) fn pool_attr(attr: PoolAttr) -> sys::CUmemPool_attribute {
     use sys::CUmemPool_attribute::*;
     match attr {
         PoolAttr::ReleaseThreshold => CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,

@@ -24,6 +24,7 @@ mod pinned;
 mod rand;
 pub(crate) mod raw;
 mod recycle;
+mod shared_pool;
 mod staging;
 mod stream;
 mod system;

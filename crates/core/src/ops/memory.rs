@@ -57,6 +57,10 @@ pub enum AllocKind {
     ModuleGlobal,
     /// A reserved address range with physical memory mapped into it (`ops/vmm.rs`).
     Virtual,
+    /// From a pool other processes can import (`ops/shared_pool.rs`), freed in stream order.
+    Shareable,
+    /// Another process's pool allocation, imported with `cuMemPoolImportPointer`.
+    Imported,
 }
 
 /// One allocation of device memory, of any kind, freed (or closed, or let go) when dropped.

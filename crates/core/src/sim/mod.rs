@@ -25,6 +25,7 @@ mod own;
 mod pinned;
 mod pool;
 mod rand;
+mod shared_pool;
 mod stream;
 mod system;
 mod texture;

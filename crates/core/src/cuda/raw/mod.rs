@@ -15,6 +15,8 @@ mod event;
 mod graph;
 mod memory;
 mod module;
+/// Pools shared between processes, called as `raw::shared_pool::name`.
+pub(crate) mod shared_pool;
 mod stream;
 pub(crate) mod system;
 /// CUDA arrays, textures and surfaces, called as `raw::texture::name`.
