@@ -67,9 +67,47 @@ impl AllocOps for Listed {
     }
 }
 
+/// What an imported pool holds of its imports: the driver reads no attribute of an imported pool
+/// (`cuMemPoolGetAttribute` is `CUDA_ERROR_INVALID_VALUE` there, seen on an H200), so its
+/// `usedBytes()` and peaks are counted here.
+#[derive(Default)]
+struct Imports {
+    now: std::sync::atomic::AtomicU64,
+    high: std::sync::atomic::AtomicU64,
+}
+
+/// An import, counted in its pool's [`Imports`] while it lives.
+struct Counted {
+    ops: Box<dyn AllocOps>,
+    size: u64,
+    imports: Arc<Imports>,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.imports.now.fetch_sub(self.size, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+impl AllocOps for Counted {
+    fn ptr(&self) -> u64 {
+        self.ops.ptr()
+    }
+    fn kind(&self) -> AllocKind {
+        self.ops.kind()
+    }
+    fn device(&self) -> Option<usize> {
+        self.ops.device()
+    }
+    fn as_any(&self) -> &dyn Any {
+        self.ops.as_any()
+    }
+}
+
 /// One shareable pool: made here (it allocates and can be shared) or imported (it imports).
 pub struct SharedPool {
     device: usize,
+    imports: Arc<Imports>,
     /// Where an imported pool is shared; `None` for one made here.
     path: Option<String>,
     /// Set when made, or for an imported pool once [`SharedPool::join`] has received it.
@@ -94,9 +132,9 @@ fn invalid(message: impl Into<String>) -> Error {
 impl SharedPool {
     fn new(device: usize, path: Option<String>) -> SharedPool {
         #[cfg(not(target_family = "wasm"))]
-        return SharedPool { device, path, pool: OnceLock::new(), server: Mutex::new(None) };
+        return SharedPool { device, imports: Arc::default(), path, pool: OnceLock::new(), server: Mutex::new(None) };
         #[cfg(target_family = "wasm")]
-        SharedPool { device, path, pool: OnceLock::new() }
+        SharedPool { device, imports: Arc::default(), path, pool: OnceLock::new() }
     }
 
     /// A new shareable pool on `device` (its memory there, or pinned on the host).
@@ -218,19 +256,51 @@ impl SharedPool {
             return Err(invalid("import pointers into the pool AsyncMemoryPool.connect() returned, in another process"));
         }
         let ops = pool.ops.clone().import_pointer(&cuda)?;
+        use std::sync::atomic::Ordering::AcqRel;
+        let now = self.imports.now.fetch_add(size, AcqRel) + size;
+        self.imports.high.fetch_max(now, AcqRel);
+        let ops = Box::new(Counted { ops, size, imports: self.imports.clone() });
         Ok(Block::whole(DeviceMemory::from_ops(ops, self.device, size)))
     }
 
     pub(crate) fn get(&self, attr: PoolAttr) -> Result<u64> {
-        self.joined()?.ops.get(attr)
+        let pool = self.joined()?;
+        if !self.is_imported() {
+            return pool.ops.get(attr);
+        }
+        use std::sync::atomic::Ordering::Acquire;
+        Ok(match attr {
+            PoolAttr::UsedCurrent | PoolAttr::ReservedCurrent => self.imports.now.load(Acquire),
+            PoolAttr::UsedHigh | PoolAttr::ReservedHigh => self.imports.high.load(Acquire),
+            PoolAttr::ReleaseThreshold => 0,
+        })
     }
 
     pub(crate) fn set(&self, attr: PoolAttr, value: u64) -> Result<()> {
-        self.joined()?.ops.set(attr, value)
+        let pool = self.joined()?;
+        if !self.is_imported() {
+            return pool.ops.set(attr, value);
+        }
+        match attr {
+            PoolAttr::UsedHigh | PoolAttr::ReservedHigh => {
+                use std::sync::atomic::Ordering::{Acquire, Release};
+                self.imports.high.store(self.imports.now.load(Acquire), Release);
+                Ok(())
+            }
+            _ => Err(Error::cuda(
+                Code::CUDA_ERROR_NOT_SUPPORTED,
+                "an imported pool has no limit of its own: set it in the process that shares it",
+            )),
+        }
     }
 
     pub(crate) fn trim(&self) -> Result<()> {
-        self.joined()?.ops.trim()
+        let pool = self.joined()?;
+        if self.is_imported() {
+            // Nothing of an imported pool is cached here: its imports are freed with cuMemFree.
+            return Ok(());
+        }
+        pool.ops.trim()
     }
 }
 
@@ -248,7 +318,21 @@ pub fn export_pointer(block: &Block) -> Result<Vec<u8>> {
     if offset != 0 || block.size() != size {
         return Err(invalid("only a whole allocation of a shareable pool can be exported, not a part of one"));
     }
+    exported_once(&id, &*pool)?;
     Ok(encode(&id, size, &pool.export_pointer(mem.ptr())?))
+}
+
+/// CUDA exports an allocation only "from an already shared memory pool" (`cuMemPoolExportPointer`:
+/// `CUDA_ERROR_INVALID_VALUE` otherwise, seen on an H200): the pool is exported once first, its
+/// descriptor closed, where `share()` has not done it.
+fn exported_once(id: &[u8; 16], pool: &dyn SharedPoolOps) -> Result<()> {
+    static EXPORTED: OnceLock<Mutex<std::collections::HashSet<[u8; 16]>>> = OnceLock::new();
+    let mut done = EXPORTED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    if !done.contains(id) {
+        drop(pool.export()?);
+        done.insert(*id);
+    }
+    Ok(())
 }
 
 /// An exported pointer: the header naming the pool `id` and the allocation's `size`, then CUDA's data.
