@@ -56,6 +56,7 @@ pub fn library_path_dirs() -> Vec<String> {
             "nvidia/cublas/lib",
             "nvidia/cusolver/lib",
             "nvidia/nccl/lib",
+            "nvidia/cufft/lib",
             "nvidia/cu12/lib",
             "lib",
             "lib64",

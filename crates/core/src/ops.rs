@@ -15,6 +15,7 @@ pub mod pinned;
 pub mod stream;
 pub mod system;
 pub mod vmm;
+pub mod fft;
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 pub use event::{EventFlags, EventOps, Events};

@@ -12,6 +12,7 @@ mod blas;
 mod device;
 mod dropped;
 mod event;
+mod fft;
 mod graph;
 mod holds;
 mod kernels;

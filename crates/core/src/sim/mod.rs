@@ -13,6 +13,7 @@ mod bytes;
 pub mod coop;
 mod device;
 mod engine;
+mod fft;
 mod event;
 mod graph;
 mod lock;
