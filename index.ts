@@ -54,3 +54,4 @@ export { GraphBuilder, GraphNode, Condition, type NodeOptions, type SetCondition
 export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type HistoryAction, type HistoryEvent, type MemorySnapshot, type SnapshotBlock, type SnapshotSegment, type SnapshotDevice, type SnapshotOom, type SnapshotHistory } from './lib/memory/history'
 export { system, type DeviceTelemetry, type DeviceProcess } from './lib/system'
 export { registrationCache, type RegistrationCacheStats } from './lib/memory/host-cache'
+export { cufft, FftPlan, FftPlan1d, type FftType, type FftDirection, type FftLayout, type FftPlanOptions, type FftExecOptions } from './lib/fft'

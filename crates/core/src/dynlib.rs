@@ -134,6 +134,7 @@ mod tests {
             assert!(at("/w1/libnvrtc.so.13") < at("/w1/nvidia/cu13/lib/libnvrtc.so.13"));
             assert!(at("/w1/nvidia/cu13/lib/libnvrtc.so.13") < at("/w1/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"));
             assert!(at("/w1/nvidia/cuda_nvrtc/lib/libnvrtc.so.12") < at("libnvrtc.so.13"), "wheels come before the system's names");
+            assert!(c.iter().any(|x| x == "/w1/nvidia/cufft/lib/libnvrtc.so.12"), "cuFFT's CUDA 12 wheel folder is searched");
         }
     }
 }

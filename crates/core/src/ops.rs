@@ -7,6 +7,7 @@
 pub mod blas;
 pub mod device;
 pub mod event;
+pub mod fft;
 pub mod graph;
 pub mod memory;
 pub mod module;
@@ -15,7 +16,6 @@ pub mod pinned;
 pub mod stream;
 pub mod system;
 pub mod vmm;
-pub mod fft;
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 pub use event::{EventFlags, EventOps, Events};

@@ -12,6 +12,7 @@ mod device;
 mod error_class;
 mod errors;
 mod event;
+mod fft;
 #[cfg(feature = "floor")]
 mod floor;
 mod graph;
@@ -73,6 +74,7 @@ fn tables() -> Vec<&'static [Export]> {
         #[cfg(feature = "floor")]
         floor::EXPORTS,
         host_cache::EXPORTS,
+        fft::EXPORTS,
     ]
 }
 

@@ -89,15 +89,18 @@ fn cufft() -> Result<&'static Cufft> {
         })
     })
     .as_ref()
-    .map_err(|tried| {
-        Error::named(
-            "CUFFT_NOT_INITIALIZED",
-            format!(
-                "cuFFT could not be loaded: looked for {tried}. Install CUDA's cuFFT (pip install nvidia-cufft-cu12, then \
-                 CUDA_NODE_LIBRARY_PATH=its site-packages), or set CUDA_NODE_CUFFT_PATH to the library"
-            ),
-        )
-    })
+    .map_err(|tried| missing(tried))
+}
+
+/// The error where cuFFT is not found: what was looked for, and how to install it.
+fn missing(tried: &str) -> Error {
+    Error::named(
+        "CUFFT_NOT_INITIALIZED",
+        format!(
+            "cuFFT could not be loaded: looked for {tried}. Install CUDA's cuFFT (pip install nvidia-cufft-cu12, then \
+             CUDA_NODE_LIBRARY_PATH=its site-packages), or set CUDA_NODE_CUFFT_PATH to the library"
+        ),
+    )
 }
 
 /// `cufftResult`'s names (cufft.h).
@@ -169,27 +172,26 @@ impl FftOps for CudaBackend {
         };
         let ptr = |v: &mut Vec<c_longlong>| if v.is_empty() { std::ptr::null_mut() } else { v.as_mut_ptr() };
         let mut work: usize = 0;
+        let (inembed, onembed) = (ptr(&mut inembed), ptr(&mut onembed));
         // SAFETY: `n` and the embeds hold `rank` sizes (or are NULL: the basic layout); `work` is
         // a valid out-pointer; the plan has auto-allocation off, so it allocates no work area.
-        status(
-            unsafe {
-                (api.make_plan_many64)(
-                    handle,
-                    n.len() as c_int,
-                    n.as_mut_ptr(),
-                    ptr(&mut inembed),
-                    istride,
-                    idist,
-                    ptr(&mut onembed),
-                    ostride,
-                    odist,
-                    spec.ty.code(),
-                    spec.batch as c_longlong,
-                    &mut work,
-                )
-            },
-            "cufftMakePlanMany64",
-        )?;
+        let made = unsafe {
+            (api.make_plan_many64)(
+                handle,
+                n.len() as c_int,
+                n.as_mut_ptr(),
+                inembed,
+                istride,
+                idist,
+                onembed,
+                ostride,
+                odist,
+                spec.ty.code(),
+                spec.batch as c_longlong,
+                &mut work,
+            )
+        };
+        status(made, "cufftMakePlanMany64")?;
         plan.work_size = work as u64;
         Ok(Box::new(plan))
     }
@@ -242,5 +244,30 @@ impl Drop for CudaPlan {
             // queued keep what they launched.
             let _ = unsafe { (api.destroy)(self.handle) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_missing_cufft_is_a_typed_error_naming_what_was_looked_for() {
+        let e = super::missing("/a/libcufft.so.12, libcufft.so.11");
+        assert_eq!(e.code_name().as_deref(), Some("CUFFT_NOT_INITIALIZED"));
+        assert!(e.to_string().contains("/a/libcufft.so.12, libcufft.so.11"), "{e}");
+    }
+
+    #[test]
+    fn cufft_is_looked_for_by_the_names_cuda_11_to_13_give_it() {
+        let c = crate::dynlib::candidates("cufft", "CUDA_NODE_TEST_NO_CUFFT_OVERRIDE", &["12", "11", "10"], &[]);
+        if cfg!(target_os = "linux") {
+            assert!(c.iter().any(|x| x == "libcufft.so.11"), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn status_names_are_cuffts() {
+        assert!(super::status(0, "x").is_ok());
+        assert_eq!(super::status(9, "x").unwrap_err().code_name().as_deref(), Some("CUFFT_UNALIGNED_DATA"));
+        assert_eq!(super::status(99, "x").unwrap_err().code_name().as_deref(), Some("CUFFT_UNKNOWN_ERROR"));
     }
 }

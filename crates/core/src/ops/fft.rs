@@ -120,10 +120,12 @@ impl Direction {
 
     /// -1 or 1, as cuFFT and CuPy number them.
     pub fn from_code(code: f64) -> Result<Direction> {
-        match code {
-            c if c == -1.0 => Ok(Direction::Forward),
-            c if c == 1.0 => Ok(Direction::Inverse),
-            c => Err(Error::range(format!("direction must be -1 (CUFFT_FORWARD) or 1 (CUFFT_INVERSE), got {c}"))),
+        if code == -1.0 {
+            Ok(Direction::Forward)
+        } else if code == 1.0 {
+            Ok(Direction::Inverse)
+        } else {
+            Err(Error::range(format!("direction must be -1 (CUFFT_FORWARD) or 1 (CUFFT_INVERSE), got {code}")))
         }
     }
 }

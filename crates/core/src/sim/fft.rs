@@ -187,8 +187,11 @@ fn sim_stream(s: &dyn StreamOps) -> &SimStream {
 
 impl FftOps for SimBackend {
     fn plan(&self, _ordinal: usize, spec: &PlanSpec) -> Result<Box<dyn FftPlanOps>> {
-        let planned =
-            if spec.ty.double() { Planned::Double(Arc::new(Axes::new(&spec.shape))) } else { Planned::Single(Arc::new(Axes::new(&spec.shape))) };
+        let planned = if spec.ty.double() {
+            Planned::Double(Arc::new(Axes::new(&spec.shape)))
+        } else {
+            Planned::Single(Arc::new(Axes::new(&spec.shape)))
+        };
         Ok(Box::new(SimPlan { spec: Arc::new(spec.clone()), planned }))
     }
 }
