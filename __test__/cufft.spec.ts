@@ -246,7 +246,14 @@ test('the work area comes from the current allocator, and the plan holds it', (t
   plan.destroy()
 })
 
-test('an allocator that fails leaves no plan behind', (t) => {
+test('an allocator that throws makes the plan throw its error', (t) => {
+  const probe = new cufft.Plan1d(1000, 'c2c', 4)
+  const need = probe.workSize
+  probe.destroy()
+  if (need === 0) {
+    t.pass('cuFFT needs no work area for this plan: nothing is allocated')
+    return
+  }
   const e = t.throws(() =>
     usingAllocator(
       () => {
@@ -255,7 +262,7 @@ test('an allocator that fails leaves no plan behind', (t) => {
       () => new cufft.Plan1d(1000, 'c2c', 4),
     ),
   )
-  if (!onGpu) t.is(e?.message, 'no memory here')
+  t.is(e?.message, 'no memory here')
 })
 
 test('destroy() and using: a destroyed plan is a typed error; destroying again is nothing', (t) => {
@@ -334,6 +341,10 @@ const agreeScript = `
   ]) {
     const T = double ? Float64Array : Float32Array
     const x = T.from(signal(inLen, inLen))
+    if (type === 'z2d') {
+      // A half spectrum of a real signal: its first and last points (DC and Nyquist) are real.
+      for (let b = 0; b < batch; b++) { x[2 * (b * 33) + 1] = 0; x[2 * (b * 33 + 32) + 1] = 0 }
+    }
     const input = cuda.alloc(x.byteLength); input.copyFromHost(x)
     const output = cuda.alloc(outLen * T.BYTES_PER_ELEMENT)
     const plan = new cuda.FftPlan({ shape, type, batch })
