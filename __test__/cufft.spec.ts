@@ -218,6 +218,25 @@ test('a run is ordered on the stream given', async (t) => {
   s.destroy()
 })
 
+test('an FFT captured into a graph runs again at each launch, the graph keeping the plan', (t) => {
+  const n = 16
+  const s = new Stream({ nonBlocking: true })
+  const input = alloc(2 * n * 8)
+  const output = alloc(2 * n * 8)
+  const plan = new cufft.Plan1d(n, 'z2z')
+  const g = s.capture(() => plan.exec(input, output))
+  plan.destroy() // the graph holds the plan and its work area until it goes
+  for (const seed of [1, 2]) {
+    const x = signal(2 * n, seed)
+    input.copyFromHost(x)
+    g.launch(s)
+    s.synchronize()
+    t.true(relError(download(output, 2 * n, true), dft(x, n, -1)) < 1e-12, `launch with seed ${seed}`)
+  }
+  g.destroy()
+  s.destroy()
+})
+
 test('the work area comes from the current allocator, and the plan holds it', (t) => {
   const asked: number[] = []
   const plan = usingAllocator(

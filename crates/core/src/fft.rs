@@ -76,7 +76,17 @@ impl Plan {
     /// Runs the transform on `stream` from `in_off` bytes into `input` to `out_off` bytes into
     /// `output` (the same address: in place). A real-to-complex transform runs forward only, a
     /// complex-to-real one inverse only; neither direction scales.
-    pub fn exec(&self, stream: &Stream, input: &Block, in_off: u64, output: &Block, out_off: u64, direction: Direction) -> Result<()> {
+    /// Captured into a graph, the graph keeps the plan (and so its work area) alive: its launches
+    /// run the plan's kernels on that work area.
+    pub fn exec(
+        self: &Arc<Self>,
+        stream: &Stream,
+        input: &Block,
+        in_off: u64,
+        output: &Block,
+        out_off: u64,
+        direction: Direction,
+    ) -> Result<()> {
         if let Some(only) = self.spec.ty.fixed_direction() {
             if direction != only {
                 return Err(Error::range(format!(
@@ -125,7 +135,14 @@ impl Plan {
         }
         stream.legacy_ok("an FFT")?;
         let x = Exec { in_off: io, out_off: oo, direction, in_place };
-        self.ops.exec(stream.ops()?, &x, im.ops()?, om.ops()?)
+        self.ops.exec(stream.ops()?, &x, im.ops()?, om.ops()?)?;
+        if stream.is_capturing()? {
+            // Kept by every capture under way on the device (the driver does not say which one
+            // this stream is part of): a graph may hold the plan a little longer, never too short.
+            let plan: Arc<dyn std::any::Any + Send + Sync> = self.clone();
+            crate::capture::keep_in_joined(self.device, |c| c.events.push(plan.clone()));
+        }
+        Ok(())
     }
 }
 
