@@ -1,6 +1,7 @@
 //! The simulator's cuFFT: the same transforms computed on the host with `rustfft`, in stream
-//! order, unnormalised as cuFFT is (an inverse does not divide by n), in the precision of the
-//! plan's type. A real-to-complex transform writes the `n/2+1` points of the last axis that
+//! order, unnormalised as cuFFT is (an inverse does not divide by n), computed in double
+//! precision and stored in the plan's (one instantiation of the crate's algorithms keeps the
+//! addon small). A real-to-complex transform writes the `n/2+1` points of the last axis that
 //! cuFFT writes; a complex-to-real one reads them, taking the rest as their conjugates.
 
 use super::bytes::Buffer;
@@ -14,20 +15,20 @@ use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftNum, FftPlanner};
 use std::sync::Arc;
 
-/// A real number as the simulator's bytes hold it.
-pub trait Word: FftNum {
+/// A real number as the simulator's bytes hold it, read and written as an f64.
+pub trait Word {
     const SIZE: usize;
-    fn read(b: &[u8]) -> Self;
-    fn write(self, b: &mut [u8]);
+    fn read(b: &[u8]) -> f64;
+    fn write(v: f64, b: &mut [u8]);
 }
 
 impl Word for f32 {
     const SIZE: usize = 4;
-    fn read(b: &[u8]) -> f32 {
-        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    fn read(b: &[u8]) -> f64 {
+        f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64
     }
-    fn write(self, b: &mut [u8]) {
-        b[..4].copy_from_slice(&self.to_le_bytes());
+    fn write(v: f64, b: &mut [u8]) {
+        b[..4].copy_from_slice(&(v as f32).to_le_bytes());
     }
 }
 
@@ -38,27 +39,27 @@ impl Word for f64 {
         w.copy_from_slice(&b[..8]);
         f64::from_le_bytes(w)
     }
-    fn write(self, b: &mut [u8]) {
-        b[..8].copy_from_slice(&self.to_le_bytes());
+    fn write(v: f64, b: &mut [u8]) {
+        b[..8].copy_from_slice(&v.to_le_bytes());
     }
 }
 
 /// One axis's transforms, forward and inverse, planned once.
-pub struct Axes<T: FftNum> {
-    forward: Vec<Arc<dyn Fft<T>>>,
-    inverse: Vec<Arc<dyn Fft<T>>>,
+pub struct Axes {
+    forward: Vec<Arc<dyn Fft<f64>>>,
+    inverse: Vec<Arc<dyn Fft<f64>>>,
 }
 
-impl<T: FftNum> Axes<T> {
-    pub fn new(shape: &[u64]) -> Axes<T> {
-        let mut p = FftPlanner::<T>::new();
+impl Axes {
+    pub fn new(shape: &[u64]) -> Axes {
+        let mut p = FftPlanner::<f64>::new();
         Axes {
             forward: shape.iter().map(|&n| p.plan_fft_forward(n as usize)).collect(),
             inverse: shape.iter().map(|&n| p.plan_fft_inverse(n as usize)).collect(),
         }
     }
 
-    fn axis(&self, k: usize, direction: Direction) -> &Arc<dyn Fft<T>> {
+    fn axis(&self, k: usize, direction: Direction) -> &Arc<dyn Fft<f64>> {
         match direction {
             Direction::Forward => &self.forward[k],
             Direction::Inverse => &self.inverse[k],
@@ -112,26 +113,25 @@ fn points(dims: &[u64]) -> impl Iterator<Item = Vec<u64>> + '_ {
 
 /// One run of a plan on the host: `input` bytes (at `x.in_off`) to `output` bytes (at
 /// `x.out_off`), each batch's points read and written through the layouts.
-pub fn host_fft<T: Word>(spec: &PlanSpec, axes: &Axes<T>, x: &Exec, input: &[u8], output: &mut [u8]) {
+pub fn host_fft<W: Word>(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &[u8], output: &mut [u8]) {
     let layouts = spec.layouts(x.in_place);
     let (din, dout) = (spec.dims(0), spec.dims(1));
     let shape: Vec<usize> = spec.shape.iter().map(|&n| n as usize).collect();
     let rank = shape.len();
-    let w = T::SIZE;
-    let read = |l: &Layout, b: u64, p: &[u64], complex: bool| -> Complex<T> {
+    let w = W::SIZE;
+    let read = |l: &Layout, b: u64, p: &[u64], complex: bool| -> Complex<f64> {
         let at = x.in_off as usize + l.index(b, p) as usize * if complex { 2 * w } else { w };
-        let re = T::read(&input[at..]);
-        Complex::new(re, if complex { T::read(&input[at + w..]) } else { T::zero() })
+        Complex::new(W::read(&input[at..]), if complex { W::read(&input[at + w..]) } else { 0.0 })
     };
-    let mut write = |l: &Layout, b: u64, p: &[u64], v: Complex<T>, complex: bool| {
+    let mut write = |l: &Layout, b: u64, p: &[u64], v: Complex<f64>, complex: bool| {
         let at = x.out_off as usize + l.index(b, p) as usize * if complex { 2 * w } else { w };
-        v.re.write(&mut output[at..]);
+        W::write(v.re, &mut output[at..]);
         if complex {
-            v.im.write(&mut output[at + w..]);
+            W::write(v.im, &mut output[at + w..]);
         }
     };
     // Read every batch first: in place, the output overwrites the input.
-    let batches: Vec<Vec<Complex<T>>> =
+    let batches: Vec<Vec<Complex<f64>>> =
         (0..spec.batch).map(|b| points(&din).map(|p| read(&layouts[0], b, &p, spec.ty.complex(0))).collect()).collect();
     for (b, mut data) in batches.into_iter().enumerate() {
         let b = b as u64;
@@ -162,7 +162,7 @@ pub fn host_fft<T: Word>(spec: &PlanSpec, axes: &Axes<T>, x: &Exec, input: &[u8]
                 }
                 let rows = full.len() / n;
                 along(&mut full, &[rows, n], 1, &**axes.axis(rank - 1, Direction::Inverse));
-                data = full.into_iter().map(|v| Complex::new(v.re, T::zero())).collect();
+                data = full.into_iter().map(|v| Complex::new(v.re, 0.0)).collect();
             }
         }
         for (p, v) in points(&dout).zip(data) {
@@ -171,14 +171,9 @@ pub fn host_fft<T: Word>(spec: &PlanSpec, axes: &Axes<T>, x: &Exec, input: &[u8]
     }
 }
 
-enum Planned {
-    Single(Arc<Axes<f32>>),
-    Double(Arc<Axes<f64>>),
-}
-
 struct SimPlan {
     spec: Arc<PlanSpec>,
-    planned: Planned,
+    axes: Arc<Axes>,
 }
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
@@ -187,12 +182,7 @@ fn sim_stream(s: &dyn StreamOps) -> &SimStream {
 
 impl FftOps for SimBackend {
     fn plan(&self, _ordinal: usize, spec: &PlanSpec) -> Result<Box<dyn FftPlanOps>> {
-        let planned = if spec.ty.double() {
-            Planned::Double(Arc::new(Axes::new(&spec.shape)))
-        } else {
-            Planned::Single(Arc::new(Axes::new(&spec.shape)))
-        };
-        Ok(Box::new(SimPlan { spec: Arc::new(spec.clone()), planned }))
+        Ok(Box::new(SimPlan { spec: Arc::new(spec.clone()), axes: Arc::new(Axes::new(&spec.shape)) }))
     }
 }
 
@@ -211,27 +201,25 @@ impl FftPlanOps for SimPlan {
     fn exec(&self, stream: &dyn StreamOps, x: &Exec, input: &dyn AllocOps, output: &dyn AllocOps) -> Result<()> {
         let (input, output, x, spec) = (sim_alloc(input).buffer.clone(), sim_alloc(output).buffer.clone(), *x, self.spec.clone());
         let label = format!("fft {} {:?} x{}", spec.ty.name(), spec.shape, spec.batch);
-        match &self.planned {
-            Planned::Single(axes) => {
-                let axes = axes.clone();
-                sim_stream(stream).run("kernel", label, move || run(&spec, &axes, &x, &input, &output))
+        let axes = self.axes.clone();
+        sim_stream(stream).run("kernel", label, move || {
+            if spec.ty.double() {
+                run::<f64>(&spec, &axes, &x, &input, &output)
+            } else {
+                run::<f32>(&spec, &axes, &x, &input, &output)
             }
-            Planned::Double(axes) => {
-                let axes = axes.clone();
-                sim_stream(stream).run("kernel", label, move || run(&spec, &axes, &x, &input, &output))
-            }
-        }
+        })
     }
 }
 
-fn run<T: Word>(spec: &PlanSpec, axes: &Axes<T>, x: &Exec, input: &Buffer, output: &Buffer) {
+fn run<W: Word>(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &Buffer, output: &Buffer) {
     if std::ptr::eq(input, output) {
         let mut bytes = output.lock();
         let copy = bytes.clone();
-        host_fft(spec, axes, x, &copy, &mut bytes);
+        host_fft::<W>(spec, axes, x, &copy, &mut bytes);
     } else {
         let src = input.lock().clone();
-        host_fft(spec, axes, x, &src, &mut output.lock());
+        host_fft::<W>(spec, axes, x, &src, &mut output.lock());
     }
 }
 
