@@ -1,6 +1,6 @@
 import test from 'ava'
 import { alloc, backend, cufft, FftPlan, mallocPlain, MemoryPointer, Stream, usingAllocator } from '..'
-import { gpuTest, onGpu, runJson } from './helpers'
+import { gpuTest, onGpu, runJson, runNode } from './helpers'
 
 /** Interleaved complex numbers (re, im, re, im, …). */
 type Complex = Float64Array
@@ -282,6 +282,26 @@ test('an allocator that throws makes the plan throw its error', (t) => {
     ),
   )
   t.is(e?.message, 'no memory here')
+})
+
+test('plans the GC collects give their work areas back to the pool', (t) => {
+  const r = runNode(
+    `const pool = cuda.getDefaultMemoryPool();
+     const before = pool.usedBytes();
+     let need = 0;
+     (() => { for (let i = 0; i < 50; i++) need = new cuda.cufft.Plan1d(1000, 'c2c', 4).workSize })();
+     const held = pool.usedBytes() - before;
+     (async () => {
+       for (let i = 0; i < 6; i++) { global.gc(); await new Promise((r) => setTimeout(r, 10)) }
+       console.log(JSON.stringify({ need, held, after: pool.usedBytes() - before }))
+     })().catch((e) => { console.error(e); process.exit(1) })`,
+    {},
+    ['--expose-gc'],
+  )
+  t.is(r.status, 0, r.stderr)
+  const { need, held, after } = JSON.parse(r.stdout.trim().split('\n').pop()!)
+  if (need > 0) t.true(held >= 50 * need, `50 plans hold ${held} bytes of work area`)
+  t.is(after, 0, 'every work area went back')
 })
 
 test('destroy() and using: a destroyed plan is a typed error; destroying again is nothing', (t) => {
