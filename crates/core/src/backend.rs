@@ -9,6 +9,7 @@
 
 use crate::ops::blas::BlasOps;
 use crate::ops::context::Contexts;
+use crate::ops::fft::FftOps;
 use crate::ops::nccl::NcclOps;
 use crate::ops::rand::RandOps;
 use crate::ops::system::SystemOps;
@@ -44,6 +45,8 @@ pub trait Backend: Send + Sync + 'static {
     fn rand(&self) -> &dyn RandOps;
     /// Contexts for interop: a device's, a stream's (`ops/context.rs`).
     fn contexts(&self) -> &dyn Contexts;
+    /// cuFFT plans (`ops/fft.rs` owns the traits, `fft.rs` the checked plan).
+    fn fft(&self) -> &dyn FftOps;
 }
 
 /// A backend is whatever implements every part: each backend's concept files implement them on
@@ -65,6 +68,7 @@ where
         + Textures
         + RandOps
         + Contexts
+        + FftOps
         + Send
         + Sync
         + 'static,
@@ -109,6 +113,9 @@ where
         self
     }
     fn contexts(&self) -> &dyn Contexts {
+        self
+    }
+    fn fft(&self) -> &dyn FftOps {
         self
     }
 }

@@ -59,6 +59,7 @@ pub fn library_path_dirs() -> Vec<String> {
             "nvidia/curand/lib",
             "nvidia/cusparse/lib",
             "nvidia/nccl/lib",
+            "nvidia/cufft/lib",
             "nvidia/cu12/lib",
             "cutensor/lib",
             "lib",
@@ -137,6 +138,7 @@ mod tests {
             assert!(at("/w1/libnvrtc.so.13") < at("/w1/nvidia/cu13/lib/libnvrtc.so.13"));
             assert!(at("/w1/nvidia/cu13/lib/libnvrtc.so.13") < at("/w1/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"));
             assert!(at("/w1/nvidia/cuda_nvrtc/lib/libnvrtc.so.12") < at("libnvrtc.so.13"), "wheels come before the system's names");
+            assert!(c.iter().any(|x| x == "/w1/nvidia/cufft/lib/libnvrtc.so.12"), "cuFFT's CUDA 12 wheel folder is searched");
         }
     }
 }

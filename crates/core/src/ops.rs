@@ -8,6 +8,7 @@ pub mod blas;
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod fft;
 pub mod graph;
 pub mod half;
 pub mod memory;

@@ -13,6 +13,7 @@ mod device;
 mod error_class;
 mod errors;
 mod event;
+mod fft;
 #[cfg(feature = "floor")]
 mod floor;
 mod graph;
@@ -79,6 +80,7 @@ fn tables() -> Vec<&'static [Export]> {
         floor::EXPORTS,
         host_cache::EXPORTS,
         rand::EXPORTS,
+        fft::EXPORTS,
     ]
 }
 

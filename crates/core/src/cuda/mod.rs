@@ -13,6 +13,7 @@ mod context;
 mod device;
 mod dropped;
 mod event;
+mod fft;
 mod graph;
 mod holds;
 mod kernels;

@@ -15,6 +15,7 @@ pub mod coop;
 mod device;
 mod engine;
 mod event;
+mod fft;
 mod graph;
 mod lock;
 mod memory;

@@ -1,0 +1,273 @@
+//! cuFFT at the seam: the traits a backend implements for FFT plans and the plain data they are
+//! given — the transform's type, shape, batch and data layouts (cufftPlanMany's). The checked
+//! plan is `fft.rs`'s, above the seam.
+
+use crate::error::{Error, Result};
+use crate::ops::{AllocOps, StreamOps};
+
+/// What a backend implements for cuFFT. Specs reaching it are checked ([`PlanSpec::check`]).
+pub trait FftOps: Send + Sync + 'static {
+    /// Plans `spec` on device `ordinal` with no work area of its own (cuFFT's auto-allocation
+    /// off, as CuPy plans): the caller gives it one of [`FftPlanOps::work_size`] bytes.
+    fn plan(&self, ordinal: usize, spec: &PlanSpec) -> Result<Box<dyn FftPlanOps>>;
+}
+
+/// A plan made by a backend: destroyed when dropped.
+pub trait FftPlanOps: Send + Sync {
+    /// The bytes of work area the plan needs (`cufftMakePlanMany64`'s `workSize`).
+    fn work_size(&self) -> u64;
+    /// Uses `offset` bytes into `area` as the work area (`cufftSetWorkArea`).
+    fn set_work_area(&self, area: &dyn AllocOps, offset: u64) -> Result<()>;
+    /// Runs the transform on `stream`, from `input` to `output` (the same bytes in place).
+    fn exec(&self, stream: &dyn StreamOps, x: &Exec, input: &dyn AllocOps, output: &dyn AllocOps) -> Result<()>;
+}
+
+/// cuFFT's transform types (`cufftType`), single and double precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FftType {
+    C2C,
+    R2C,
+    C2R,
+    Z2Z,
+    D2Z,
+    Z2D,
+}
+
+impl FftType {
+    pub const NAMES: [&'static str; 6] = ["c2c", "r2c", "c2r", "z2z", "d2z", "z2d"];
+
+    /// `'c2c'`, `'r2c'`, … (any case); `CUFFT_INVALID_TYPE` for another name.
+    pub fn parse(name: &str) -> Result<FftType> {
+        Ok(match name.to_ascii_lowercase().as_str() {
+            "c2c" => FftType::C2C,
+            "r2c" => FftType::R2C,
+            "c2r" => FftType::C2R,
+            "z2z" => FftType::Z2Z,
+            "d2z" => FftType::D2Z,
+            "z2d" => FftType::Z2D,
+            _ => {
+                return Err(Error::named(
+                    "CUFFT_INVALID_TYPE",
+                    format!("'{name}' is not a cuFFT type: use one of {}", FftType::NAMES.map(|n| format!("'{n}'")).join(", ")),
+                ))
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        FftType::NAMES[self as usize]
+    }
+
+    /// `cufftType`'s value (cufft.h).
+    pub fn code(self) -> i32 {
+        match self {
+            FftType::C2C => 0x29,
+            FftType::R2C => 0x2a,
+            FftType::C2R => 0x2c,
+            FftType::Z2Z => 0x69,
+            FftType::D2Z => 0x6a,
+            FftType::Z2D => 0x6c,
+        }
+    }
+
+    pub fn double(self) -> bool {
+        matches!(self, FftType::Z2Z | FftType::D2Z | FftType::Z2D)
+    }
+
+    /// Whether the input (`side` 0) or output (1) holds complex numbers.
+    pub fn complex(self, side: usize) -> bool {
+        match self {
+            FftType::C2C | FftType::Z2Z => true,
+            FftType::R2C | FftType::D2Z => side == 1,
+            FftType::C2R | FftType::Z2D => side == 0,
+        }
+    }
+
+    /// Bytes of one element of the input (`side` 0) or output (1): also their alignment.
+    pub fn element(self, side: usize) -> u64 {
+        let real = if self.double() { 8 } else { 4 };
+        if self.complex(side) {
+            2 * real
+        } else {
+            real
+        }
+    }
+
+    /// The only direction a real transform runs in; `None` for a complex one (both).
+    pub fn fixed_direction(self) -> Option<Direction> {
+        match self {
+            FftType::R2C | FftType::D2Z => Some(Direction::Forward),
+            FftType::C2R | FftType::Z2D => Some(Direction::Inverse),
+            _ => None,
+        }
+    }
+}
+
+/// `CUFFT_FORWARD` (-1) or `CUFFT_INVERSE` (1); neither scales (an inverse of a forward is `n·x`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Inverse,
+}
+
+impl Direction {
+    pub fn code(self) -> i32 {
+        match self {
+            Direction::Forward => -1,
+            Direction::Inverse => 1,
+        }
+    }
+
+    /// -1 or 1, as cuFFT and CuPy number them.
+    pub fn from_code(code: f64) -> Result<Direction> {
+        if code == -1.0 {
+            Ok(Direction::Forward)
+        } else if code == 1.0 {
+            Ok(Direction::Inverse)
+        } else {
+            Err(Error::range(format!("direction must be -1 (CUFFT_FORWARD) or 1 (CUFFT_INVERSE), got {code}")))
+        }
+    }
+}
+
+/// One side's layout, cufftPlanMany's advanced layout: point `x` of batch `b` is element
+/// `b·dist + stride·Σₖ xₖ·Πⱼ₍ⱼ₎₌ₖ₊₁ embedⱼ` (`embed[0]` is not used).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub embed: Vec<u64>,
+    pub stride: u64,
+    pub dist: u64,
+}
+
+impl Layout {
+    /// The element holding point `x` of batch `b`.
+    pub fn index(&self, b: u64, x: &[u64]) -> u64 {
+        let mut at = 0;
+        for (k, &xk) in x.iter().enumerate() {
+            at = if k == 0 { xk } else { at * self.embed[k] + xk };
+        }
+        b * self.dist + at * self.stride
+    }
+
+    /// Elements spanned by `batch` transforms of logical size `n`, from the first to the last
+    /// element used, plus one (`None` on overflow).
+    fn extent(&self, n: &[u64], batch: u64) -> Option<u64> {
+        let mut last = 0u64;
+        for (k, &nk) in n.iter().enumerate() {
+            last = if k == 0 { nk - 1 } else { last.checked_mul(self.embed[k])?.checked_add(nk - 1)? };
+        }
+        (batch - 1).checked_mul(self.dist)?.checked_add(last.checked_mul(self.stride)?)?.checked_add(1)
+    }
+}
+
+/// A plan: the transform's type, its logical shape (rank 1 to 3, the last axis fastest), how
+/// many transforms, and the layouts given (`None`: cuFFT's basic layout, contiguous, whose real
+/// side is padded to `2·(n/2+1)` on the last axis when the transform runs in place).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanSpec {
+    pub ty: FftType,
+    pub shape: Vec<u64>,
+    pub batch: u64,
+    pub layout: Option<[Layout; 2]>,
+}
+
+/// What one run of a plan is given: where its input and output start (bytes into their
+/// allocations), the direction, and whether it runs in place (one address for both).
+#[derive(Clone, Copy, Debug)]
+pub struct Exec {
+    pub in_off: u64,
+    pub out_off: u64,
+    pub direction: Direction,
+    pub in_place: bool,
+}
+
+fn product(v: &[u64]) -> Option<u64> {
+    v.iter().try_fold(1u64, |a, &b| a.checked_mul(b))
+}
+
+impl PlanSpec {
+    /// The logical sizes on the input (`side` 0) or output (1): a real transform's complex side
+    /// holds `n/2+1` points on the last axis.
+    pub fn dims(&self, side: usize) -> Vec<u64> {
+        let mut d = self.shape.clone();
+        if self.ty.fixed_direction().is_some() && self.ty.complex(side) {
+            let last = d.len() - 1;
+            d[last] = d[last] / 2 + 1;
+        }
+        d
+    }
+
+    /// Rank 1 to 3, sizes and batch at least 1, layouts that hold their sides, and nothing past
+    /// cuFFT's 64-bit sizes.
+    pub fn check(&self) -> Result<()> {
+        let rank = self.shape.len();
+        if !(1..=3).contains(&rank) {
+            return Err(Error::named("CUFFT_INVALID_SIZE", format!("a cuFFT plan has 1 to 3 dimensions, got {rank}")));
+        }
+        if let Some(k) = self.shape.iter().position(|&n| n == 0) {
+            return Err(Error::named("CUFFT_INVALID_SIZE", format!("dimension {k} of the transform is 0: every size must be at least 1")));
+        }
+        if self.batch == 0 {
+            return Err(Error::named("CUFFT_INVALID_SIZE", "batch is 0: a plan runs at least one transform"));
+        }
+        let max = i64::MAX as u64;
+        if self.shape.iter().any(|&n| n > max) || self.batch > max {
+            return Err(Error::range("the transform's sizes are more than cuFFT's 64-bit sizes allow"));
+        }
+        if let Some(layouts) = &self.layout {
+            for (side, l) in layouts.iter().enumerate() {
+                let what = ["input", "output"][side];
+                if l.embed.len() != rank {
+                    return Err(Error::range(format!("the {what}'s embed has {} sizes, the transform {rank}", l.embed.len())));
+                }
+                let dims = self.dims(side);
+                if let Some(k) = (1..rank).find(|&k| l.embed[k] < dims[k]) {
+                    return Err(Error::range(format!(
+                        "the {what}'s embed[{k}] ({}) is less than the {} points of that axis",
+                        l.embed[k], dims[k]
+                    )));
+                }
+                if l.stride == 0 {
+                    return Err(Error::range(format!("the {what}'s stride is 0: it must be at least 1")));
+                }
+                if l.embed.iter().chain([&l.stride, &l.dist]).any(|&v| v > max) {
+                    return Err(Error::range(format!("the {what}'s layout is more than cuFFT's 64-bit sizes allow")));
+                }
+            }
+        }
+        self.extents(false)?;
+        self.extents(true)?;
+        Ok(())
+    }
+
+    /// The layouts of input and output for a run in place or not.
+    pub fn layouts(&self, in_place: bool) -> [Layout; 2] {
+        if let Some(l) = &self.layout {
+            return l.clone();
+        }
+        [0, 1].map(|side| {
+            let mut embed = self.dims(side);
+            if in_place && !self.ty.complex(side) {
+                // The real side of an in-place real transform is padded to the complex side's size.
+                let last = embed.len() - 1;
+                embed[last] = 2 * (embed[last] / 2 + 1);
+            }
+            let dist = product(&embed).unwrap_or(u64::MAX);
+            Layout { embed, stride: 1, dist }
+        })
+    }
+
+    /// The bytes the input and output span from their first element, in place or not.
+    pub fn extents(&self, in_place: bool) -> Result<[u64; 2]> {
+        let layouts = self.layouts(in_place);
+        let mut out = [0; 2];
+        for side in 0..2 {
+            out[side] = layouts[side]
+                .extent(&self.dims(side), self.batch)
+                .and_then(|e| e.checked_mul(self.ty.element(side)))
+                .filter(|&b| b <= i64::MAX as u64)
+                .ok_or_else(|| Error::range("the transform's data is too large"))?;
+        }
+        Ok(out)
+    }
+}
