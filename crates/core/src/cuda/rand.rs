@@ -100,6 +100,9 @@ fn status(s: Status, call: &str) -> Result<()> {
 struct CudaGenerator {
     dev: Arc<CudaDevice>,
     raw: usize,
+    /// The stream cuRAND was last given (`curandSetStream`), set again only when another is
+    /// asked: setting it at every call made 2^26 Philox normals 18× slower on an H200.
+    stream: std::sync::atomic::AtomicUsize,
 }
 
 impl Drop for CudaGenerator {
@@ -141,8 +144,12 @@ impl GeneratorOps for CudaGenerator {
         let api = curand()?;
         self.dev.bind()?;
         let h = self.raw as Gen;
-        // SAFETY: a live generator and a live stream, both of this device.
-        status(unsafe { (api.set_stream)(h, s.queue()) }, "curandSetStream")?;
+        let queue = s.queue();
+        if self.stream.load(std::sync::atomic::Ordering::Acquire) != queue as usize {
+            // SAFETY: a live generator and a live stream, both of this device.
+            status(unsafe { (api.set_stream)(h, queue) }, "curandSetStream")?;
+            self.stream.store(queue as usize, std::sync::atomic::Ordering::Release);
+        }
         let p = out.ptr() + g.off;
         let n = g.count as usize;
         // SAFETY: `n` elements of the type written lie inside a live allocation of this device
@@ -176,6 +183,6 @@ impl RandOps for CudaBackend {
         // SAFETY: `raw` is a valid out-pointer; the device's context is current, so the
         // generator belongs to it.
         status(unsafe { (api.create)(&mut raw, kind as c_int) }, "curandCreateGenerator")?;
-        Ok(Box::new(CudaGenerator { dev, raw: raw as usize }))
+        Ok(Box::new(CudaGenerator { dev, raw: raw as usize, stream: usize::MAX.into() }))
     }
 }
