@@ -75,6 +75,27 @@ test('driver calls are made only in the raw layer', (t) => {
   t.deepEqual(gone, [], 'these are in the raw layer now: remove them from ALLOWLIST.driver')
 })
 
+test('every Rust file is declared: by a mod line in its parent, or the automod::dir! of its folder', (t) => {
+  t.deepEqual(graph.undeclared(root), [], 'these files compile into nothing: declare them, or give their folder an automod::dir!')
+})
+
+test('a file no module declares is found; one in a folder automod::dir! names, or under a mod line, is not', (t) => {
+  const dir = scratchDir('undeclared-')
+  files(dir, {
+    'crates/core/src/lib.rs': 'pub mod ops;\npub mod sim;\n',
+    'crates/core/src/ops.rs': '// automod::dir!(pub "src/sim") in a comment declares nothing\nautomod::dir!(pub "src/ops");\n',
+    'crates/core/src/ops/stream.rs': '',
+    'crates/core/src/sim/mod.rs': 'automod::dir!(pub(crate) "src/sim");\nmod nccl;\n',
+    'crates/core/src/sim/engine.rs': '',
+    'crates/core/src/sim/nccl/mod.rs': 'mod wire;\n',
+    'crates/core/src/sim/nccl/wire.rs': '',
+    'crates/core/src/sim/nccl/hub.rs': '',
+    'crates/core/src/sim/cuda/mod.rs': '',
+    'crates/core/src/stray.rs': '',
+  })
+  t.deepEqual(graph.undeclared(dir).sort(), ['crates/core/src/sim/cuda/mod.rs', 'crates/core/src/sim/nccl/hub.rs', 'crates/core/src/stray.rs'])
+})
+
 test('a file-level loop through super::, a parent module and a macro is found, with its lines', (t) => {
   const dir = scratchDir('file-loop-')
   files(dir, {

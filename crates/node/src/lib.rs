@@ -1,87 +1,29 @@
 //! The Node-API binding of cuda-node: argument conversion, handles and error mapping over
 //! `cuda_node_core`. No CUDA logic lives here. Every export is declared in its concept's file
-//! with `exports!` (raw/export.rs) and registered below.
+//! with `exports!` (raw/export.rs); build.rs lists them for the table below.
 
-mod async_pool;
-mod backend;
-mod blas;
-mod callbacks;
-mod constants;
-mod coop;
-mod device;
-mod error_class;
-mod errors;
-mod event;
-#[cfg(feature = "floor")]
-mod floor;
-mod graph;
-mod graph_builder;
-mod handles;
-mod host_cache;
-mod kernel;
-mod memory;
-mod module;
-mod nccl;
-mod nvjitlink;
-mod nvrtc;
-mod nvtx;
-mod pinned;
-mod pinned_pool;
-mod pool;
-mod profiler;
+// Every file of `src/` is a module (`mod stream;`, …; `floor.rs` only with the `floor` feature,
+// by its own `#![cfg]`): a new concept's file needs no line here.
+automod::dir!("src");
 mod raw;
-mod stream;
-mod system;
-mod task;
-mod teardown;
-mod vmm;
+
+use handles::table;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
 use raw::{Export, NodeBuffer};
 use std::ptr;
 
-/// Every concept's exports.
-fn tables() -> Vec<&'static [Export]> {
-    vec![
-        backend::EXPORTS,
-        error_class::EXPORTS,
-        callbacks::EXPORTS,
-        device::EXPORTS,
-        stream::EXPORTS,
-        event::EXPORTS,
-        graph::EXPORTS,
-        memory::EXPORTS,
-        pool::EXPORTS,
-        async_pool::EXPORTS,
-        pinned::EXPORTS,
-        pinned_pool::EXPORTS,
-        nvrtc::EXPORTS,
-        nvjitlink::EXPORTS,
-        module::EXPORTS,
-        kernel::EXPORTS,
-        blas::EXPORTS,
-        nccl::EXPORTS,
-        nvtx::EXPORTS,
-        profiler::EXPORTS,
-        coop::EXPORTS,
-        constants::EXPORTS,
-        graph_builder::EXPORTS,
-        system::EXPORTS,
-        EXPORTS,
-        vmm::EXPORTS,
-        #[cfg(feature = "floor")]
-        floor::EXPORTS,
-        host_cache::EXPORTS,
-    ]
-}
+/// Every concept's exports: each `EXPORTS` that a file of `src/` declares with `exports!`, listed by
+/// build.rs (`crate::stream::EXPORTS`, …, by file name), so a new concept's file needs no line here.
+const TABLES: &[&[Export]] = include!(concat!(env!("OUT_DIR"), "/exports.rs"));
 
 crate::exports! {
     /// Every export's TypeScript declaration, with its doc comment, as `native.d.ts` declares it
     /// (written at build by scripts/native-types.js, and held to this table by a test).
     c"bindingDeclarations" => fn binding_declarations(_cx) -> NodeBuffer {
         let mut out = String::new();
-        for table in tables() {
+        for &table in TABLES {
             for e in table {
                 out.push_str(e.doc);
                 out.push('\u{1}');
@@ -97,7 +39,7 @@ crate::exports! {
 #[napi_derive::napi(module_exports)]
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     teardown::install(env.raw())?;
-    for table in tables() {
+    for &table in TABLES {
         for e in table {
             let mut f = ptr::null_mut();
             // SAFETY: `name` is NUL-terminated; `f` has Node-API's callback signature.

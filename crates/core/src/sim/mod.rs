@@ -6,26 +6,10 @@
 //! re-exports: what they share lives in files that import none of them back (`device.rs`: the
 //! backend and its devices; `bytes.rs`, `pool.rs`, `lock.rs`, `own.rs`).
 
-mod backend;
-mod blas;
-mod bytes;
-#[cfg(target_family = "wasm")]
-pub mod coop;
-mod device;
-mod engine;
-mod event;
-mod graph;
-mod lock;
-mod memory;
-mod module;
+// Every file of `sim/` is a module (`pub(crate) mod stream;`, …; `coop.rs` is WebAssembly's
+// only, by its own `#![cfg]`): a new concept's file needs no line here. A folder is declared.
+automod::dir!(pub(crate) "src/sim");
 mod nccl;
-mod op;
-mod own;
-mod pinned;
-mod pool;
-mod stream;
-mod system;
-pub mod vmm;
 
 pub use backend::{DEFAULT_MEMORY, DEVICES_ENV, MAX_DEVICES, MEMORY_ENV};
 use device::HostRanges;
