@@ -204,3 +204,14 @@ test('the addon npm run build makes carries no bench floor', (t) => {
     for (const mark of FLOOR_MARKS) t.is(bin.indexOf(mark), -1, `${f} holds "${mark}": the floor is compiled in without --features floor`)
   }
 })
+
+// The TS layer throws only TypeError and RangeError for its own argument checks: every CUDA rule,
+// and so every CudaError, is core's (thrown by the binding).
+test('the TS layer constructs no CudaError', (t) => {
+  const found = graph
+    .tsFiles(root)
+    .filter((f: string) => !f.includes(`${path.sep}__test__${path.sep}`))
+    .filter((f: string) => /\bnew\s+CudaError\s*\(/.test(readFileSync(f, 'utf8').replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '')))
+    .map((f: string) => path.relative(root, f))
+  t.deepEqual(found, [], 'throw a TypeError or RangeError for an argument check; a CUDA rule is core\'s')
+})
