@@ -8,6 +8,7 @@
 //! imports a model file that calls `runtime()`.
 
 use crate::ops::blas::BlasOps;
+use crate::ops::host::Pump;
 use crate::ops::nccl::NcclOps;
 use crate::ops::system::SystemOps;
 use crate::ops::{DeviceOps, Events, HostMemory, MemoryResource, Modules, Streams, VirtualMemory};
@@ -33,6 +34,8 @@ pub trait Backend: Send + Sync + 'static {
     fn vmm(&self) -> &dyn VirtualMemory;
     /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
     fn system(&self) -> &dyn SystemOps;
+    /// The pump of a backend run on the JS thread (`ops/host.rs`; a no-op for the others).
+    fn pump(&self) -> &dyn Pump;
 }
 
 /// A backend is whatever implements every part: each backend's concept files implement them on
@@ -50,6 +53,7 @@ where
         + NcclOps
         + VirtualMemory
         + SystemOps
+        + Pump
         + Send
         + Sync
         + 'static,
@@ -82,6 +86,9 @@ where
         self
     }
     fn system(&self) -> &dyn SystemOps {
+        self
+    }
+    fn pump(&self) -> &dyn Pump {
         self
     }
 }

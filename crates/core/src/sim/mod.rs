@@ -15,8 +15,6 @@ pub use backend::{DEFAULT_MEMORY, DEVICES_ENV, MAX_DEVICES, MEMORY_ENV};
 use device::HostRanges;
 pub(crate) use device::SimDevice;
 pub use device::{sim_peers, SimBackend, PRIORITY_RANGE};
-#[cfg(not(target_family = "wasm"))]
-pub use engine::set_wait_pump;
 use lock::lock;
 pub(crate) use memory::alloc_on;
 use own::own;
