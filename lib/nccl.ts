@@ -17,7 +17,7 @@ import { TcpStore, TcpStoreServer, TOKEN_ENV } from './distributed/store'
  * are Rust's, typed in native.d.ts), or NCCL's numbers (`nccl.NCCL_FLOAT32`, …).
  */
 export type NcclDType = (typeof constants.nccl.dtypes)[number] | number
-/** NCCL's reductions, by name (`'sum'`, `'prod'`, `'max'`, `'min'`, `'avg'`) or number (`nccl.NCCL_SUM`, …). */
+/** NCCL's reductions, by name (`'sum'`, `'max'`, …: Rust's, typed in native.d.ts) or number (`nccl.NCCL_SUM`, …). */
 export type NcclOp = (typeof constants.nccl.ops)[number] | number
 
 /** Each name's number, from the addon's list of names by number (crates/node/src/constants.rs). */
