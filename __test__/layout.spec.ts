@@ -75,6 +75,27 @@ test('driver calls are made only in the raw layer', (t) => {
   t.deepEqual(gone, [], 'these are in the raw layer now: remove them from ALLOWLIST.driver')
 })
 
+test('every Rust file is declared: by a mod line in its parent, or the automod::dir! of its folder', (t) => {
+  t.deepEqual(graph.undeclared(root), [], 'these files compile into nothing: declare them, or give their folder an automod::dir!')
+})
+
+test('a file no module declares is found; one in a folder automod::dir! names, or under a mod line, is not', (t) => {
+  const dir = scratchDir('undeclared-')
+  files(dir, {
+    'crates/core/src/lib.rs': 'pub mod ops;\npub mod sim;\n',
+    'crates/core/src/ops.rs': '// automod::dir!(pub "src/sim") in a comment declares nothing\nautomod::dir!(pub "src/ops");\n',
+    'crates/core/src/ops/stream.rs': '',
+    'crates/core/src/sim/mod.rs': 'automod::dir!(pub(crate) "src/sim");\nmod nccl;\n',
+    'crates/core/src/sim/engine.rs': '',
+    'crates/core/src/sim/nccl/mod.rs': 'mod wire;\n',
+    'crates/core/src/sim/nccl/wire.rs': '',
+    'crates/core/src/sim/nccl/hub.rs': '',
+    'crates/core/src/sim/cuda/mod.rs': '',
+    'crates/core/src/stray.rs': '',
+  })
+  t.deepEqual(graph.undeclared(dir).sort(), ['crates/core/src/sim/cuda/mod.rs', 'crates/core/src/sim/nccl/hub.rs', 'crates/core/src/stray.rs'])
+})
+
 test('a file-level loop through super::, a parent module and a macro is found, with its lines', (t) => {
   const dir = scratchDir('file-loop-')
   files(dir, {
@@ -182,4 +203,15 @@ test('the addon npm run build makes carries no bench floor', (t) => {
     const bin = readFileSync(path.join(root, f))
     for (const mark of FLOOR_MARKS) t.is(bin.indexOf(mark), -1, `${f} holds "${mark}": the floor is compiled in without --features floor`)
   }
+})
+
+// The TS layer throws only TypeError and RangeError for its own argument checks: every CUDA rule,
+// and so every CudaError, is core's (thrown by the binding).
+test('the TS layer constructs no CudaError', (t) => {
+  const found = graph
+    .tsFiles(root)
+    .filter((f: string) => !f.includes(`${path.sep}__test__${path.sep}`))
+    .filter((f: string) => /\bnew\s+CudaError\s*\(/.test(readFileSync(f, 'utf8').replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '')))
+    .map((f: string) => path.relative(root, f))
+  t.deepEqual(found, [], 'throw a TypeError or RangeError for an argument check; a CUDA rule is core\'s')
 })

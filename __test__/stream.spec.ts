@@ -334,3 +334,24 @@ test('a new stream or event carries nothing from a released one, whose handle it
   again.destroy()
   s.destroy()
 })
+
+test.serial('a stream or an event destroyed in the macrotask that made it asks for no GC backstop; one alive then gets one', async (t) => {
+  const asked: number[] = []
+  const [streamOwn, eventOwn] = [native.streamOwn, native.eventOwn]
+  native.streamOwn = (o, h) => (asked.push(h), streamOwn(o, h))
+  native.eventOwn = (o, h) => (asked.push(h), eventOwn(o, h))
+  try {
+    // More than lifetime.ts's list holds before it attaches in the same macrotask (1024).
+    for (let i = 0; i < 1500; i++) {
+      new Stream().destroy()
+      new Event().destroy()
+    }
+    const kept = [new Stream(), new Event()]
+    await new Promise((r) => setImmediate(r))
+    t.is(asked.length, 2, 'only the two alive at the next macrotask')
+    for (const k of kept) k.destroy()
+  } finally {
+    native.streamOwn = streamOwn
+    native.eventOwn = eventOwn
+  }
+})

@@ -1,7 +1,7 @@
 import { native } from './native'
 import { options as checkOptions } from './validate'
 import { Device, deviceOrdinal } from './device'
-import { INTERNAL, NativeObject, handleOf, own, ownDevice } from './object'
+import { INTERNAL, NativeObject, backstop, handleOf, own, ownDevice, released } from './object'
 import { currentStreamHandle, streamHandle, type CudaStreamProtocol, type StreamLike } from './stream/handle'
 
 /** Options for {@link Event}. */
@@ -18,6 +18,9 @@ export interface EventOptions {
 
 /** The options of `new Event()`: one object, not one per event. */
 const NO_OPTIONS: EventOptions = Object.freeze({})
+
+/** An Event's GC backstop (`lifetime.ts`): none asked for an event destroyed before it was due. */
+const attachEvent = backstop((e, handle) => native.eventOwn(e, handle))
 
 /**
  * A CUDA event (CuPy's `cupy.cuda.Event`): a marker in a stream, to wait on, query, or time.
@@ -42,7 +45,7 @@ export class Event extends NativeObject {
     const dev = deviceOrdinal(options.device)
     // The addon makes the native event at its first use (a record, mostly), as PyTorch makes its
     // CUDA event; an interprocess one at once, where its options are checked.
-    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev, native.eventOwn)
+    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev, attachEvent)
   }
 
   /**
@@ -100,6 +103,7 @@ export class Event extends NativeObject {
   /** Releases the event (again: nothing). Later calls throw `CUDA_ERROR_INVALID_HANDLE`. */
   destroy(): void {
     native.eventDestroy(own(this))
+    released(this)
   }
 
   /** Destroys the event, for `using`, as `destroy()` does. */

@@ -2,8 +2,10 @@
 // JS owner is collected (crates/node/src/handles.rs `own`), but attaching an owner (a Node-API
 // finalizer, ~0.4 µs) costs more than making a stream or an event, or than a pool allocation, and
 // most made in a hot loop are released before the current macrotask ends. So an object is
-// attached only if it is still alive at the next macrotask. This module decides only *when*; what
-// is released, and whether anything is left to release, is the addon's.
+// attached only if it is still alive at the next macrotask, and one its class's `destroy()` marked
+// released (object.ts `backstop`) is not even asked for: made and destroyed in one macrotask, a
+// stream or an event costs its two native calls and no third. This module decides only *when*;
+// what is released, and whether anything is left to release, is the addon's.
 
 /** Attaches `o` as the owner of `handle` (the addon does nothing for a handle released since). */
 export type Attach = (o: object, handle: number) => void

@@ -12,10 +12,13 @@ import { count, describe, integer } from './validate'
 import { launchEnv, PREFIX_ENV, storeFromEnv } from './distributed/launch-env'
 import { TcpStore, TcpStoreServer, TOKEN_ENV } from './distributed/store'
 
-/** NCCL's element types, by CuPy's dtype names, or NCCL's numbers (`nccl.NCCL_FLOAT32`, …). */
-export type NcclDType = 'int8' | 'uint8' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float16' | 'float32' | 'float64' | 'bfloat16' | number
-/** NCCL's reductions, by name or number (`nccl.NCCL_SUM`, …). */
-export type NcclOp = 'sum' | 'prod' | 'max' | 'min' | 'avg' | number
+/**
+ * NCCL's element types, by CuPy's dtype names (`'int8'`, `'float32'`, `'bfloat16'`, …: the names
+ * are Rust's, typed in native.d.ts), or NCCL's numbers (`nccl.NCCL_FLOAT32`, …).
+ */
+export type NcclDType = (typeof constants.nccl.dtypes)[number] | number
+/** NCCL's reductions, by name (`'sum'`, `'max'`, …: Rust's, typed in native.d.ts) or number (`nccl.NCCL_SUM`, …). */
+export type NcclOp = (typeof constants.nccl.ops)[number] | number
 
 /** Each name's number, from the addon's list of names by number (crates/node/src/constants.rs). */
 function numbers(names: readonly string[]): Record<string, number> {

@@ -488,6 +488,44 @@ function tsFiles(root) {
 }
 
 /** What is wrong with the repository at `root`, as sentences with file and line; empty when nothing is. */
+/**
+ * Every Rust file of a crate's `src/` that no module declares: a file is declared by a `mod name`
+ * (any visibility, any attribute) in its parent module's file (`lib.rs`, `x/mod.rs` or `x.rs`),
+ * or by that file's `automod::dir!("src/x")` naming its folder (every file of it, a folder's
+ * `mod.rs` left out, as automod does). A file found here compiles into nothing.
+ */
+function undeclared(root) {
+  const out = []
+  for (const src of crateSrcs(root)) {
+    const crateDir = path.dirname(src)
+    const declares = new Map() // parent file -> { mods: Set<name>, dirs: Set<crate-relative folder> }
+    const of = (file) => {
+      if (!declares.has(file)) {
+        const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '') : ''
+        const mods = new Set([...text.matchAll(/\bmod\s+(\w+)\s*;/g)].map((m) => m[1]))
+        const dirs = new Set([...text.matchAll(/\bautomod::dir!\s*\(\s*(?:pub(?:\s*\([^)]*\))?\s*)?"([^"]*)"/g)].map((m) => path.normalize(m[1]).replace(/[\\/]$/, '')))
+        declares.set(file, { mods, dirs })
+      }
+      return declares.get(file)
+    }
+    for (const f of walk(src, '.rs')) {
+      const rel = path.relative(src, f)
+      if (rel === 'lib.rs' || rel === 'main.rs') continue
+      const isMod = path.basename(f) === 'mod.rs'
+      // The module's folder (where its parent looks for it) and its name.
+      const dir = isMod ? path.dirname(path.dirname(f)) : path.dirname(f)
+      const name = isMod ? path.basename(path.dirname(f)) : path.basename(f, '.rs')
+      const parents = dir === src ? [path.join(src, 'lib.rs')] : [path.join(dir, 'mod.rs'), `${dir}.rs`]
+      const ok = parents.some((p) => {
+        const d = of(p)
+        return d.mods.has(name) || (!isMod && d.dirs.has(path.relative(crateDir, dir)))
+      })
+      if (!ok) out.push(path.relative(root, f))
+    }
+  }
+  return out
+}
+
 function problems(root) {
   const out = []
   const core = rustGraph(path.join(root, 'crates/core/src'))
@@ -498,6 +536,7 @@ function problems(root) {
   for (const e of loopEdges(root)) out.push(`${e.file}:${e.line}: imports ${e.to}, which imports it back (a loop)`)
   for (const v of bindingReach(root)) out.push(`${v.file}:${v.line}: the binding names ${v.what}, not the model's public API`)
   for (const v of driverCalls(root)) out.push(`${v.file}:${v.line}: ${v.what} is a driver call outside the raw layer`)
+  for (const f of undeclared(root)) out.push(`${f}: no module declares it (a \`mod\` line in its parent, or the parent's automod::dir! of its folder)`)
   return out
 }
 
@@ -517,6 +556,7 @@ module.exports = {
   driverCalls,
   RAW_LAYER,
   DRIVER_EXEMPT,
+  undeclared,
 }
 
 if (require.main === module) {

@@ -1,7 +1,37 @@
 //! Natively, napi-rs's setup. For WebAssembly (wasm32-wasip1, no threads) the same link lines
 //! napi-build 2.6 writes for that target, with the reactor start object taken from the WASI libc
 //! the build links (Debian's `wasi-libc`: `WASI_LIBC`), since rustc-web's sysroot has none.
+//!
+//! And, for every target, the export table (`exports.rs` in `OUT_DIR`, which lib.rs includes):
+//! each file of `src/` that declares `exports!` gives its `EXPORTS`, by file name, under the
+//! file's own `#![cfg(…)]` if it has one. (Its `src` folder is watched: a new file reruns this, and
+//! the `automod::dir!` that declares the files.)
+use std::fmt::Write;
+
+fn export_table() {
+    println!("cargo:rerun-if-changed=src");
+    let mut files: Vec<_> = std::fs::read_dir("src").expect("src/").map(|e| e.expect("src/").path()).collect();
+    files.sort();
+    let mut table = String::from("&[\n");
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let text = std::fs::read_to_string(path).expect("a source file");
+        if !text.lines().any(|l| l.trim_start().starts_with("crate::exports!")) {
+            continue;
+        }
+        if let Some(cfg) = text.lines().find(|l| l.starts_with("#![cfg(")) {
+            writeln!(table, "    {}", cfg.replacen("#!", "#", 1)).unwrap();
+        }
+        let name = path.file_stem().unwrap().to_str().expect("a UTF-8 file name");
+        let module = if name == "lib" { "crate".to_string() } else { format!("crate::{name}") };
+        writeln!(table, "    {module}::EXPORTS,").unwrap();
+    }
+    table.push_str("]\n");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("exports.rs");
+    std::fs::write(out, table).expect("OUT_DIR/exports.rs");
+}
+
 fn main() {
+    export_table();
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("wasi") {
         napi_build::setup();
         return;

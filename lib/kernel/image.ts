@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { compiledKernels } from '../backend'
 import { Device } from '../device'
-import { CudaError } from '../errors'
 import { native } from '../native'
 import { describe } from '../validate'
 import { compileCached, type Source } from './cache'
@@ -74,7 +73,8 @@ function readImage(file: string): Buffer {
   try {
     return readFileSync(file)
   } catch (e) {
-    throw new CudaError(`cannot read the module file ${file}: ${(e as Error).message}`, 'CUDA_ERROR_FILE_NOT_FOUND')
+    native.moduleFileUnreadable(file, (e as Error).message) // throws CUDA_ERROR_FILE_NOT_FOUND
+    throw e
   }
 }
 
@@ -143,24 +143,13 @@ export class ModuleImage {
   }
 
   /**
-   * Whether the module's text declares a kernel `name` (a name expression, a `__global__` function
-   * or a PTX `.entry`), for where nothing can be loaded to ask the driver (the simulator). A cubin
-   * cannot be read here: it may hold any name.
+   * Checks that the module's text declares a kernel `name` (a name expression, a `__global__`
+   * function or a PTX `.entry`), for where nothing can be loaded to ask the driver (the
+   * simulator); core's rule (`module::check_declared`) throws `CUDA_ERROR_NOT_FOUND` where not.
    */
-  declares(name: string): boolean {
-    if (this.#source) {
-      if (this.#source.nameExpressions.includes(name)) return true
-      // `name (` after `__global__` in the same declaration; plain string search, since a name
-      // may be any length and hold any character.
-      return occurrences(this.#source.code, name).some((at) => {
-        const start = Math.max(this.#source!.code.lastIndexOf(';', at), this.#source!.code.lastIndexOf('{', at), this.#source!.code.lastIndexOf('}', at))
-        return this.#source!.code.slice(start + 1, at).includes('__global__') && opensCall(this.#source!.code, at + name.length)
-      })
-    }
-    if (this.#ltoir) return true
-    const text = Buffer.from(this.#image!).toString('latin1')
-    if (text.startsWith('\x7fELF') || text.startsWith('\x50\xed\x55\xba')) return true
-    return occurrences(text, name).some((at) => /\.entry\s+$/.test(text.slice(Math.max(0, at - 32), at)) && opensCall(text, at + name.length))
+  checkDeclared(name: string): void {
+    const s = this.#source
+    native.moduleCheckDeclared(s?.code ?? null, s?.nameExpressions ?? [], this.#ltoir ? null : (this.#image ?? null), name)
   }
 
   /**
@@ -207,29 +196,12 @@ export class ModuleImage {
   /** The mangled name NVRTC gave a name expression on `device`. */
   lowered(nameExpression: string, device: number): string {
     // The simulator loads nothing, but NVRTC, where it is found, names the expressions all the same.
-    const l = !compiledKernels() && this.#source !== undefined
-      ? compileCached(this.#source, `sm_${new Device(device).computeCapability}`).lowered.find((x) => x.expression === nameExpression)?.name
-      : this.load(device).lowered.get(nameExpression)
-    if (l === undefined) throw new CudaError(`${nameExpression} was not given in nameExpressions`, 'NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID')
-    return l
+    const pairs = !compiledKernels() && this.#source !== undefined
+      ? compileCached(this.#source, `sm_${new Device(device).computeCapability}`).lowered.map((x): [string, string] => [x.expression, x.name])
+      : [...this.load(device).lowered]
+    // Core's lookup: an expression the compile was not given is NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID.
+    return native.nvrtcLowered(pairs.map((p) => p[0]), pairs.map((p) => p[1]), nameExpression)
   }
-}
-
-/** Where `name` starts in `text`, as a whole identifier (no word character just before it). */
-function occurrences(text: string, name: string): number[] {
-  const out: number[] = []
-  if (name === '' || name.length > text.length) return out
-  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
-    if (at === 0 || !/\w/.test(text[at - 1])) out.push(at)
-  }
-  return out
-}
-
-/** Whether a `(` follows `from` in `text`, after white space only. */
-function opensCall(text: string, from: number): boolean {
-  let i = from
-  while (i < text.length && /\s/.test(text[i])) i++
-  return text[i] === '('
 }
 
 const images = new WeakMap<object, ModuleImage>()

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { compiledKernels } from '../backend'
 import { scope } from '../context'
-import { CudaError } from '../errors'
 import { native } from '../native'
 import type { NativeObject } from '../object'
 import { Stream } from '../stream/stream'
@@ -172,7 +171,7 @@ export class RawKernel {
       if (compiledKernels()) kernel.#function(scope().device)
       else {
         image.checkSimulated(scope().device)
-        if (!image.declares(kernel.name)) throw new CudaError(`the module declares no kernel named ${kernel.name}`, 'CUDA_ERROR_NOT_FOUND')
+        image.checkDeclared(kernel.name)
       }
     }
   }
@@ -386,7 +385,7 @@ export class RawKernel {
     this.#image.checkSimulated(device)
     // As the GPU's first use looks the name up (cuModuleGetFunction): a name the module does not declare is not found.
     if (!this.#declared) {
-      if (!this.#image.declares(this.name)) throw new CudaError(`the module declares no kernel named ${this.name}`, 'CUDA_ERROR_NOT_FOUND')
+      this.#image.checkDeclared(this.name)
       this.#declared = true
     }
     const simulate = this.#simulate

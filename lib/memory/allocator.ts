@@ -1,5 +1,4 @@
 import { scope, runWith, enterWith } from '../context'
-import { CudaError } from '../errors'
 import { native } from '../native'
 import { count, describe, func } from '../validate'
 import { memoryChannels, publishAlloc, publishFailed } from './events'
@@ -106,9 +105,7 @@ function allocatorArg(fn: Allocator | null | undefined): Allocator {
  *   `usingAllocator`, as CuPy refuses it.
  */
 export function setAllocator(fn?: Allocator | null): void {
-  if (scope().allocatorScoped) {
-    throw new CudaError('setAllocator cannot change the allocator inside usingAllocator: it would outlive the scope. Nest another usingAllocator instead', 'CUDA_ERROR_ILLEGAL_STATE')
-  }
+  native.allocatorCheckSet(scope().allocatorScoped === true)
   enterWith({ allocator: allocatorArg(fn) })
 }
 

@@ -5,7 +5,7 @@ import { Event } from '../event'
 import { CudaError } from '../errors'
 import { forget, persist, register } from '../callbacks'
 import { Graph } from '../graph'
-import { INTERNAL, NativeObject, handleOf, own } from '../object'
+import { INTERNAL, NativeObject, backstop, handleOf, own, released } from '../object'
 import { describe, integer, func, options as checkOptions } from '../validate'
 import { traced } from '../trace'
 import { CUDA_STREAM, NULL, PTDS, ownStreamHandle, protocolHandle, setAdopter, streamDevice, type CudaStreamProtocol, type StreamLike } from './handle'
@@ -30,6 +30,9 @@ export type CaptureMode = 'global' | 'threadLocal' | 'relaxed'
  * A CUDA stream (CuPy's `cupy.cuda.Stream`): work on one stream runs in order; work on
  * different streams may overlap. `Stream.null` and `Stream.ptds` are the default streams.
  */
+/** A Stream's GC backstop (`lifetime.ts`): none asked for a stream destroyed before it was due. */
+const attachStream = backstop((s, handle) => native.streamOwn(s, handle))
+
 export class Stream extends NativeObject implements StreamLike {
   /** Read once, on first use (a native call each). */
   #info: { handle: bigint; priority: number; nonBlocking: boolean } | undefined
@@ -51,7 +54,7 @@ export class Stream extends NativeObject implements StreamLike {
     const dev = deviceOrdinal(options.device)
     // The addon makes the native stream at its first use (one with a priority at once, where the
     // device checks it): a stream never used costs no driver call.
-    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev, native.streamOwn)
+    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev, attachStream)
   }
 
   static #null: Stream | undefined
@@ -313,11 +316,12 @@ export class Stream extends NativeObject implements StreamLike {
    */
   destroy(): void {
     native.streamDestroy(ownStreamHandle(this))
+    released(this)
   }
 
   /** Destroys the stream, for `using`; does nothing for a default stream. */
   [Symbol.dispose](): void {
-    if (own(this) >= 0) native.streamDestroy(own(this))
+    if (own(this) >= 0) this.destroy()
   }
 
   /** `'<Stream null>'`, `'<Stream ptds>'`, or `'<Stream 0x…>'` with the handle in hex. */

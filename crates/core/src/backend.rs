@@ -10,6 +10,7 @@
 use crate::ops::blas::BlasOps;
 use crate::ops::context::Contexts;
 use crate::ops::fft::FftOps;
+use crate::ops::host::Pump;
 use crate::ops::nccl::NcclOps;
 use crate::ops::rand::RandOps;
 use crate::ops::system::SystemOps;
@@ -47,6 +48,8 @@ pub trait Backend: Send + Sync + 'static {
     fn contexts(&self) -> &dyn Contexts;
     /// cuFFT plans (`ops/fft.rs` owns the traits, `fft.rs` the checked plan).
     fn fft(&self) -> &dyn FftOps;
+    /// The pump of a backend run on the JS thread (`ops/host.rs`; a no-op for the others).
+    fn pump(&self) -> &dyn Pump;
 }
 
 /// A backend is whatever implements every part: each backend's concept files implement them on
@@ -69,6 +72,7 @@ where
         + RandOps
         + Contexts
         + FftOps
+        + Pump
         + Send
         + Sync
         + 'static,
@@ -116,6 +120,9 @@ where
         self
     }
     fn fft(&self) -> &dyn FftOps {
+        self
+    }
+    fn pump(&self) -> &dyn Pump {
         self
     }
 }

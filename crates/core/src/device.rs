@@ -174,6 +174,10 @@ impl Runtime {
 /// Non-integers are a `RangeError`; integers that name no device are `CUDA_ERROR_INVALID_DEVICE`,
 /// as `cudaSetDevice` reports them.
 pub fn check_ordinal(id: f64, count: usize) -> Result<usize> {
+    // The common case first, in integer steps (`fract` is a library call, on every creation).
+    if id >= 0.0 && id < count as f64 && id as usize as f64 == id {
+        return Ok(id as usize);
+    }
     if !id.is_finite() || id.fract() != 0.0 {
         return Err(Error::range(format!("device id must be an integer, got {id}")));
     }

@@ -26,7 +26,7 @@ pub fn set_host_sink(sink: &'static dyn HostSink) {
 /// run the sink's [`HostSink::pump`] meanwhile. (WebAssembly has one thread and no blocking wait.)
 pub fn serve_this_thread() {
     #[cfg(not(target_family = "wasm"))]
-    crate::sim::set_wait_pump(Some(pump_sink));
+    crate::ops::host::set_wait_pump(Some(pump_sink));
 }
 
 #[cfg(not(target_family = "wasm"))]
@@ -39,23 +39,18 @@ fn pump_sink() {
 /// WebAssembly's cooperative simulator: runs the queued work that can run now (natively the
 /// simulator's streams have threads of their own, and this does nothing).
 pub fn pump() {
-    #[cfg(target_family = "wasm")]
-    crate::sim::coop::pump();
+    if let Ok(rt) = crate::runtime() {
+        rt.backend.pump().pump();
+    }
 }
 
 /// WebAssembly: how long until queued simulated work should be pumped (zero when some can run
 /// now), or `None` when none is left. Natively always `None`.
 pub fn next_pump() -> Option<Duration> {
-    #[cfg(target_family = "wasm")]
-    return crate::sim::coop::next_pump();
-    #[cfg(not(target_family = "wasm"))]
-    None
+    crate::runtime().ok()?.backend.pump().next_pump()
 }
 
 /// WebAssembly: whether any simulated work is queued. Natively always false.
 pub fn pending() -> bool {
-    #[cfg(target_family = "wasm")]
-    return crate::sim::coop::pending();
-    #[cfg(not(target_family = "wasm"))]
-    false
+    crate::runtime().is_ok_and(|rt| rt.backend.pump().pending())
 }

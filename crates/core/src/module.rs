@@ -496,3 +496,71 @@ impl Kernel<'_> {
         }
     }
 }
+
+/// Whether a module's text declares a kernel `name`, where nothing is loaded to ask the driver
+/// (the simulator): a name expression or a `__global__` function of CUDA C++ `source` (`name (`
+/// after `__global__` in the same declaration), or a PTX `.entry` of `image`. A cubin or fatbin
+/// image, or neither (LTO-IR, linked at load), may hold any name. Not declared is
+/// `CUDA_ERROR_NOT_FOUND`, as the GPU's lookup (`cuModuleGetFunction`) answers.
+pub fn check_declared(source: Option<&str>, name_expressions: &[String], image: Option<&[u8]>, name: &str) -> Result<()> {
+    let declared = match (source, image) {
+        (Some(code), _) => {
+            name_expressions.iter().any(|e| e == name)
+                || occurrences(code.as_bytes(), name.as_bytes()).any(|at| {
+                    let start = code[..at].rfind([';', '{', '}']).map_or(0, |i| i + 1);
+                    code[start..at].contains("__global__") && opens_call(code.as_bytes(), at + name.len())
+                })
+        }
+        (None, Some(text)) if text.starts_with(b"\x7fELF") || text.starts_with(b"\x50\xed\x55\xba") => true,
+        (None, Some(text)) => occurrences(text, name.as_bytes()).any(|at| {
+            let before = &text[at.saturating_sub(32)..at];
+            let trimmed = before.trim_ascii_end();
+            trimmed.len() < before.len() && trimmed.ends_with(b".entry") && opens_call(text, at + name.len())
+        }),
+        (None, None) => true,
+    };
+    if declared {
+        return Ok(());
+    }
+    Err(Error::cuda(Code::CUDA_ERROR_NOT_FOUND, format!("the module declares no kernel named {name}")))
+}
+
+/// Where `name` starts in `text` as a whole identifier (no word character just before it).
+fn occurrences<'a>(text: &'a [u8], name: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    (0..(if name.is_empty() { 0 } else { text.len() + 1 }).saturating_sub(name.len()))
+        .filter(move |&at| text[at..].starts_with(name) && (at == 0 || !word(text[at - 1])))
+}
+
+/// Whether a `(` follows `from` in `text`, after white space only.
+fn opens_call(text: &[u8], from: usize) -> bool {
+    text.get(from..).is_some_and(|rest| rest.trim_ascii_start().first() == Some(&b'('))
+}
+
+/// A module file that cannot be read: `CUDA_ERROR_FILE_NOT_FOUND`, as `cuModuleLoad` answers.
+pub fn unreadable_file(file: &str, why: &str) -> Error {
+    Error::cuda(Code::CUDA_ERROR_FILE_NOT_FOUND, format!("cannot read the module file {file}: {why}"))
+}
+
+#[cfg(test)]
+mod declared {
+    use super::check_declared;
+
+    #[test]
+    fn a_kernel_is_declared_by_global_an_expression_or_an_entry() {
+        let code = "__global__ void add(float* x) {}\nvoid helper(int) {}\n__global__\nvoid\tscale (float* x);";
+        assert!(check_declared(Some(code), &[], None, "add").is_ok());
+        assert!(check_declared(Some(code), &[], None, "scale").is_ok());
+        assert!(check_declared(Some(code), &[], None, "helper").is_err(), "not __global__");
+        assert!(check_declared(Some(code), &[], None, "dd").is_err(), "not a whole identifier");
+        assert!(check_declared(Some(code), &["k<int>".into()], None, "k<int>").is_ok());
+        let ptx = b".visible .entry fill(\n.param .u64 p) {}\0";
+        assert!(check_declared(None, &[], Some(ptx), "fill").is_ok());
+        assert!(check_declared(None, &[], Some(ptx), "p").is_err());
+        assert!(check_declared(None, &[], Some(b"\x7fELF..."), "any").is_ok(), "a cubin may hold any name");
+        assert!(check_declared(None, &[], None, "any").is_ok(), "LTO-IR may hold any name");
+        let e = check_declared(Some(code), &[], None, "absent").unwrap_err();
+        assert_eq!(e.to_string(), "the module declares no kernel named absent (CUDA_ERROR_NOT_FOUND)");
+        assert!(check_declared(Some(""), &[], None, "").is_err());
+    }
+}

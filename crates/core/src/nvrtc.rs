@@ -298,3 +298,13 @@ fn program_log(api: &Api, prog: Program) -> String {
     }
     String::from_utf8_lossy(&buf).trim_end_matches('\0').to_string()
 }
+
+/// The mangled name NVRTC gave `expression`, from a compile's `(expression, name)` pairs;
+/// `NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID` (as `nvrtcGetLoweredName` answers) for one the
+/// compile was not given.
+pub fn lowered<'a>(mut pairs: impl Iterator<Item = (&'a str, &'a str)>, expression: &str) -> Result<&'a str> {
+    pairs
+        .find(|(e, _)| *e == expression)
+        .map(|(_, name)| name)
+        .ok_or_else(|| Error::named("NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID", format!("{expression} was not given in nameExpressions")))
+}

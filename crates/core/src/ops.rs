@@ -4,23 +4,8 @@
 //! check arguments and state once, for both backends, then call these; `backend.rs` hands the
 //! parts out. Every name is re-exported here, so `crate::ops::StreamOps` names it wherever it lives.
 
-pub mod blas;
-pub mod context;
-pub mod device;
-pub mod event;
-pub mod fft;
-pub mod graph;
-pub mod half;
-pub mod memory;
-pub mod module;
-pub mod nccl;
-pub mod pinned;
-pub mod rand;
-pub mod shared_pool;
-pub mod stream;
-pub mod system;
-pub mod texture;
-pub mod vmm;
+// Every file of `ops/` is a module (`pub mod device;`, …): a new concept's trait needs no line here.
+automod::dir!(pub "src/ops");
 
 pub use device::{DeviceOps, DeviceProps, MemInfo, ATTRIBUTES};
 pub use event::{EventFlags, EventOps, Events};

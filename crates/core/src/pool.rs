@@ -337,6 +337,18 @@ pub const MEMORY_LIMIT_ENV: &str = "CUDA_NODE_GPU_MEMORY_LIMIT";
 /// The limit `CUDA_NODE_GPU_MEMORY_LIMIT` sets on `device`, in bytes (0: none): a number of
 /// bytes, or a percentage of the device's memory such as `50%`, as CuPy reads
 /// `CUPY_GPU_MEMORY_LIMIT`. A malformed value is a `RangeError` naming the variable.
+/// `setAllocator` inside `usingAllocator` (`scoped`): `CUDA_ERROR_ILLEGAL_STATE`, as CuPy
+/// refuses it — the allocator set would outlive the scope.
+pub fn check_set_allocator(scoped: bool) -> Result<()> {
+    if !scoped {
+        return Ok(());
+    }
+    Err(Error::cuda(
+        Code::CUDA_ERROR_ILLEGAL_STATE,
+        "setAllocator cannot change the allocator inside usingAllocator: it would outlive the scope. Nest another usingAllocator instead",
+    ))
+}
+
 pub fn env_limit(device: usize) -> Result<u64> {
     let Ok(v) = std::env::var(MEMORY_LIMIT_ENV) else { return Ok(0) };
     parse_limit(v.trim(), || device_memory(device))

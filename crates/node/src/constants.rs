@@ -58,13 +58,47 @@ crate::js_object! {
     }
 }
 
+/// A list of names, indexed by their numbers, whose TypeScript type is the union of the names
+/// (`Array<'sum' | 'prod' | …>`): the TS layer's types of them are these, not retyped.
+macro_rules! names {
+    ($(#[$m:meta])* $name:ident = $list:expr) => {
+        $(#[$m])*
+        pub struct $name;
+
+        impl crate::raw::Ret for $name {
+            fn ts() -> String {
+                let names: Vec<String> = $list.iter().map(|n| format!("'{n}'")).collect();
+                format!("Array<{}>", names.join(" | "))
+            }
+            fn write(self, env: napi::sys::napi_env) -> cuda_node_core::Result<napi::sys::napi_value> {
+                <Vec<String> as crate::raw::Ret>::write($list.iter().map(|n| n.to_string()).collect(), env)
+            }
+        }
+    };
+}
+
+use cuda_node_core::nccl::{Collective, DataType, RedOp};
+
+names!(
+    /// The calls `ncclCall` takes.
+    NcclKinds = Collective::KINDS
+);
+names!(
+    /// NCCL's element types, by CuPy's dtype names.
+    NcclDTypes = DataType::NAMES
+);
+names!(
+    /// NCCL's reductions.
+    NcclOps = RedOp::NAMES
+);
+
 crate::js_object! {
     /// NCCL's numbers by name, each list indexed by the number: the calls `ncclCall` takes, the
     /// element types (CuPy's dtype names) and the reductions.
     pub struct NcclCodes {
-        kinds: Vec<String> = c"kinds",
-        dtypes: Vec<String> = c"dtypes",
-        ops: Vec<String> = c"ops",
+        kinds: NcclKinds = c"kinds",
+        dtypes: NcclDTypes = c"dtypes",
+        ops: NcclOps = c"ops",
     }
 }
 
@@ -95,9 +129,7 @@ crate::exports! {
             cooperative: COOPERATIVE,
             programmatic: PROGRAMMATIC,
         };
-        use cuda_node_core::nccl::{Collective, DataType, RedOp};
-        let names = |all: &[&str]| all.iter().map(|n| n.to_string()).collect();
-        let nccl = NcclCodes { kinds: names(&Collective::KINDS), dtypes: names(&DataType::NAMES), ops: names(&RedOp::NAMES) };
+        let nccl = NcclCodes { kinds: NcclKinds, dtypes: NcclDTypes, ops: NcclOps };
         let allocator = AllocatorCodes { out_of_memory: allocator::OUT_OF_MEMORY, failed: allocator::FAILED };
         Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, launch, nccl, allocator })
     }

@@ -1,4 +1,5 @@
 //! The benchmark's in-process driver floor (feature `floor`; never in the shipped addon).
+#![cfg(feature = "floor")]
 
 use crate::callbacks::{self, JsCallback};
 use crate::{event, stream};

@@ -303,7 +303,8 @@ pub fn release_pending() {
 /// Declares a concept's table: `table!(STREAMS: Arc<Stream>, "this Stream was destroyed: create a
 /// new one")` gives `STREAMS` and, in the declaring module, `with(handle, f)`, `get(handle)`,
 /// `insert(value)`, `take(handle)` and `stale()` (the error for a handle that names nothing).
-#[macro_export]
+/// Called as `crate::table!` (lib.rs re-exports it: a `#[macro_export]` macro of a module that
+/// `automod::dir!` declares cannot be named by that path).
 macro_rules! table {
     ($name:ident: $ty:ty, $code:ident, $message:literal) => {
         thread_local! {
@@ -380,6 +381,7 @@ macro_rules! table {
         }
     };
 }
+pub(crate) use table;
 
 #[cfg(test)]
 mod tests {

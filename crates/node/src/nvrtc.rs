@@ -22,6 +22,13 @@ crate::js_object! {
 }
 
 crate::exports! {
+    /// The mangled name NVRTC gave `expression`, from a compile's `expressions` and their
+    /// `names`; throws `NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID` for one it was not given.
+    c"nvrtcLowered" => fn nvrtc_lowered(_cx, expressions: Strings, names: Strings, expression: String) -> String {
+        let pairs = expressions.0.iter().map(String::as_str).zip(names.0.iter().map(String::as_str));
+        nvrtc::lowered(pairs, &expression).map(str::to_owned)
+    }
+
     /// NVRTC's `[major, minor]`; `NVRTC_ERROR_NOT_FOUND` (naming what was looked for) without it.
     c"nvrtcVersion" => fn nvrtc_version(_cx) -> Vec<i32> {
         let (a, b) = nvrtc::version()?;

@@ -41,6 +41,12 @@ impl From<PoolStats> for PoolStatsOut {
 crate::table!(POOLS: Arc<MemoryPool>, CUDA_ERROR_INVALID_HANDLE, "this memory pool is gone");
 
 crate::exports! {
+    /// Checks that `setAllocator` may change the allocator: not inside `usingAllocator`
+    /// (`scoped`), where it throws `CUDA_ERROR_ILLEGAL_STATE`.
+    c"allocatorCheckSet" => fn allocator_check_set(_cx, scoped: bool) -> () {
+        cuda_node_core::pool::check_set_allocator(scoped)
+    }
+
     /// A caching pool for `device`: expandable as asked, or as `CUDA_NODE_ALLOC_CONF` says.
     c"poolCreate" => fn pool_create(cx, owner: Owner, device: f64, expandable: Option<bool>) -> f64 {
         insert(cx, &owner, MemoryPool::create(runtime()?.ordinal(device)?, expandable)?)

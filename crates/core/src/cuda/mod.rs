@@ -7,30 +7,9 @@
 //! live in `raw/` and nowhere else; each `unsafe` block says why it holds. Errors a drop cannot
 //! return are recorded in `dropped.rs`.
 
-mod backend;
-mod blas;
-mod context;
-mod device;
-mod dropped;
-mod event;
-mod fft;
-mod graph;
-mod holds;
-mod kernels;
-mod memory;
-mod module;
-mod nccl;
-mod own;
-mod pinned;
-mod rand;
+// Every file of `cuda/` is a module (`mod stream;`, …): a new concept's file needs no line here.
+automod::dir!("src/cuda");
 pub(crate) mod raw;
-mod recycle;
-mod shared_pool;
-mod staging;
-mod stream;
-mod system;
-mod texture;
-mod vmm;
 
 pub use backend::{driver_loaded, driver_present};
 pub use device::CudaBackend;

@@ -15,6 +15,7 @@
 //! previous operation completed, or its last dependency completed, whichever is latest, and its
 //! stamp is that start plus the time its work took. So a sleep enqueued at once after an event
 //! record ends exactly its length after it, however late JS pumps.
+#![cfg(target_family = "wasm")]
 
 use super::op::Op;
 use std::collections::VecDeque;

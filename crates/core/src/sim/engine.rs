@@ -44,12 +44,12 @@ impl Completion {
         assert!(self.is_done(), "the simulator waited for work that cannot run: no stream can advance (cooperative mode)");
     }
 
-    /// Blocks until it has run. On a thread with a wait pump ([`set_wait_pump`]: a JS thread),
+    /// Blocks until it has run. On a thread with a wait pump (`ops::host::set_wait_pump`: a JS thread),
     /// runs the pump every millisecond meanwhile: the work waited for may itself wait for this
     /// thread (a simulated kernel's host implementation, run in stream order on the JS thread).
     #[cfg(not(target_family = "wasm"))]
     pub fn wait(&self) {
-        let pump = WAIT_PUMP.with(|p| p.get());
+        let pump = crate::ops::host::wait_pump();
         let mut at = lock(&self.at);
         while at.is_none() {
             match pump {
@@ -65,20 +65,6 @@ impl Completion {
             }
         }
     }
-}
-
-#[cfg(not(target_family = "wasm"))]
-thread_local! {
-    static WAIT_PUMP: std::cell::Cell<Option<fn()>> = const { std::cell::Cell::new(None) };
-}
-
-/// Installs (or removes) this thread's wait pump: what [`Completion::wait`] runs while it blocks
-/// here. The binding installs one on each JS thread, which runs the simulated kernels' host
-/// implementations queued for that thread, so a JS thread blocked on a stream that waits for
-/// one of them cannot deadlock.
-#[cfg(not(target_family = "wasm"))]
-pub fn set_wait_pump(pump: Option<fn()>) {
-    WAIT_PUMP.with(|p| p.set(pump));
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

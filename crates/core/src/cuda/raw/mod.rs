@@ -7,22 +7,10 @@
 //! context, as each `# Safety` says. The few with no handle to misuse are safe. One file a
 //! concept, as the seam is split; every function is re-exported here, as `raw::name`.
 
-mod check;
-/// Contexts for interop, called as `raw::context::name`.
-pub(crate) mod context;
-mod device;
-mod event;
-mod graph;
-mod memory;
-mod module;
-/// Pools shared between processes, called as `raw::shared_pool::name`.
-pub(crate) mod shared_pool;
-mod stream;
-pub(crate) mod system;
-/// CUDA arrays, textures and surfaces, called as `raw::texture::name`.
-pub(crate) mod texture;
-/// Virtual memory, called as `raw::vmm::name` (not re-exported: a glob back would close a loop).
-pub(crate) mod vmm;
+// Every file of `raw/` is a module (`pub(crate) mod stream;`, …): a new concept's calls need no
+// line here, and are called as `raw::<concept>::name` (`raw::vmm::map`, `raw::system::…`: not
+// re-exported, a glob back would close a loop). The older concepts' calls are re-exported below.
+automod::dir!(pub(crate) "src/cuda/raw");
 
 pub(crate) use check::Raw;
 pub(crate) use device::*;
