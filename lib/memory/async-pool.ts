@@ -1,7 +1,7 @@
 import { native } from '../native'
 import { scope } from '../context'
 import { currentStreamHandle } from '../stream/handle'
-import { memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
+import { allocWatched, memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, type MemoryPointer } from './pointer'
 import { limitBytes } from './pool'
@@ -49,7 +49,7 @@ export class AsyncMemoryPool {
         publishFailed(e, device, nbytes, 'async-pool', this)
         throw e
       }
-      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
+      if (allocWatched()) publishAlloc(p, nbytes, 'async-pool', this, pool)
       return p
     }
     const before = native.asyncPoolStats(pool)
@@ -65,7 +65,7 @@ export class AsyncMemoryPool {
       publishPoolChange(this, device, nbytes, before, native.asyncPoolStats(pool), done)
     }
     // Published after the pool's growth, so a listener sees the segment before the block in it.
-    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
+    if (allocWatched()) publishAlloc(p, nbytes, 'async-pool', this, pool)
     return p
   }
 

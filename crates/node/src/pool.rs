@@ -3,7 +3,7 @@
 
 use crate::raw::{self, Count, Func, Owner};
 use crate::{memory, stream};
-use cuda_node_core::pool::PoolStats;
+use cuda_node_core::pool::{PoolStats, SegmentLayout};
 use cuda_node_core::{runtime, Code, Error, MemoryPool};
 use std::sync::Arc;
 
@@ -35,6 +35,39 @@ impl From<PoolStats> for PoolStatsOut {
             segments: s.segments as f64,
             mapped_bytes: s.mapped as f64,
         }
+    }
+}
+
+crate::js_object! {
+    /// A block of a segment: where it is, its bytes, whether it is handed out, its arena's stream.
+    pub struct BlockLayoutOut {
+        address: f64 = c"address",
+        size: f64 = c"size",
+        in_use: bool = c"inUse",
+        stream: f64 = c"stream",
+    }
+}
+
+crate::js_object! {
+    /// A segment as the pool lays it out, its blocks in address order.
+    pub struct SegmentOut {
+        address: f64 = c"address",
+        size: f64 = c"size",
+        stream: f64 = c"stream",
+        expandable: bool = c"expandable",
+        blocks: Vec<BlockLayoutOut> = c"blocks",
+    }
+}
+
+impl From<SegmentLayout> for SegmentOut {
+    fn from(s: SegmentLayout) -> Self {
+        // Addresses and stream handles are below 2^53 (48-bit virtual addresses): exact as numbers.
+        let blocks = s
+            .blocks
+            .into_iter()
+            .map(|b| BlockLayoutOut { address: b.address as f64, size: b.size as f64, in_use: b.in_use, stream: b.stream as f64 })
+            .collect();
+        SegmentOut { address: s.address as f64, size: s.size as f64, stream: s.stream as f64, expandable: s.expandable, blocks }
     }
 }
 
@@ -74,6 +107,11 @@ crate::exports! {
     /// The byte counts, high-water marks, retries and bytes released.
     c"poolStats" => fn pool_stats(_cx, pool: f64) -> PoolStatsOut {
         with(pool, |p| Ok(p.stats().into()))
+    }
+
+    /// The segments and their blocks, free and in use, in address order.
+    c"poolSegments" => fn pool_segments(_cx, pool: f64) -> Vec<SegmentOut> {
+        with(pool, |p| Ok(p.segments().into_iter().map(SegmentOut::from).collect()))
     }
 
     /// Starts the high-water marks again from the current counts.
