@@ -443,7 +443,7 @@ const formatted = new Map<string, string[]>()
 
 /**
  * The key of a captured stack, read during a snapshot (`Error.prepareStackTrace` handing back the
- * call sites raw): their text (V8's, before source maps). Only a new key is formatted the way
+ * call sites raw): each frame's script and position. Only a new key is formatted the way
  * `.stack` would have been (by `prepare`, with source maps where they are on): that is most of a
  * stack's cost, and most allocations come from a few sites. The key stays in the object, in place
  * of the call sites, for the next snapshot.
@@ -452,8 +452,10 @@ function keyOf(o: object, prepare: typeof Error.prepareStackTrace): string {
   const raw = (o as { stack?: unknown }).stack
   if (typeof raw === 'string') return raw
   const sites = Array.isArray(raw) ? (raw as NodeJS.CallSite[]) : []
+  // A frame is its script and its position there (the text a frame formats to follows from them,
+  // and these two cost a fraction of formatting it).
   let key = ''
-  for (const c of sites) key += `${String(c)}\n`
+  for (const c of sites) key += `${c.getScriptNameOrSourceURL()}:${c.getPosition()}${c.isAsync() ? '+' : ''}\n`
   if (!formatted.has(key)) {
     const plain = (): string => `Error\n${sites.map((c) => `    at ${String(c)}`).join('\n')}`
     let text: string
