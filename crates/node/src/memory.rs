@@ -47,12 +47,6 @@ crate::js_object! {
     }
 }
 
-/// Milliseconds on the monotonic clock since its first reading in this process.
-fn monotonic_ms() -> f64 {
-    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
-}
-
 fn location(device: Option<f64>) -> cuda_node_core::Result<Location> {
     Ok(match device {
         None => Location::Host,
@@ -88,28 +82,6 @@ crate::exports! {
     /// The block's address, size (a pool rounds it up) and device.
     c"memDesc" => fn mem_desc(_cx, mem: f64) -> MemDesc {
         with(mem, |b| Ok(MemDesc { ptr: BigU64(b.ptr()), size: b.size() as f64, device: b.device() as u32 }))
-    }
-
-    /// What the memory history records of a block, into `out` as four f64s: its address (exact
-    /// as a number: addresses are below 2^53), its size, the monotonic clock in ms (the one
-    /// `performance.now()` reads, from another origin), and the bytes the caching pool of handle
-    /// `pool` holds (-1 without one): one call, no object made.
-    c"memHistoryInfo" => fn mem_history_info(_cx, mem: f64, pool: f64, out: BytesMut) -> () {
-        let held = if pool >= 0.0 { crate::pool::with(pool, |p| Ok(p.total_bytes() as f64))? } else { -1.0 };
-        with(mem, |b| {
-            let now = monotonic_ms();
-            let words = [b.ptr() as f64, b.size() as f64, now, held];
-            let out = out.0.get_mut(..32).ok_or_else(|| Error::range("memHistoryInfo writes 32 bytes"))?;
-            for (dst, w) in out.chunks_exact_mut(8).zip(words) {
-                dst.copy_from_slice(&w.to_ne_bytes());
-            }
-            Ok(())
-        })
-    }
-
-    /// The monotonic clock of `memHistoryInfo`, in ms.
-    c"monotonicMs" => fn monotonic_ms_export(_cx) -> f64 {
-        Ok(monotonic_ms())
     }
 
     /// Live blocks on this thread (for leak checks).

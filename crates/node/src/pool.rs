@@ -1,7 +1,7 @@
 //! The caching device memory pool (CuPy's `MemoryPool`), one native pool per device (the TS
 //! pool holds one per device it is used on).
 
-use crate::raw::{self, Count, Func, Owner};
+use crate::raw::{self, BytesMut, Count, Func, Owner};
 use crate::{memory, stream};
 use cuda_node_core::pool::{PoolStats, SegmentLayout};
 use cuda_node_core::{runtime, Code, Error, MemoryPool};
@@ -71,6 +71,12 @@ impl From<SegmentLayout> for SegmentOut {
     }
 }
 
+/// Milliseconds on the monotonic clock since its first reading in this process.
+fn monotonic_ms() -> f64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
+}
+
 crate::table!(POOLS: Arc<MemoryPool>, CUDA_ERROR_INVALID_HANDLE, "this memory pool is gone");
 
 crate::exports! {
@@ -107,6 +113,28 @@ crate::exports! {
     /// The byte counts, high-water marks, retries and bytes released.
     c"poolStats" => fn pool_stats(_cx, pool: f64) -> PoolStatsOut {
         with(pool, |p| Ok(p.stats().into()))
+    }
+
+    /// What the memory history (lib/memory/history.ts) records of a block, into `out` as four f64s: its address (exact
+    /// as a number: addresses are below 2^53), its size, the monotonic clock in ms (the one
+    /// `performance.now()` reads, from another origin), and the bytes the caching pool of handle
+    /// `pool` holds (-1 without one): one call, no object made.
+    c"memHistoryInfo" => fn mem_history_info(_cx, mem: f64, pool: f64, out: BytesMut) -> () {
+        let held = if pool >= 0.0 { with(pool, |p| Ok(p.total_bytes() as f64))? } else { -1.0 };
+        memory::with(mem, |b| {
+            let now = monotonic_ms();
+            let words = [b.ptr() as f64, b.size() as f64, now, held];
+            let out = out.0.get_mut(..32).ok_or_else(|| Error::range("memHistoryInfo writes 32 bytes"))?;
+            for (dst, w) in out.chunks_exact_mut(8).zip(words) {
+                dst.copy_from_slice(&w.to_ne_bytes());
+            }
+            Ok(())
+        })
+    }
+
+    /// The monotonic clock of `memHistoryInfo`, in ms.
+    c"monotonicMs" => fn monotonic_ms_export(_cx) -> f64 {
+        Ok(monotonic_ms())
     }
 
     /// The segments and their blocks, free and in use, in address order.
