@@ -258,9 +258,12 @@ const SCRIPT = String.raw`
     var o = $('oom'); o.hidden = false
     text(o, 'Out of memory: ' + bytes(data.oom.requested) + ' asked on device ' + data.oom.device + ' (' + data.oom.source + ')\n' + data.oom.message + '\n\nFailing stack:\n' + stackText(data.oom.stack))
   }
-  // #block=N selects a block on load, as a click would (for links, and the browser test).
+  // #block=N selects a live block on load, as a click would (for links, and the browser test).
   var m = /^#block=(\d+)$/.exec(location.hash)
   if (m && rects[Number(m[1])]) showBlock(rects[Number(m[1])].block)
+  // #free=N selects a segment's free block, in the order drawn.
+  var mf = /^#free=(\d+)$/.exec(location.hash)
+  if (mf && freeRects[Number(mf[1])]) showBlock(freeRects[Number(mf[1])].block)
   document.body.setAttribute('data-ready', String(Math.round(performance.now() - started)))
 })()
 `
