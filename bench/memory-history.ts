@@ -51,10 +51,21 @@ const json = JSON.stringify(snap)
 const jsonMs = Number(process.hrtime.bigint() - t0) / 1e6
 memory.recordHistory({ enabled: false })
 
+// V8's own cost of capturing a stack from about here (what `stacks: 'js'` adds beyond the
+// history's bookkeeping): an object filled in by Error.captureStackTrace, never formatted.
+let captureNs = Infinity
+for (let r = 0; r < rounds; r++) {
+  captureNs = Math.min(captureNs, nsPer(() => {
+    const o = {}
+    Error.captureStackTrace(o)
+  }))
+}
+
 const us = (ns: number): string => `${(ns / 1000).toFixed(3)} µs`
 console.log(`memory history, host time per alloc+free of 1 KiB (fastest of ${rounds} batches of ${batch}):`)
 for (const [rowsOf, what] of [[best, 'MemoryPool'], [pinnedBest, 'PinnedMemoryPool']] as const) {
   const off = rowsOf.get('history off')!
   for (const [name, ns] of rowsOf) console.log(`  ${what.padEnd(16)} ${name.padEnd(28)} ${us(ns)}   (+${us(ns - off)} over off)`)
 }
+console.log(`  Error.captureStackTrace alone, from the bench loop: ${us(captureNs)} (Error.stackTraceLimit ${Error.stackTraceLimit})`)
 console.log(`  snapshot of ${snap.history.events.length} events with ${snap.stacks.length} distinct stacks: ${snapMs.toFixed(1)} ms (again: ${againMs.toFixed(1)} ms; JSON.stringify: ${jsonMs.toFixed(1)} ms, ${(json.length / 1e6).toFixed(1)} MB)`)
