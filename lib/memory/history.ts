@@ -438,15 +438,15 @@ function capture(from: Function): object {
 
 /** What `.stack` gives during a snapshot: V8's call sites, unformatted. */
 const rawSites = (_e: Error, sites: NodeJS.CallSite[]): NodeJS.CallSite[] => sites
-/** The frames of each distinct stack seen while recording, by its key (its raw frames' text). */
-const formatted = new Map<string, string[]>()
+/** Each distinct stack seen while recording, by its key: the key's one kept copy and its frames. */
+const formatted = new Map<string, { key: string; frames: string[] }>()
 
 /**
  * The key of a captured stack, read during a snapshot (`Error.prepareStackTrace` handing back the
  * call sites raw): each frame's script and position. Only a new key is formatted the way
  * `.stack` would have been (by `prepare`, with source maps where they are on): that is most of a
- * stack's cost, and most allocations come from a few sites. The key stays in the object, in place
- * of the call sites, for the next snapshot.
+ * stack's cost, and most allocations come from a few sites. The object keeps the key's one copy,
+ * in place of its call sites, for the next snapshot.
  */
 function keyOf(o: object, prepare: typeof Error.prepareStackTrace): string {
   const raw = (o as { stack?: unknown }).stack
@@ -456,7 +456,8 @@ function keyOf(o: object, prepare: typeof Error.prepareStackTrace): string {
   // and these two cost a fraction of formatting it).
   let key = ''
   for (const c of sites) key += `${c.getScriptNameOrSourceURL()}:${c.getPosition()}${c.isAsync() ? '+' : ''}\n`
-  if (!formatted.has(key)) {
+  let entry = formatted.get(key)
+  if (entry === undefined) {
     const plain = (): string => `Error\n${sites.map((c) => `    at ${String(c)}`).join('\n')}`
     let text: string
     try {
@@ -464,10 +465,11 @@ function keyOf(o: object, prepare: typeof Error.prepareStackTrace): string {
     } catch {
       text = plain()
     }
-    formatted.set(key, frames(text))
+    entry = { key, frames: frames(text) }
+    formatted.set(key, entry)
   }
-  ;(o as { stack?: unknown }).stack = key
-  return key
+  ;(o as { stack?: unknown }).stack = entry.key
+  return entry.key
 }
 
 /** What each pool held on each device when last seen, by `pool * 1024 + device`. */
@@ -702,7 +704,7 @@ function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
     let id = byKey.get(key)
     if (id === undefined) {
       id = stacks.length
-      stacks.push(formatted.get(key) ?? [])
+      stacks.push(formatted.get(key)?.frames ?? [])
       byKey.set(key, id)
     }
     return id
