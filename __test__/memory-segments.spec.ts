@@ -2,7 +2,7 @@
 // (MemoryPool.segments(), from the core pool's layout) with live and free blocks; the pinned pool
 // is recorded; a snapshot's cost grows with its entries, not their square.
 import test from 'ava'
-import { allocPinned, memory, MemoryPool, PinnedMemoryPool, Stream, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
+import { allocPinned, AsyncMemoryPool, memory, MemoryPool, PinnedMemoryPool, Stream, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
 
 // The history is process-wide: these tests run one after another.
 const serial = test.serial
@@ -137,4 +137,16 @@ serial('a snapshot of 10^5 entries takes time in proportion to them, less than r
   // both alike: the snapshot costs less than recording the entries with their stacks did (it took
   // four to ten times longer before each distinct stack was formatted once).
   t.true(large.ms < 2 * large.recordMs, `${large.ms.toFixed(0)} ms to snapshot, ${large.recordMs.toFixed(0)} ms to record`)
+})
+
+serial('a request refused for its size is recorded without converting what was passed (a hostile object runs no code)', (t) => {
+  memory.recordHistory({ stacks: 'none' })
+  let converted = 0
+  const hostile = { valueOf: () => ++converted, toString: () => String(++converted) }
+  t.throws(() => new MemoryPool().malloc(hostile as never), { instanceOf: TypeError })
+  t.throws(() => new AsyncMemoryPool().malloc(hostile as never), { instanceOf: TypeError })
+  t.is(converted, 0)
+  const failed = memory.snapshot().history.events.filter((e) => e.action === 'oom')
+  t.is(failed.length, 2)
+  t.true(failed.every((e) => e.requested === undefined && /must be a number/.test(e.message!)))
 })

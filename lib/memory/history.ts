@@ -613,7 +613,10 @@ let oomCount = 0
 function onFailed(m: AllocFailedMessage): void {
   const message = m.error instanceof Error ? m.error.message : String(m.error)
   if (state.enabled) {
-    const i = put(OOM, now(), m.device, streamId(m.device), NaN, 0, m.nbytes, sourceCodes[m.source] ?? NO_SOURCE, poolId(m.pool), capture(publishFailed))
+    // What was asked, as the caller passed it: a request refused for its size may be anything
+    // (converting a hostile object to a number runs its code), so only a number is kept.
+    const requested = typeof m.nbytes === 'number' ? m.nbytes : NaN
+    const i = put(OOM, now(), m.device, streamId(m.device), NaN, 0, requested, sourceCodes[m.source] ?? NO_SOURCE, poolId(m.pool), capture(publishFailed))
     ring.message.set(i, message)
   }
   if (oomDir !== undefined && m.error instanceof Error && (m.error as { code?: string }).code === 'CUDA_ERROR_OUT_OF_MEMORY') dumpOnOom(m, m.error)
