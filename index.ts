@@ -20,7 +20,7 @@ export {
   memoryChannels, type AllocMessage, type AllocSource, type FreeMessage, type OomRetryMessage, type ReleaseMessage, type GrowMessage, type AllocFailedMessage,
 } from './lib/memory/events'
 export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type ManagedOptions, type MemoryAdvice } from './lib/memory/managed'
-export { MemoryPool, type PoolStats, type MemoryPoolOptions } from './lib/memory/pool'
+export { MemoryPool, type PoolStats, type MemoryPoolOptions, type PoolSegment, type PoolBlock } from './lib/memory/pool'
 export { AsyncMemoryPool, type AsyncPoolStats, type AsyncMemoryPoolOptions, type SharedPoolAddress } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
 export { PinnedMemoryPool } from './lib/memory/pinned-pool'
@@ -54,7 +54,7 @@ export { VirtualMemoryResource, type VirtualMemoryOptions, type MemoryAccess } f
 export { TcpStore, TcpStoreServer, StoreError, type StoreOptions, type StoreServerOptions, type StoreValue, type StoreErrorCode, type CallOptions } from './lib/distributed/store'
 export type { NcclConfig, NcclInitOptions, ProcessGroupOptions } from './lib/nccl'
 export { GraphBuilder, GraphNode, Condition, type NodeOptions, type SetConditionOptions } from './lib/graph-builder'
-export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type HistoryAction, type HistoryEvent, type MemorySnapshot, type SnapshotBlock, type SnapshotSegment, type SnapshotDevice, type SnapshotOom, type SnapshotHistory } from './lib/memory/history'
+export { memory, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type HistoryOptions, type HistoryAction, type HistoryEvent, type MemorySnapshot, type SnapshotBlock, type SnapshotFreeBlock, type SnapshotSegment, type SnapshotDevice, type SnapshotOom, type SnapshotHistory } from './lib/memory/history'
 export { system, type DeviceTelemetry, type DeviceProcess } from './lib/system'
 export { registrationCache, type RegistrationCacheStats } from './lib/memory/host-cache'
 export { ChannelFormatDescriptor, type ChannelKind } from './lib/texture/format'

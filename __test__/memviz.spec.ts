@@ -130,3 +130,25 @@ browserTest('a snapshot of 10^6 events loads and draws in the page', (t) => {
   // What a click or redraw costs does not grow with the events: it reads one bucket a pixel.
   t.true(Number(ready![1]) < 30_000, `${ready![1]} ms`)
 })
+
+browserTest("a caching pool's real segments are drawn: a live block and the free rest of its segment, each clickable", (t) => {
+  const dir = scratchDir('memviz-segments-')
+  const file = path.join(dir, 'segments.json')
+  const r = runNode(`
+const { memory, MemoryPool } = cuda
+memory.recordHistory({ stacks: 'js' })
+const pool = new MemoryPool()
+pool.malloc(4096).mem.free()
+function keepOne() { return pool.malloc(1024) }
+globalThis.kept = keepOne()
+memory.dumpSnapshot(${JSON.stringify(file)})
+`)
+  t.is(r.status, 0, r.stderr)
+  const out = path.join(dir, 'segments.html')
+  t.is(memviz([file, '-o', out]).status, 0)
+  const live = /<pre id="details">([\s\S]*?)<\/pre>/.exec(dom(out, '#block=0'))![1]!
+  t.regex(live, /Block 0x[0-9a-f]+ on device 0\nSize: 1\.0 KiB \(1024 bytes; asked 1024\)/)
+  t.regex(live, /keepOne/)
+  const free = /<pre id="details">([\s\S]*?)<\/pre>/.exec(dom(out, '#free=0'))![1]!
+  t.regex(free, /^Free block 0x[0-9a-f]+ on device 0\nSize: 3\.0 KiB \(3072 bytes\), cached by MemoryPool #\d+\nStream: null \(legacy default\)/)
+})

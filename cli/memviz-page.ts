@@ -17,7 +17,7 @@ export function page(data: unknown, title: string): string {
 <section><h2>Memory in use over time, stacked by allocation site</h2>
 <canvas id="timeline" width="1200" height="320"></canvas>
 <ol id="legend"></ol></section>
-<section><h2>Pools and their blocks, colored by stream (click a block)</h2>
+<section><h2>Segments and their blocks, colored by stream (click a block)</h2>
 <canvas id="segments" width="1200" height="60"></canvas>
 <ol id="streams"></ol></section>
 <section><h2>Selected</h2><pre id="details">Click a block, or a band of the timeline.</pre></section>
@@ -182,32 +182,39 @@ const SCRIPT = String.raw`
     text($('details'), 'Site: ' + site.label + '\nIn use at ' + at.toFixed(3) + ' ms: ' + bytes(vals[x * B + q]) + '\nPeak: ' + bytes(peak[bandSite[q]]) + '\n\nStack:\n' + stackText(site.stack))
   }
 
-  // Pools: a row each, its blocks in address order over its bytes, colored by stream, the rest free.
+  // Segments: a row each (a caching pool's real segment, or another allocator's live blocks), its
+  // blocks in address order over its bytes, colored by stream; free blocks and the rest pale.
   var segs = data.segments, sc = $('segments'), ROW = 26, LABEL = 300
   sc.height = Math.max(40, segs.length * ROW + 10)
-  var rects = []
+  var rects = [], freeRects = []
   var streamColor = function (id) { return id < 0 ? OTHER : PALETTE[id % PALETTE.length] }
+  var isFree = function (bl) { return bl.free === true }
   var seenStreams = {}
   function drawSegments() {
     var g = sc.getContext('2d'), SW = sc.width
     g.fillStyle = '#fff'; g.fillRect(0, 0, SW, sc.height)
     g.font = '11px sans-serif'
-    rects = []
+    rects = []; freeRects = []
     segs.forEach(function (seg, r) {
       var y = 5 + r * ROW, span = Math.max(seg.totalBytes, seg.blocks.reduce(function (a, x) { return a + x.size }, 0), 1)
       var pool = seg.pool >= 0 && data.pools[seg.pool] ? data.pools[seg.pool].kind + ' #' + seg.pool : 'no pool'
+      var where = seg.device < 0 ? 'host' : 'device ' + seg.device
+      var label = seg.kind === 'segment' ? where + ', ' + pool + ', segment ' + seg.address + (seg.expandable ? ' (expandable)' : '') : where + ', ' + pool
       g.fillStyle = '#222'
-      g.fillText('device ' + seg.device + ', ' + pool + ': ' + bytes(seg.usedBytes) + ' used / ' + bytes(seg.totalBytes), 2, y + 15)
+      g.fillText(label + ': ' + bytes(seg.usedBytes) + ' used / ' + bytes(seg.totalBytes), 2, y + 15, LABEL - 6)
       var x0 = LABEL, w = SW - LABEL - 4
       g.fillStyle = '#eee'; g.fillRect(x0, y, w, ROW - 6)
-      var blocks = seg.blocks.slice().sort(function (a, b2) { return a.addr.length - b2.addr.length || (a.addr < b2.addr ? -1 : 1) })
+      // A segment's live blocks and its cached free ones (version 2) cover it in address order.
+      var free = (seg.free || []).map(function (f) { return { addr: f.addr, size: f.size, stream: f.stream, device: seg.device, pool: seg.pool, free: true } })
+      var blocks = seg.blocks.concat(free).sort(function (a, b2) { return a.addr.length - b2.addr.length || (a.addr < b2.addr ? -1 : 1) })
       var off = 0
       blocks.forEach(function (bl) {
         var bx = x0 + off / span * w, bw = Math.max(1, bl.size / span * w)
-        g.fillStyle = streamColor(bl.stream); g.fillRect(bx, y, bw, ROW - 6)
-        g.strokeStyle = '#fff'; g.strokeRect(bx, y, bw, ROW - 6)
-        rects.push({ x: bx, y: y, w: bw, h: ROW - 6, block: bl })
-        seenStreams[bl.stream] = true
+        var free = isFree(bl)
+        g.fillStyle = free ? '#eee' : streamColor(bl.stream); g.fillRect(bx, y, bw, ROW - 6)
+        g.strokeStyle = free ? '#bbb' : '#fff'; g.strokeRect(bx, y, bw, ROW - 6)
+        ;(free ? freeRects : rects).push({ x: bx, y: y, w: bw, h: ROW - 6, block: bl })
+        if (!free) seenStreams[bl.stream] = true
         off += bl.size
       })
     })
@@ -220,30 +227,43 @@ const SCRIPT = String.raw`
   item($('streams'), '#eee', 'free (cached or not yet used)')
   function showBlock(bl) {
     var st = data.streams[bl.stream], pool = bl.pool >= 0 && data.pools[bl.pool] ? data.pools[bl.pool].kind + ' #' + bl.pool : 'none'
-    text($('details'), 'Block ' + bl.addr + ' on device ' + bl.device + '\nSize: ' + bytes(bl.size) + ' (' + bl.size + ' bytes; asked ' + bl.requested + ')' +
+    var where = bl.device < 0 ? 'host memory' : 'device ' + bl.device
+    if (isFree(bl)) {
+      return text($('details'), 'Free block ' + bl.addr + ' on ' + where + '\nSize: ' + bytes(bl.size) + ' (' + bl.size + ' bytes), cached by ' + pool +
+        '\nStream: ' + (st ? st.name : 'unknown'))
+    }
+    var life = bl.t < 0 ? 'allocated before the history began, alive at the snapshot'
+      : 'allocated at ' + bl.t.toFixed(3) + ' ms, alive at the snapshot (' + (data.snapshotT - bl.t).toFixed(3) + ' ms)'
+    text($('details'), 'Block ' + bl.addr + ' on ' + where + '\nSize: ' + bytes(bl.size) + ' (' + bl.size + ' bytes; asked ' + bl.requested + ')' +
       '\nStream: ' + (st ? st.name : 'unknown') + '\nSource: ' + bl.source + ', pool: ' + pool +
-      '\nLifetime: allocated at ' + bl.t.toFixed(3) + ' ms, alive at the snapshot (' + (data.snapshotT - bl.t).toFixed(3) + ' ms)' +
+      '\nLifetime: ' + life +
       '\n\nStack:\n' + stackText(bl.stack))
   }
   sc.addEventListener('click', function (e) {
     var r = sc.getBoundingClientRect()
     var x = (e.clientX - r.left) * sc.width / r.width, y = (e.clientY - r.top) * sc.height / r.height
-    for (var q = 0; q < rects.length; q++) {
-      var R = rects[q]
+    var all = rects.concat(freeRects)
+    for (var q = 0; q < all.length; q++) {
+      var R = all[q]
       if (x >= R.x && x <= R.x + R.w && y >= R.y && y <= R.y + R.h) return showBlock(R.block)
     }
   })
 
   var nBlocks = segs.reduce(function (a, x) { return a + x.blocks.length }, 0)
+  var pools = {}
+  segs.forEach(function (x) { pools[x.pool + ':' + x.device] = true })
   text($('summary'), data.backend + ' backend, taken ' + data.createdAt + ': ' + n + ' events' + (data.dropped ? ' (' + data.dropped + ' older dropped)' : '') +
-    ', ' + S + ' allocation sites, ' + nBlocks + ' live blocks in ' + segs.length + ' pools')
+    ', ' + S + ' allocation sites, ' + nBlocks + ' live blocks in ' + Object.keys(pools).length + ' pools')
   if (data.oom) {
     var o = $('oom'); o.hidden = false
     text(o, 'Out of memory: ' + bytes(data.oom.requested) + ' asked on device ' + data.oom.device + ' (' + data.oom.source + ')\n' + data.oom.message + '\n\nFailing stack:\n' + stackText(data.oom.stack))
   }
-  // #block=N selects a block on load, as a click would (for links, and the browser test).
+  // #block=N selects a live block on load, as a click would (for links, and the browser test).
   var m = /^#block=(\d+)$/.exec(location.hash)
   if (m && rects[Number(m[1])]) showBlock(rects[Number(m[1])].block)
+  // #free=N selects a segment's free block, in the order drawn.
+  var mf = /^#free=(\d+)$/.exec(location.hash)
+  if (mf && freeRects[Number(mf[1])]) showBlock(freeRects[Number(mf[1])].block)
   document.body.setAttribute('data-ready', String(Math.round(performance.now() - started)))
 })()
 `

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { page } from './memviz-page'
 
 const SCHEMA = 'cuda-node.memory-snapshot'
-const VERSIONS = [1]
+const VERSIONS = [1, 2]
 
 /** A snapshot that cannot be drawn; the message is one line. */
 export class SnapshotError extends Error {}
@@ -27,7 +27,7 @@ interface Snapshot {
   backend: string
   pools: { id: number; kind: string }[]
   streams: { id: number; name: string }[]
-  segments: { pool: number; device: number; totalBytes: number; usedBytes: number; blocks: { addr: string; size: number; stream: number; t: number; stack: number }[] }[]
+  segments: { pool: number; device: number; totalBytes: number; usedBytes: number; blocks: { addr: string; size: number; stream: number; t: number; stack: number }[]; free?: { addr: string; size: number; stream: number }[] }[]
   stacks: string[][]
   history: { dropped: number; events: Event[] }
   oom?: { stack: number }
@@ -57,6 +57,12 @@ export function check(s: unknown): Snapshot {
     const seg = g as Record<string, unknown>
     if (typeof seg !== 'object' || seg === null) throw new SnapshotError(`segments[${i}] is not an object`)
     if (typeof seg.totalBytes !== 'number' || typeof seg.usedBytes !== 'number') throw new SnapshotError(`segments[${i}] has no byte counts`)
+    if (seg.free !== undefined) {
+      isArray(seg.free, `segments[${i}].free`).forEach((b, j) => {
+        const bl = b as Record<string, unknown>
+        if (typeof bl !== 'object' || bl === null || typeof bl.size !== 'number' || typeof bl.addr !== 'string') throw new SnapshotError(`segments[${i}].free[${j}] needs addr and size`)
+      })
+    }
     isArray(seg.blocks, `segments[${i}].blocks`).forEach((b, j) => {
       const bl = b as Record<string, unknown>
       if (typeof bl !== 'object' || bl === null || typeof bl.size !== 'number' || typeof bl.addr !== 'string' || typeof bl.t !== 'number') {

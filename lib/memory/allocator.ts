@@ -1,7 +1,7 @@
 import { scope, runWith, enterWith } from '../context'
 import { native } from '../native'
 import { count, describe, func } from '../validate'
-import { memoryChannels, publishAlloc, publishFailed } from './events'
+import { allocWatched, publishAlloc, publishFailed } from './events'
 import { Memory } from './memory'
 import { PinnedMemory, registerHost } from './pinned'
 import { PinnedMemoryPool } from './pinned-pool'
@@ -75,7 +75,7 @@ export function mallocPlain(nbytes: number): MemoryPointer {
     publishFailed(e, scope().device, nbytes, 'plain')
     throw e
   }
-  if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'plain')
+  if (allocWatched()) publishAlloc(p, nbytes, 'plain')
   return p
 }
 

@@ -3,7 +3,7 @@ import { scope } from '../context'
 import { type Device, deviceOrdinal } from '../device'
 import { describe, options as checkOptions } from '../validate'
 import { currentStreamHandle } from '../stream/handle'
-import { memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
+import { allocWatched, memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, type MemoryPointer } from './pointer'
 import { limitBytes } from './pool'
@@ -192,7 +192,7 @@ export class AsyncMemoryPool {
         publishFailed(e, device, nbytes, 'async-pool', this)
         throw e
       }
-      if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
+      if (allocWatched()) publishAlloc(p, nbytes, 'async-pool', this, pool)
       return p
     }
     const before = native.asyncPoolStats(pool)
@@ -208,7 +208,7 @@ export class AsyncMemoryPool {
       publishPoolChange(this, device, nbytes, before, native.asyncPoolStats(pool), done)
     }
     // Published after the pool's growth, so a listener sees the segment before the block in it.
-    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'async-pool', this)
+    if (allocWatched()) publishAlloc(p, nbytes, 'async-pool', this, pool)
     return p
   }
 

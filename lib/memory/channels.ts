@@ -24,3 +24,18 @@ export const memoryChannels: {
   grow: diagnosticsChannel.channel('cuda-node:memory:grow'),
   allocFailed: diagnosticsChannel.channel('cuda-node:memory:alloc-failed'),
 }
+
+/**
+ * @internal The memory history's hooks (history.ts), set while it records: the allocators call
+ * them directly, which costs a few stores where a channel message and its subscriber cost an
+ * object, a publish and the reads each listener makes. Off, the hot paths read one property.
+ */
+export interface HistoryTap {
+  /** An allocation (`mem` a Memory or a PinnedMemory) of `nbytes` asked, from `source`, made on `device` (-1: host), by `pool` (its native handle `nativePool`, or -1). */
+  alloc(mem: object, nbytes: number, source: string, pool: object | undefined, device: number, nativePool: number): void
+  /** `mem` (a Memory, or a PinnedMemory when `pinned`) is about to be freed. */
+  free(mem: object, pinned: boolean): void
+}
+
+/** @internal The history's hooks while it records (see {@link HistoryTap}). */
+export const historyTap: { on: HistoryTap | undefined } = { on: undefined }

@@ -1,12 +1,12 @@
 // Memory events on `node:diagnostics_channel` (CuPy's memory hooks, the Node way). Each
 // publisher asks `hasSubscribers` first, so with no subscriber no message is built and no
 // count is read: the cost is a property read.
-import { memoryChannels } from './channels'
+import { historyTap, memoryChannels } from './channels'
 
 export { memoryChannels }
 
-/** Where an allocation came from. */
-export type AllocSource = 'pool' | 'async-pool' | 'plain' | 'managed'
+/** Where an allocation came from (`'pinned'`: a PinnedMemoryPool's host memory, in the memory history only). */
+export type AllocSource = 'pool' | 'async-pool' | 'plain' | 'managed' | 'pinned'
 
 /** `cuda-node:memory:alloc`: a pointer handed out (published in the allocating call, so a subscriber sees its stack). */
 export interface AllocMessage {
@@ -95,8 +95,16 @@ export function publishFailed(error: unknown, device: number, nbytes: number, so
   memoryChannels.allocFailed.publish(m)
 }
 
-/** @internal Publishes an allocation (callers check `memoryChannels.alloc.hasSubscribers` first). */
-export function publishAlloc(pointer: AllocMessage['pointer'], nbytes: number, source: AllocSource, pool?: object): void {
+/** @internal Whether an allocation is to be published: the history records, or someone listens. */
+export function allocWatched(): boolean {
+  return historyTap.on !== undefined || memoryChannels.alloc.hasSubscribers
+}
+
+/** @internal Publishes an allocation to the history and the channel (callers check `allocWatched()` first). */
+export function publishAlloc(pointer: AllocMessage['pointer'], nbytes: number, source: AllocSource, pool?: object, nativePool = -1): void {
+  const tap = historyTap.on
+  if (tap !== undefined) tap.alloc(pointer.mem, nbytes, source, pool, pointer.deviceId, nativePool)
+  if (!memoryChannels.alloc.hasSubscribers) return
   const m: AllocMessage = { pointer, nbytes, size: pointer.size, device: pointer.deviceId, source }
   if (pool !== undefined) m.pool = pool
   memoryChannels.alloc.publish(m)

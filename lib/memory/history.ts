@@ -1,22 +1,28 @@
-// Memory history and snapshots (PyTorch's `_record_memory_history` / `_snapshot`): a ring buffer
-// fed by the memory channels (events.ts). Off, nothing subscribes, so the allocators' cost is the
-// `hasSubscribers` read they already do. A stack is captured as an Error and formatted only when
-// a snapshot is taken: V8 formats `.stack` lazily, and formatting is most of its cost.
+// Memory history and snapshots (PyTorch's `_record_memory_history` / `_snapshot`): a ring of
+// columns fed by the allocators' direct hook (channels.ts `historyTap`). Off, the hook is unset and
+// an allocation's cost is one property read. On, an entry is a few stores into typed arrays and a
+// stack is captured with `Error.captureStackTrace` and formatted only when a snapshot is taken:
+// V8 formats `.stack` lazily. The snapshot draws the caching pools' segments as they lay them
+// out (`MemoryPool.segments()`), free blocks included.
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { backend } from '../backend'
-import { runWith } from '../context'
+import { runWith, scope } from '../context'
 import { Device } from '../device'
-import { getCurrentStream } from '../stream/current'
+import { native } from '../native'
+import { own, ownDevice, type NativeObject } from '../object'
+import { perThreadIsDefault } from '../stream/handle'
 import { Stream } from '../stream/stream'
-import { memoryChannels } from './channels'
-import type { AllocFailedMessage, AllocMessage, AllocSource, FreeMessage } from './events'
-import type { Memory } from './memory'
+import { historyTap, memoryChannels, type HistoryTap } from './channels'
+import { publishAlloc, publishFailed, type AllocFailedMessage, type AllocSource } from './events'
+import type { PinnedMemory } from './pinned'
+import { PinnedMemoryPool } from './pinned-pool'
+import { MemoryPool } from './pool'
 
 /** The snapshot's `schema` field; `version` says which revision of docs/memory-snapshot.md it follows. */
 export const SNAPSHOT_SCHEMA = 'cuda-node.memory-snapshot'
 /** The revision of the snapshot format this build writes. */
-export const SNAPSHOT_VERSION = 1
+export const SNAPSHOT_VERSION = 2
 
 /** What {@link memory.recordHistory} takes. */
 export interface HistoryOptions {
@@ -37,7 +43,7 @@ export interface HistoryEvent {
   t: number
   /** What happened. */
   action: HistoryAction
-  /** The device's ordinal. */
+  /** The device's ordinal; -1 for pinned host memory. */
   device: number
   /** Index into the snapshot's `streams` (0 the legacy default stream, 1 the per-thread one); -1 when not known. */
   stream: number
@@ -75,22 +81,42 @@ export interface SnapshotBlock {
   source: AllocSource
   /** When it was allocated (`t` of its alloc event). */
   t: number
-  /** Index into `stacks`: where it was allocated; -1 for none. */
+  /** Index into `stacks`: where it was allocated; -1 for none. A block allocated before the history began has `t` and `stack` -1. */
   stack: number
 }
 
-/** A pool (or an allocator without one) on one device, with its counts and its live blocks. */
+/** A cached free block of a caching pool's segment. */
+export interface SnapshotFreeBlock {
+  /** Its address as hex. */
+  addr: string
+  /** Its bytes. */
+  size: number
+  /** Index into `streams`: the stream whose arena holds it (it is reused there first). */
+  stream: number
+}
+
+/** A segment of a caching pool as it lays it out, or the live allocations of another allocator on one device. */
 export interface SnapshotSegment {
+  /** `'segment'`: one of a MemoryPool's segments (an allocation it took, or an expandable segment's mapped range), its live `blocks` and its `free` ones covering it; `'allocations'`: the live blocks of a pool without a layout (stream-ordered, pinned) or of no pool (plain, managed). */
+  kind: 'segment' | 'allocations'
   /** Index into `pools`; -1 for plain and managed memory. */
   pool: number
-  /** The device's ordinal. */
+  /** The device's ordinal; -1 for pinned host memory. */
   device: number
-  /** Bytes it holds from the driver (used + cached); for plain and managed memory, the live blocks' sum. */
+  /** A segment's first address as hex. */
+  address?: string
+  /** A segment's stream (index into `streams`): the arena its first block is in. */
+  stream?: number
+  /** Whether a segment is an expandable one. */
+  expandable?: boolean
+  /** A segment's bytes; for allocations, what the pool holds (used + cached), or the live blocks' sum. */
   totalBytes: number
   /** Bytes handed out. */
   usedBytes: number
-  /** Its live blocks. */
+  /** The live blocks (a segment's in address order). */
   blocks: SnapshotBlock[]
+  /** A segment's cached free blocks, in address order: with `blocks`, they cover it. */
+  free?: SnapshotFreeBlock[]
 }
 
 /** A device as the snapshot describes it. */
@@ -159,7 +185,7 @@ export interface MemorySnapshot {
     /** Its `CUstream` in hex, or which default stream. */
     name: string
   }[]
-  /** Live blocks by pool and device. */
+  /** The caching pools' segments, then the other live allocations by pool and device. */
   segments: SnapshotSegment[]
   /** The stacks events and blocks name, each its frames innermost first. */
   stacks: string[][]
@@ -169,38 +195,191 @@ export interface MemorySnapshot {
   oom?: SnapshotOom
 }
 
-/** An entry as recorded: the stack still an unformatted Error. */
-interface Entry {
-  t: number
-  action: HistoryAction
-  device: number
-  stream: number
-  /** The address, formatted only when a snapshot is taken. */
-  addr?: bigint
-  size: number
-  requested?: number
-  source?: AllocSource | 'free'
-  pool: number
-  stack: Error | undefined
-  message?: string
+const ACTIONS: readonly HistoryAction[] = ['alloc', 'free', 'segment_alloc', 'segment_free', 'oom']
+const [ALLOC, FREE, SEGMENT_ALLOC, SEGMENT_FREE, OOM] = [0, 1, 2, 3, 4]
+const SOURCES: readonly (AllocSource | 'free')[] = ['pool', 'async-pool', 'plain', 'managed', 'pinned', 'free']
+const SOURCE_FREE = 5
+/** No source (segment events). */
+const NO_SOURCE = 255
+const sourceCodes: Record<string, number> = { pool: 0, 'async-pool': 1, plain: 2, managed: 3, pinned: 4 }
+
+/**
+ * The ring, as columns: an entry is a few stores into typed arrays, no object (a million
+ * entries of objects cost the GC more than recording them). The stack column holds what
+ * `Error.captureStackTrace` filled in: V8 formats it only when a snapshot reads it. The columns
+ * grow by doubling up to `maxEntries`, then the oldest entry is overwritten.
+ */
+const ring = {
+  /** Entries held (at most `max`). */
+  n: 0,
+  max: 100_000,
+  /** Where the next entry goes once the ring is full: the oldest. */
+  head: 0,
+  dropped: 0,
+  t: new Float64Array(0),
+  addr: new Float64Array(0),
+  size: new Float64Array(0),
+  /** Bytes asked for; NaN for none. */
+  requested: new Float64Array(0),
+  action: new Uint8Array(0),
+  source: new Uint8Array(0),
+  device: new Int16Array(0),
+  stream: new Int32Array(0),
+  pool: new Int32Array(0),
+  /** What `Error.captureStackTrace` filled in, unformatted (V8 formats it when the snapshot reads it). */
+  stack: [] as (object | undefined)[],
+  /** The messages of oom entries, by slot. */
+  message: new Map<number, string>(),
 }
 
-interface Live {
-  mem: WeakRef<Memory>
-  entry: Entry
+function resize(cap: number): void {
+  const grow = <T extends Float64Array | Uint8Array | Int16Array | Int32Array>(a: T, make: new (n: number) => T): T => {
+    const b = new make(cap)
+    b.set(a.subarray(0, Math.min(a.length, cap)))
+    return b
+  }
+  ring.t = grow(ring.t, Float64Array)
+  ring.addr = grow(ring.addr, Float64Array)
+  ring.size = grow(ring.size, Float64Array)
+  ring.requested = grow(ring.requested, Float64Array)
+  ring.action = grow(ring.action, Uint8Array)
+  ring.source = grow(ring.source, Uint8Array)
+  ring.device = grow(ring.device, Int16Array)
+  ring.stream = grow(ring.stream, Int32Array)
+  ring.pool = grow(ring.pool, Int32Array)
+}
+
+function clearRing(max: number): void {
+  ring.n = 0
+  ring.head = 0
+  ring.dropped = 0
+  ring.max = max
+  ring.message.clear()
+  ring.stack = []
+  resize(Math.min(max, 1024))
+}
+
+/** The slot the next entry goes in. */
+function slot(): number {
+  if (ring.n < ring.max) {
+    if (ring.n === ring.t.length) resize(Math.min(ring.max, ring.t.length * 2))
+    return ring.n++
+  }
+  const i = ring.head
+  ring.head = i + 1 === ring.max ? 0 : i + 1
+  ring.dropped++
+  if (ring.message.size > 0) ring.message.delete(i)
+  return i
+}
+
+function put(action: number, t: number, device: number, stream: number, addr: number, size: number, requested: number, source: number, pool: number, stack: object | undefined): number {
+  const i = slot()
+  ring.t[i] = t
+  ring.action[i] = action
+  ring.device[i] = device
+  ring.stream[i] = stream
+  ring.addr[i] = addr
+  ring.size[i] = size
+  ring.requested[i] = requested
+  ring.source[i] = source
+  ring.pool[i] = pool
+  ring.stack[i] = stack
+  return i
+}
+
+/**
+ * The blocks allocated while recording and not yet seen freed, as columns indexed by their
+ * handle's slot (a handle is its table's slot plus a generation, and is never issued twice): what
+ * a free and the snapshot say of each, found with an array load rather than a hash lookup.
+ */
+class LiveTable {
+  /** The handle in each slot; -1 for none. */
+  handle = new Float64Array(0)
+  addr = new Float64Array(0)
+  size = new Float64Array(0)
+  requested = new Float64Array(0)
+  t = new Float64Array(0)
+  device = new Int16Array(0)
+  stream = new Int32Array(0)
+  pool = new Int32Array(0)
+  source = new Uint8Array(0)
+  stack: (object | undefined)[] = []
+
+  /** Records the block of handle `h`. */
+  set(h: number, addr: number, size: number, requested: number, t: number, device: number, stream: number, pool: number, source: number, stack: object | undefined): void {
+    const i = h >>> 0
+    if (i >= this.handle.length) this.#grow(i)
+    this.handle[i] = h
+    this.addr[i] = addr
+    this.size[i] = size
+    this.requested[i] = requested
+    this.t[i] = t
+    this.device[i] = device
+    this.stream[i] = stream
+    this.pool[i] = pool
+    this.source[i] = source
+    this.stack[i] = stack
+  }
+
+  /** The slot of handle `h`, or -1 when the table holds no block of it. */
+  find(h: number): number {
+    const i = h >>> 0
+    return i < this.handle.length && this.handle[i] === h ? i : -1
+  }
+
+  /** Forgets slot `i`. */
+  remove(i: number): void {
+    this.handle[i] = -1
+    this.stack[i] = undefined
+  }
+
+  clear(): void {
+    this.handle.fill(-1)
+    this.stack = []
+  }
+
+  #grow(i: number): void {
+    const cap = Math.max(1024, 2 ** Math.ceil(Math.log2(i + 1)))
+    const grow = <T extends Float64Array | Uint8Array | Int16Array | Int32Array>(a: T, make: new (n: number) => T): T => {
+      const b = new make(cap)
+      b.set(a)
+      return b
+    }
+    const old = this.handle.length
+    this.handle = grow(this.handle, Float64Array)
+    this.handle.fill(-1, old)
+    this.addr = grow(this.addr, Float64Array)
+    this.size = grow(this.size, Float64Array)
+    this.requested = grow(this.requested, Float64Array)
+    this.t = grow(this.t, Float64Array)
+    this.device = grow(this.device, Int16Array)
+    this.stream = grow(this.stream, Int32Array)
+    this.pool = grow(this.pool, Int32Array)
+    this.source = grow(this.source, Uint8Array)
+  }
 }
 
 const state = {
   enabled: false,
   stacks: 'js' as 'js' | 'none',
-  maxEntries: 100_000,
-  ring: [] as Entry[],
-  /** Where the next entry goes once the ring is full. */
-  head: 0,
-  dropped: 0,
 }
-/** Live blocks by address, while recording. */
-const live = new Map<bigint, Live>()
+/** A live block as the snapshot reads it from a {@link LiveTable}. */
+interface Live {
+  addr: number
+  size: number
+  requested: number
+  t: number
+  device: number
+  stream: number
+  pool: number
+  source: number
+  stack: object | undefined
+}
+
+/** Live device blocks by their Memory's handle. */
+const live = new LiveTable()
+/** Live pinned blocks by their PinnedMemory's handle (another table's handles). */
+const livePinned = new LiveTable()
 /** Pools by object; ids are indices of `poolList`. */
 const poolIds = new WeakMap<object, number>()
 const poolList: { ref: WeakRef<object>; kind: string }[] = []
@@ -218,104 +397,214 @@ function poolId(pool: object | undefined): number {
   return id
 }
 
-function streamId(): number {
-  let s: Stream
-  try {
-    s = getCurrentStream()
-  } catch {
-    return -1
-  }
+/** The snapshot's index of the current stream of `device`. */
+function streamId(device: number): number {
+  const s = scope().streams?.get(device) as Stream | undefined
+  if (s === undefined) return perThreadIsDefault() ? 1 : 0
   if (s === Stream.null) return 0
   if (s === Stream.ptds) return 1
   let id = streamIds.get(s)
   if (id === undefined) {
-    id = streamList.length
-    streamIds.set(s, id)
     let name: string
     try {
       name = `0x${s.handle.toString(16)}`
     } catch {
-      name = `stream ${id}`
+      name = `stream ${streamList.length}`
     }
-    streamList.push(name)
+    id = streamByName(name)
+    streamIds.set(s, id)
   }
   return id
 }
 
-function hex(addr: bigint): string {
+/** The index of the stream named `name` (a `CUstream` in hex), added if new. */
+function streamByName(name: string): number {
+  const at = streamList.indexOf(name)
+  if (at >= 0) return at
+  streamList.push(name)
+  return streamList.length - 1
+}
+
+function hex(addr: number | bigint): string {
   return `0x${addr.toString(16)}`
 }
 
-function capture(): Error | undefined {
-  return state.stacks === 'js' ? new Error() : undefined
+/** Captures the current stack into an object, frames above and including `from` left out; V8 formats it only when `.stack` is read. */
+function capture(from: Function): object {
+  const o = {}
+  Error.captureStackTrace(o, from)
+  return o
 }
 
-function push(e: Entry): void {
-  if (state.ring.length < state.maxEntries) {
-    state.ring.push(e)
-  } else {
-    state.ring[state.head] = e
-    state.head = (state.head + 1) % state.maxEntries
-    state.dropped++
+/** What `.stack` gives during a snapshot: V8's call sites, unformatted. */
+const rawSites = (_e: Error, sites: NodeJS.CallSite[]): NodeJS.CallSite[] => sites
+/** Each distinct stack seen while recording, by its key: the key's one kept copy and its frames. */
+const formatted = new Map<string, { key: string; frames: string[] }>()
+
+/**
+ * The key of a captured stack, read during a snapshot (`Error.prepareStackTrace` handing back the
+ * call sites raw): each frame's script and position. Only a new key is formatted the way
+ * `.stack` would have been (by `prepare`, with source maps where they are on): that is most of a
+ * stack's cost, and most allocations come from a few sites. The object keeps the key's one copy,
+ * in place of its call sites, for the next snapshot.
+ */
+function keyOf(o: object, prepare: typeof Error.prepareStackTrace): string {
+  const raw = (o as { stack?: unknown }).stack
+  if (typeof raw === 'string') return raw
+  const sites = Array.isArray(raw) ? (raw as NodeJS.CallSite[]) : []
+  // A frame is its script and its position there (the text a frame formats to follows from them,
+  // and these two cost a fraction of formatting it).
+  let key = ''
+  for (const c of sites) key += `${c.getScriptNameOrSourceURL()}:${c.getPosition()}${c.isAsync() ? '+' : ''}\n`
+  let entry = formatted.get(key)
+  if (entry === undefined) {
+    const plain = (): string => `Error\n${sites.map((c) => `    at ${String(c)}`).join('\n')}`
+    let text: string
+    try {
+      text = prepare !== undefined ? String(prepare(o as Error, sites)) : plain()
+    } catch {
+      text = plain()
+    }
+    entry = { key, frames: frames(text) }
+    formatted.set(key, entry)
   }
+  ;(o as { stack?: unknown }).stack = entry.key
+  return entry.key
 }
 
-/** What each pool held on each device when last seen, by `pool:device`. */
-const held = new Map<string, number>()
+/** What each pool held on each device when last seen, by `pool * 1024 + device`. */
+const held = new Map<number, number>()
+
+/** A pool's bytes held on the current device (-1: it cannot say). */
+function heldBytes(poolObject: object): number {
+  const p = poolObject as { totalBytes?: () => number }
+  return typeof p.totalBytes === 'function' ? p.totalBytes() : -1
+}
 
 /**
  * A pool's growth or shrinking since its last allocation, as segment events. Read here, one
  * number, rather than through the `grow` channel, whose listener makes every allocation read the
  * pool's whole counts twice.
  */
-function segmentChange(poolObject: object | undefined, pool: number, device: number): void {
-  const p = poolObject as { totalBytes?: () => number } | undefined
-  if (p === undefined || typeof p.totalBytes !== 'function') return
-  const total = p.totalBytes()
-  const key = `${pool}:${device}`
+function segmentChange(total: number, pool: number, device: number, t: number): void {
+  if (total < 0) return
+  const key = pool * 1024 + device
   const before = held.get(key) ?? 0
   if (total === before) return
   held.set(key, total)
-  const t = performance.now()
   // What a pool gave back (freeAllBlocks, an OOM retry) shows at its next allocation or snapshot.
-  if (total > before) push({ t, action: 'segment_alloc', device, stream: -1, size: total - before, pool, stack: undefined })
-  else push({ t, action: 'segment_free', device, stream: -1, size: before - total, pool, stack: undefined })
+  if (total > before) put(SEGMENT_ALLOC, t, device, -1, NaN, total - before, NaN, NO_SOURCE, pool, undefined)
+  else put(SEGMENT_FREE, t, device, -1, NaN, before - total, NaN, NO_SOURCE, pool, undefined)
 }
 
 /** Segment changes not yet seen by an allocation, as of now. */
 function settleSegments(): void {
   if (!state.enabled) return
-  for (const key of held.keys()) {
-    const [pool, device] = key.split(':').map(Number) as [number, number]
+  for (const key of Array.from(held.keys())) {
+    const pool = Math.floor(key / 1024)
+    const device = key - pool * 1024
     const p = poolList[pool]?.ref.deref()
-    if (p !== undefined) runWith({ device }, () => segmentChange(p, pool, device))
+    if (p !== undefined) runWith({ device }, () => segmentChange(heldBytes(p), pool, device, now()))
   }
 }
 
-function onAlloc(m: AllocMessage): void {
-  const pool = poolId(m.pool)
-  if (pool >= 0) segmentChange(m.pool, pool, m.device)
-  const addr = m.pointer.ptr
-  const e: Entry = {
-    t: performance.now(), action: 'alloc', device: m.device, stream: streamId(), addr, size: m.size, requested: m.nbytes, source: m.source, pool, stack: capture(),
-  }
-  push(e)
-  live.set(addr, { mem: new WeakRef(m.pointer.mem), entry: e })
+/** Where `memHistoryInfo` writes a block's address and size, the clock, and its pool's bytes. */
+const scratch = new Float64Array(4)
+const scratchBytes = new Uint8Array(scratch.buffer)
+/** `performance.now()` less the addon's clock (the same monotonic clock, another origin), set when recording starts. */
+let clockOffset = 0
+
+/** Now, as `performance.now()` says it, read from the addon's clock (a cheaper call). */
+function now(): number {
+  return native.monotonicMs() + clockOffset
 }
 
-function onFree(m: FreeMessage): void {
-  let addr: bigint
-  try {
-    addr = m.memory.ptr
-  } catch {
+const PINNED_MALLOC = PinnedMemoryPool.prototype.malloc
+
+/** The pool of the last allocation and its id: most allocations come from the pool before. */
+let lastPool: object | undefined
+let lastPoolId = -1
+
+// The hot path: one native call (address, size, time and the pool's bytes), then stores.
+function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number): void {
+  const pinned = source === 'pinned'
+  const h = own(mem as NativeObject)
+  let addr: number
+  let size: number
+  let t: number
+  let total = -1
+  if (pinned) {
+    const info = native.pinnedInfo(h)
+    addr = Number(info.ptr)
+    size = info.size
+    t = now()
+  } else {
+    native.memHistoryInfo(h, source === 'pool' ? nativePool : -1, scratchBytes)
+    addr = scratch[0]!
+    size = scratch[1]!
+    t = scratch[2]! + clockOffset
+    total = scratch[3]!
+  }
+  let pool = -1
+  if (poolObject !== undefined) {
+    if (poolObject !== lastPool) {
+      lastPoolId = poolId(poolObject)
+      lastPool = poolObject
+    }
+    pool = lastPoolId
+    if (!pinned) {
+      if (total < 0) total = source === 'async-pool' && nativePool >= 0 ? native.asyncPoolTotalBytes(nativePool) : heldBytes(poolObject)
+      // Stamped with the allocation's time: the growth came first, and the entries stay in order.
+      segmentChange(total, pool, device, t)
+    }
+  }
+  const stream = pinned ? -1 : streamId(device)
+  const stack = state.stacks === 'js' ? capture(pinned ? PINNED_MALLOC : publishAlloc) : undefined
+  const src = sourceCodes[source] ?? NO_SOURCE
+  const i = slot()
+  ring.t[i] = t
+  ring.action[i] = ALLOC
+  ring.device[i] = device
+  ring.stream[i] = stream
+  ring.addr[i] = addr
+  ring.size[i] = size
+  ring.requested[i] = nbytes
+  ring.source[i] = src
+  ring.pool[i] = pool
+  ring.stack[i] = stack
+  ;(pinned ? livePinned : live).set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
+}
+
+function onFree(mem: object, pinned: boolean): void {
+  const h = own(mem as NativeObject)
+  const table = pinned ? livePinned : live
+  const i = table.find(h)
+  if (i >= 0) {
+    const j = slot()
+    ring.t[j] = now()
+    ring.action[j] = FREE
+    ring.device[j] = table.device[i]!
+    ring.stream[j] = table.stream[i]!
+    ring.addr[j] = table.addr[i]!
+    ring.size[j] = table.size[i]!
+    ring.requested[j] = NaN
+    ring.source[j] = SOURCE_FREE
+    ring.pool[j] = table.pool[i]!
+    ring.stack[j] = undefined
+    table.remove(i)
     return
   }
-  const l = live.get(addr)
-  live.delete(addr)
-  push({
-    t: performance.now(), action: 'free', device: m.device, stream: l?.entry.stream ?? -1, addr, size: m.size, source: 'free', pool: l?.entry.pool ?? -1, stack: undefined,
-  })
+  // Allocated before the history began: its address, if it can still say.
+  if (pinned && (mem as PinnedMemory).registered) return
+  try {
+    const d = pinned ? native.pinnedInfo(h) : native.memDesc(h)
+    put(FREE, now(), pinned ? -1 : ownDevice(mem as NativeObject), -1, Number(d.ptr), d.size, NaN, SOURCE_FREE, -1, undefined)
+  } catch {
+    // Already gone (a pool took it from its allocator): nothing is freed here.
+  }
 }
+
+const tap: HistoryTap = { alloc: onAlloc, free: onFree }
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
@@ -324,9 +613,11 @@ let oomCount = 0
 function onFailed(m: AllocFailedMessage): void {
   const message = m.error instanceof Error ? m.error.message : String(m.error)
   if (state.enabled) {
-    push({
-      t: performance.now(), action: 'oom', device: m.device, stream: streamId(), size: 0, requested: m.nbytes, source: m.source, pool: poolId(m.pool), stack: capture() ?? new Error(), message,
-    })
+    // What was asked, as the caller passed it: a request refused for its size may be anything
+    // (converting a hostile object to a number runs its code), so only a number is kept.
+    const requested = typeof m.nbytes === 'number' ? m.nbytes : NaN
+    const i = put(OOM, now(), m.device, streamId(m.device), NaN, 0, requested, sourceCodes[m.source] ?? NO_SOURCE, poolId(m.pool), capture(publishFailed))
+    ring.message.set(i, message)
   }
   if (oomDir !== undefined && m.error instanceof Error && (m.error as { code?: string }).code === 'CUDA_ERROR_OUT_OF_MEMORY') dumpOnOom(m, m.error)
 }
@@ -335,7 +626,7 @@ function dumpOnOom(m: AllocFailedMessage, error: Error): void {
   const file = path.resolve(oomDir!, `cuda-node-oom-${process.pid}-${++oomCount}.json`)
   try {
     const snap = snapshot()
-    const stack = frames(new Error())
+    const stack = frames(new Error().stack ?? '')
     snap.stacks.push(stack)
     snap.oom = { device: m.device, requested: m.nbytes, source: m.source, message: error.message, stack: snap.stacks.length - 1 }
     mkdirSync(oomDir!, { recursive: true })
@@ -346,12 +637,10 @@ function dumpOnOom(m: AllocFailedMessage, error: Error): void {
   }
 }
 
-// The channels the history listens on while recording; `allocFailed` also while OOMs are dumped.
-// Not `grow`, `oomRetry`, `release`: a listener there makes each pool allocation read its counts
-// twice; the history reads one number instead (segmentChange).
-const subscriptions: [keyof typeof memoryChannels, (m: any) => void][] = [
-  ['alloc', onAlloc], ['free', onFree],
-]
+// Allocations and frees come through the allocators' direct hook (historyTap), failed requests
+// through the `allocFailed` channel (also while OOMs are dumped). Not `grow`, `oomRetry`,
+// `release`: a listener there makes each pool allocation read its counts twice; the history reads
+// one number instead (segmentChange).
 if (oomDir !== undefined) memoryChannels.allocFailed.subscribe(onFailed as (m: unknown) => void)
 
 function recordHistory(options: HistoryOptions = {}): void {
@@ -362,88 +651,162 @@ function recordHistory(options: HistoryOptions = {}): void {
   if (typeof maxEntries !== 'number') throw new TypeError(`maxEntries must be a number, got ${typeof maxEntries}`)
   if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > 2 ** 26) throw new RangeError(`maxEntries must be an integer in [1, 2^26], got ${maxEntries}`)
   if (enabled !== state.enabled) {
-    const all: typeof subscriptions = oomDir === undefined ? [...subscriptions, ['allocFailed', onFailed]] : subscriptions
-    for (const [name, fn] of all) {
-      if (enabled) memoryChannels[name].subscribe(fn)
-      else memoryChannels[name].unsubscribe(fn)
+    clockOffset = performance.now() - native.monotonicMs()
+    historyTap.on = enabled ? tap : undefined
+    if (oomDir === undefined) {
+      if (enabled) memoryChannels.allocFailed.subscribe(onFailed as (m: unknown) => void)
+      else memoryChannels.allocFailed.unsubscribe(onFailed as (m: unknown) => void)
     }
   }
-  if (!enabled || maxEntries !== state.maxEntries) {
-    state.ring = []
-    state.head = 0
-    state.dropped = 0
-  }
+  if (!enabled || maxEntries !== ring.max || !state.enabled) clearRing(enabled ? maxEntries : 1)
   if (!enabled) {
     live.clear()
+    livePinned.clear()
     held.clear()
+    formatted.clear()
+    lastPool = undefined
   }
   state.enabled = enabled
   state.stacks = stacks
-  state.maxEntries = maxEntries
+  ring.max = maxEntries
 }
 
-/** The frames of a captured stack, without the history's own (which sit above the allocating call). */
-function frames(e: Error): string[] {
-  const lines = (e.stack ?? '').split('\n').slice(1).map((l) => l.trim())
+/** The frames of a formatted stack, without the history's own (which sit above the allocating call). */
+function frames(stack: string): string[] {
+  const lines = stack.split('\n').slice(1).map((l) => l.trim())
   // Drop frames inside this package's memory layer and the channel machinery, up to the caller.
   let i = 0
   while (i < lines.length && /lib[\\/]memory[\\/]|node:diagnostics_channel|diagnostics_channel/.test(lines[i]!)) i++
   return lines.slice(i)
 }
 
+/** The snapshot's index of a pool's arena stream, by its `CUstream`. */
+function streamOfHandle(handle: bigint): number {
+  return handle === 0n ? 0 : handle === 2n ? 1 : streamByName(hex(handle))
+}
+
 function snapshot(): MemorySnapshot {
+  const prepare = Error.prepareStackTrace
+  Error.prepareStackTrace = rawSites
+  try {
+    return snapshotWith(prepare)
+  } finally {
+    Error.prepareStackTrace = prepare
+  }
+}
+
+function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
   settleSegments()
+  // A snapshot's cost is one pass over the entries: each stack's key is read once, and each
+  // distinct stack formatted once while recording lasts.
   const stacks: string[][] = []
-  const stackIds = new Map<string, number>()
-  const errIds = new WeakMap<Error, number>()
-  const stackOf = (e: Error | undefined): number => {
+  const byKey = new Map<string, number>()
+  const stackOf = (e: object | undefined): number => {
     if (e === undefined) return -1
-    const known = errIds.get(e)
-    if (known !== undefined) return known
-    const f = frames(e)
-    const key = f.join('\n')
-    let id = stackIds.get(key)
+    const key = keyOf(e, prepare)
+    let id = byKey.get(key)
     if (id === undefined) {
       id = stacks.length
-      stacks.push(f)
-      stackIds.set(key, id)
+      stacks.push(formatted.get(key)?.frames ?? [])
+      byKey.set(key, id)
     }
-    errIds.set(e, id)
     return id
   }
-  const ordered = state.ring.length < state.maxEntries ? state.ring : [...state.ring.slice(state.head), ...state.ring.slice(0, state.head)]
-  const events: HistoryEvent[] = ordered.map((e) => {
-    const out: HistoryEvent = { t: e.t, action: e.action, device: e.device, stream: e.stream, size: e.size, pool: e.pool, stack: stackOf(e.stack) }
-    if (e.addr !== undefined) out.addr = hex(e.addr)
-    if (e.requested !== undefined) out.requested = e.requested
-    if (e.source !== undefined) out.source = e.source
-    if (e.message !== undefined) out.message = e.message
-    return out
-  })
-  // Live blocks, grouped by pool and device; a block whose Memory was collected or freed unseen is gone.
-  const segs = new Map<string, SnapshotSegment>()
-  for (const [addr, l] of live) {
-    const m = l.mem.deref()
-    if (m === undefined || m.freed) {
-      live.delete(addr)
-      continue
-    }
-    const e = l.entry
-    const key = `${e.pool}:${e.device}`
-    let seg = segs.get(key)
-    if (seg === undefined) segs.set(key, (seg = { pool: e.pool, device: e.device, totalBytes: 0, usedBytes: 0, blocks: [] }))
-    seg.blocks.push({ addr: hex(addr), size: e.size, requested: e.requested ?? e.size, device: e.device, stream: e.stream, pool: e.pool, source: e.source as AllocSource, t: e.t, stack: stackOf(e.stack) })
-    seg.usedBytes += e.size
+  const n = ring.n
+  const first = n < ring.max ? 0 : ring.head
+  const events: HistoryEvent[] = []
+  for (let k = 0; k < n; k++) {
+    const i = first + k < n ? first + k : first + k - n
+    const action = ring.action[i]!
+    const e: HistoryEvent = { t: ring.t[i]!, action: ACTIONS[action]!, device: ring.device[i]!, stream: ring.stream[i]!, size: ring.size[i]!, pool: ring.pool[i]!, stack: stackOf(ring.stack[i]) }
+    const addr = ring.addr[i]!
+    if (addr === addr) e.addr = hex(addr)
+    const requested = ring.requested[i]!
+    if (requested === requested) e.requested = requested
+    const source = ring.source[i]!
+    if (source !== NO_SOURCE) e.source = SOURCES[source]
+    if (action === OOM) e.message = ring.message.get(i) ?? ''
+    events.push(e)
   }
-  for (const seg of segs.values()) {
+  // The live blocks the history saw, by address; a block freed unseen or collected is gone
+  // (its handle names nothing now: handles are never issued twice).
+  const seen = new Map<number, Live>()
+  const pinnedSeen: Live[] = []
+  for (const [table, pinned] of [[live, false], [livePinned, true]] as const) {
+    for (let i = 0; i < table.handle.length; i++) {
+      const h = table.handle[i]!
+      if (h < 0) continue
+      let alive = false
+      try {
+        if (pinned) native.pinnedInfo(h)
+        else native.memHistoryInfo(h, -1, scratchBytes)
+        alive = true
+      } catch {
+        // Freed: the handle names nothing.
+      }
+      if (!alive) {
+        table.remove(i)
+        continue
+      }
+      const l: Live = { addr: table.addr[i]!, size: table.size[i]!, requested: table.requested[i]!, t: table.t[i]!, device: table.device[i]!, stream: table.stream[i]!, pool: table.pool[i]!, source: table.source[i]!, stack: table.stack[i] }
+      if (pinned) pinnedSeen.push(l)
+      else seen.set(l.addr, l)
+    }
+  }
+  const block = (l: Live): SnapshotBlock => ({
+    addr: hex(l.addr), size: l.size, requested: l.requested, device: l.device, stream: l.stream, pool: l.pool, source: SOURCES[l.source] as AllocSource, t: l.t, stack: stackOf(l.stack),
+  })
+  const segments: SnapshotSegment[] = []
+  // The caching pools' segments as they lay them out, each block in use or free.
+  for (let pool = 0; pool < poolList.length; pool++) {
+    const p = poolList[pool]!.ref.deref()
+    if (!(p instanceof MemoryPool)) continue
+    for (const [device, layout] of p.segmentsByDevice()) {
+      for (const g of layout) {
+        let usedBytes = 0
+        const blocks: SnapshotBlock[] = []
+        const free: SnapshotFreeBlock[] = []
+        for (const b of g.blocks) {
+          if (!b.inUse) {
+            free.push({ addr: hex(b.address), size: b.size, stream: streamOfHandle(b.stream) })
+            continue
+          }
+          usedBytes += b.size
+          const addr = Number(b.address)
+          const l = seen.get(addr)
+          if (l !== undefined) {
+            seen.delete(addr)
+            blocks.push(block(l))
+          } else {
+            // Allocated before the history began.
+            blocks.push({ addr: hex(b.address), size: b.size, requested: b.size, device, stream: streamOfHandle(b.stream), pool, source: 'pool', t: -1, stack: -1 })
+          }
+        }
+        segments.push({ kind: 'segment', pool, device, address: hex(g.address), stream: streamOfHandle(g.stream), expandable: g.expandable, totalBytes: g.size, usedBytes, blocks, free })
+      }
+    }
+  }
+  // Other allocations (plain, managed, stream-ordered, pinned), grouped by pool and device.
+  const groups = new Map<string, SnapshotSegment>()
+  for (const l of [...seen.values(), ...pinnedSeen]) {
+    const key = `${l.pool}:${l.device}`
+    let seg = groups.get(key)
+    if (seg === undefined) groups.set(key, (seg = { kind: 'allocations', pool: l.pool, device: l.device, totalBytes: 0, usedBytes: 0, blocks: [] }))
+    seg.blocks.push(block(l))
+    seg.usedBytes += l.size
+  }
+  for (const seg of groups.values()) {
+    seg.blocks.sort((a, b) => a.addr.length - b.addr.length || (a.addr < b.addr ? -1 : 1))
     seg.totalBytes = seg.usedBytes
     const pool = seg.pool >= 0 ? poolList[seg.pool]!.ref.deref() : undefined
-    const stats = pool === undefined ? undefined : poolStats(pool, seg.device)
+    const stats = pool === undefined || seg.device < 0 ? undefined : poolStats(pool, seg.device)
     if (stats !== undefined) {
       seg.totalBytes = stats.totalBytes
       seg.usedBytes = stats.usedBytes
     }
+    segments.push(seg)
   }
+  segments.sort((a, b) => a.device - b.device || a.pool - b.pool)
   const devices: MemorySnapshot['devices'] = []
   try {
     for (let d = 0; d < Device.count(); d++) {
@@ -462,9 +825,9 @@ function snapshot(): MemorySnapshot {
     devices,
     pools: poolList.map((p, id) => ({ id, kind: p.kind })),
     streams: streamList.map((name, id) => ({ id, name })),
-    segments: [...segs.values()].sort((a, b) => a.device - b.device || a.pool - b.pool),
+    segments,
     stacks,
-    history: { enabled: state.enabled, stacks: state.stacks, maxEntries: state.maxEntries, dropped: state.dropped, events },
+    history: { enabled: state.enabled, stacks: state.stacks, maxEntries: ring.max, dropped: ring.dropped, events },
   }
 }
 

@@ -7,7 +7,7 @@ import { streamOr } from '../stream/current'
 import { streamHandle } from '../stream/handle'
 import { traced } from '../trace'
 import { count, describe, options as checkOptions } from '../validate'
-import { memoryChannels, publishAlloc, publishFailed } from './events'
+import { allocWatched, publishAlloc, publishFailed } from './events'
 import { adoptPointer, MemoryPointer } from './pointer'
 import { MemoryPool } from './pool'
 
@@ -40,7 +40,7 @@ export function mallocManaged(nbytes: number, options: ManagedOptions = {}): Mem
     publishFailed(e, device, nbytes, 'managed')
     throw e
   }
-  if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'managed')
+  if (allocWatched()) publishAlloc(p, nbytes, 'managed')
   return p
 }
 

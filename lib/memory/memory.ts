@@ -2,7 +2,7 @@ import { native } from '../native'
 import { Device, deviceOrdinal } from '../device'
 import { INTERNAL, NativeObject, own, ownDevice } from '../object'
 import { count } from '../validate'
-import { memoryChannels } from './channels'
+import { historyTap, memoryChannels } from './channels'
 
 /**
  * A device allocation (CuPy's `cupy.cuda.Memory`): a plain `cudaMalloc` one, or a block of a
@@ -64,7 +64,10 @@ export class Memory extends NativeObject {
 
   /** Frees the allocation now (pool blocks go back to their pool). Freeing twice is nothing, as in CuPy. */
   free(): void {
-    if (!this.#freed && memoryChannels.free.hasSubscribers) this.#publishFree()
+    if (!this.#freed) {
+      historyTap.on?.free(this, false)
+      if (memoryChannels.free.hasSubscribers) this.#publishFree()
+    }
     native.memFree(own(this))
     this.#freed = true
   }

@@ -1,6 +1,7 @@
 import { native } from '../native'
 import { INTERNAL, NativeObject, own } from '../object'
 import { count } from '../validate'
+import { historyTap } from './channels'
 import { PinnedMemory, registerHost } from './pinned'
 
 let wasm: boolean | undefined
@@ -22,8 +23,11 @@ export class PinnedMemoryPool extends NativeObject {
     // Where external ArrayBuffers are refused (Electron), pin a V8 buffer instead, so that
     // `buffer` works there too: registered per call, not cached. The WebAssembly build can
     // register no JS bytes (it sees copies of them): its pinned memory has no `buffer`.
-    if (n > 0 && !native.externalBuffers() && !webAssembly()) return registerHost(new ArrayBuffer(n))
-    return new PinnedMemory(INTERNAL, (owner) => native.pinnedPoolMalloc(owner, own(this), n), n)
+    const m = n > 0 && !native.externalBuffers() && !webAssembly()
+      ? registerHost(new ArrayBuffer(n))
+      : new PinnedMemory(INTERNAL, (owner) => native.pinnedPoolMalloc(owner, own(this), n), n)
+    historyTap.on?.alloc(m, n, 'pinned', this, -1, -1)
+    return m
   }
 
   /** Cached free blocks (CuPy's `n_free_blocks`). */

@@ -1,6 +1,7 @@
 import { native } from '../native'
 import { INTERNAL, NativeObject, own } from '../object'
 import { count } from '../validate'
+import { historyTap } from './channels'
 import { bytes } from './host'
 
 /** ArrayBuffers whose bytes are pinned memory: where each lies in its PinnedMemory. */
@@ -98,6 +99,7 @@ export class PinnedMemory extends NativeObject {
    */
   free(): void {
     if (this.#freed) return
+    historyTap.on?.free(this, true)
     this.#freed = true
     if (this.#buffer !== undefined) native.arrayBufferDetach(this.#buffer)
     native.pinnedFree(own(this))

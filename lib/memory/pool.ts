@@ -5,7 +5,7 @@ import { own } from '../object'
 import type { Stream } from '../stream/stream'
 import { currentStreamHandle, streamHandle } from '../stream/handle'
 import { count, describe, func, options as checkOptions } from '../validate'
-import { memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
+import { allocWatched, memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, MemoryPointer } from './pointer'
 
@@ -32,6 +32,32 @@ export interface PoolStats {
   segments: number
   /** Bytes of device memory held mapped: every byte the pool holds (`totalBytes`). */
   mappedBytes: number
+}
+
+/** A block of a {@link PoolSegment}. */
+export interface PoolBlock {
+  /** Its device address. */
+  address: bigint
+  /** Its bytes. */
+  size: number
+  /** Handed out (true), or cached free. */
+  inUse: boolean
+  /** The `CUstream` whose arena it is in (0n: the legacy default stream, 2n: the per-thread one). */
+  stream: bigint
+}
+
+/** A segment as {@link MemoryPool.segments} reports it. */
+export interface PoolSegment {
+  /** Its first byte's device address. */
+  address: bigint
+  /** Its bytes: the blocks' sum. */
+  size: number
+  /** The `CUstream` whose arena its first block is in. */
+  stream: bigint
+  /** An expandable segment's mapped range (it grows in place). */
+  expandable: boolean
+  /** Its blocks in address order, covering it. */
+  blocks: PoolBlock[]
 }
 
 /** What `new MemoryPool(options)` takes. */
@@ -141,7 +167,7 @@ export class MemoryPool {
       publishFailed(e, device, nbytes, 'pool', this)
       throw e
     }
-    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
+    if (allocWatched()) publishAlloc(p, nbytes, 'pool', this, pool)
     return p
   }
 
@@ -160,7 +186,7 @@ export class MemoryPool {
       publishPoolChange(this, device, nbytes, before, native.poolStats(pool), done)
     }
     // Published after the pool's growth, so a listener sees the segment before the block in it.
-    if (memoryChannels.alloc.hasSubscribers) publishAlloc(p, nbytes, 'pool', this)
+    if (allocWatched()) publishAlloc(p, nbytes, 'pool', this, pool)
     return p
   }
 
@@ -201,6 +227,31 @@ export class MemoryPool {
   /** The counts, their high-water marks, retries and bytes released, on the current device. */
   stats(): PoolStats {
     return native.poolStats(this.#pools.get())
+  }
+
+  /**
+   * The segments the pool holds on the current device, as it lays them out (PyTorch's
+   * `memory_snapshot()` segments): each allocation it took from the driver or its allocator, or
+   * an expandable segment's mapped range, with its blocks in address order, in use and cached
+   * free, each with the stream whose arena it is in.
+   */
+  segments(): PoolSegment[] {
+    return this.#segmentsOf(this.#pools.get())
+  }
+
+  /** @internal The segments of each device the pool is used on. */
+  segmentsByDevice(): [device: number, segments: PoolSegment[]][] {
+    return [...this.#pools.entries()].map(([device, p]) => [device, this.#segmentsOf(p)])
+  }
+
+  #segmentsOf(pool: number): PoolSegment[] {
+    return native.poolSegments(pool).map((g) => ({
+      address: BigInt(g.address),
+      size: g.size,
+      stream: BigInt(g.stream),
+      expandable: g.expandable,
+      blocks: g.blocks.map((b) => ({ address: BigInt(b.address), size: b.size, inUse: b.inUse, stream: BigInt(b.stream) })),
+    }))
   }
 
   /** Starts the high-water marks of the current device again from the current counts. */

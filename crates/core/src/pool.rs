@@ -331,6 +331,29 @@ pub struct PoolStats {
     pub mapped: u64,
 }
 
+/// A block of a segment as the pool lays it out (PyTorch's snapshot `blocks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockLayout {
+    pub address: u64,
+    pub size: u64,
+    /// Handed out (true) or cached free.
+    pub in_use: bool,
+    /// The handle of the stream whose arena it is in (0: the legacy default stream).
+    pub stream: u64,
+}
+
+/// A segment as the pool lays it out: one allocation from the driver or the base allocator, or
+/// an expandable segment's mapped range; its blocks in address order, covering it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentLayout {
+    pub address: u64,
+    pub size: u64,
+    /// The stream whose arena its first block is in.
+    pub stream: u64,
+    pub expandable: bool,
+    pub blocks: Vec<BlockLayout>,
+}
+
 /// The environment variable that limits every pool (CuPy's `CUPY_GPU_MEMORY_LIMIT`).
 pub const MEMORY_LIMIT_ENV: &str = "CUDA_NODE_GPU_MEMORY_LIMIT";
 
@@ -753,6 +776,30 @@ impl MemoryPool {
         }
     }
 
+    /// The segments and their blocks, free and in use, in address order (read under one lock).
+    pub fn segments(&self) -> Vec<SegmentLayout> {
+        let st = self.lock();
+        let layout = |c: &Chunk| BlockLayout { address: c.mem.ptr() + c.offset, size: c.size, in_use: c.in_use, stream: c.arena.0 };
+        let mut out: Vec<SegmentLayout> = st
+            .chunks
+            .iter()
+            .flatten()
+            .filter(|c| c.prev.is_none())
+            .map(|head| {
+                let mut blocks = vec![layout(head)];
+                let mut at = head.next;
+                while let Some(c) = at.and_then(|id| st.chunks[id].as_ref()) {
+                    blocks.push(layout(c));
+                    at = c.next;
+                }
+                let size = blocks.iter().map(|b| b.size).sum();
+                SegmentLayout { address: blocks[0].address, size, stream: head.arena.0, expandable: head.segment, blocks }
+            })
+            .collect();
+        out.sort_by_key(|s| s.address);
+        out
+    }
+
     /// Starts the high-water marks again from the current counts.
     pub fn reset_peak_stats(&self) {
         let mut st = self.lock();
@@ -800,6 +847,44 @@ mod tests {
         assert_eq!(pool.n_free_blocks(), 1, "the pieces merged back into one block");
         pool.free_all_blocks(None);
         assert_eq!((pool.total_bytes(), pool.n_free_blocks()), (0, 0));
+    }
+
+    #[test]
+    fn segments_lay_out_each_allocation_and_its_blocks_in_address_order() {
+        let (pool, s) = setup();
+        let big = pool.malloc(4096, &s).unwrap();
+        let base = big.ptr();
+        drop(big);
+        let a = pool.malloc(1024, &s).unwrap();
+        let other = pool.malloc(8192, &s).unwrap();
+        let segs = pool.segments();
+        assert_eq!(segs.len(), 2, "{segs:?}");
+        let first = segs.iter().find(|g| g.address == base).expect("the split segment");
+        assert_eq!((first.size, first.expandable, first.stream), (4096, false, s.handle().unwrap()));
+        let blocks: Vec<(u64, u64, bool)> = first.blocks.iter().map(|b| (b.address - base, b.size, b.in_use)).collect();
+        assert_eq!(blocks, [(0, 1024, true), (1024, 3072, false)]);
+        let second = segs.iter().find(|g| g.address == other.ptr()).expect("the second segment");
+        assert_eq!(second.blocks.len(), 1);
+        assert!(second.blocks[0].in_use);
+        drop((a, other));
+        assert!(pool.segments().iter().all(|g| g.blocks.iter().all(|b| !b.in_use)));
+        pool.free_all_blocks(None);
+        assert!(pool.segments().is_empty());
+    }
+
+    #[test]
+    fn an_expandable_segment_is_one_range_of_its_blocks() {
+        let (_, s) = setup();
+        let pool = MemoryPool::with_segments(0, true);
+        let a = pool.malloc(1000, &s).unwrap();
+        let b = pool.malloc(G, &s).unwrap();
+        let segs = pool.segments();
+        assert_eq!(segs.len(), 1, "{segs:?}");
+        assert!(segs[0].expandable);
+        assert_eq!((segs[0].address, segs[0].size), (a.ptr(), pool.total_bytes()));
+        let addrs: Vec<u64> = segs[0].blocks.iter().map(|b| b.address).collect();
+        assert_eq!(&addrs[..2], [a.ptr(), b.ptr()]);
+        drop((a, b));
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The caching device memory pool (CuPy's `MemoryPool`), one native pool per device (the TS
 //! pool holds one per device it is used on).
 
-use crate::raw::{self, Count, Func, Owner};
+use crate::raw::{self, BytesMut, Count, Func, Owner};
 use crate::{memory, stream};
-use cuda_node_core::pool::PoolStats;
+use cuda_node_core::pool::{PoolStats, SegmentLayout};
 use cuda_node_core::{runtime, Code, Error, MemoryPool};
 use std::sync::Arc;
 
@@ -36,6 +36,45 @@ impl From<PoolStats> for PoolStatsOut {
             mapped_bytes: s.mapped as f64,
         }
     }
+}
+
+crate::js_object! {
+    /// A block of a segment: where it is, its bytes, whether it is handed out, its arena's stream.
+    pub struct BlockLayoutOut {
+        address: f64 = c"address",
+        size: f64 = c"size",
+        in_use: bool = c"inUse",
+        stream: f64 = c"stream",
+    }
+}
+
+crate::js_object! {
+    /// A segment as the pool lays it out, its blocks in address order.
+    pub struct SegmentOut {
+        address: f64 = c"address",
+        size: f64 = c"size",
+        stream: f64 = c"stream",
+        expandable: bool = c"expandable",
+        blocks: Vec<BlockLayoutOut> = c"blocks",
+    }
+}
+
+impl From<SegmentLayout> for SegmentOut {
+    fn from(s: SegmentLayout) -> Self {
+        // Addresses and stream handles are below 2^53 (48-bit virtual addresses): exact as numbers.
+        let blocks = s
+            .blocks
+            .into_iter()
+            .map(|b| BlockLayoutOut { address: b.address as f64, size: b.size as f64, in_use: b.in_use, stream: b.stream as f64 })
+            .collect();
+        SegmentOut { address: s.address as f64, size: s.size as f64, stream: s.stream as f64, expandable: s.expandable, blocks }
+    }
+}
+
+/// Milliseconds on the monotonic clock since its first reading in this process.
+fn monotonic_ms() -> f64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
 crate::table!(POOLS: Arc<MemoryPool>, CUDA_ERROR_INVALID_HANDLE, "this memory pool is gone");
@@ -80,6 +119,33 @@ crate::exports! {
     /// The byte counts, high-water marks, retries and bytes released.
     c"poolStats" => fn pool_stats(_cx, pool: f64) -> PoolStatsOut {
         with(pool, |p| Ok(p.stats().into()))
+    }
+
+    /// What the memory history (lib/memory/history.ts) records of a block, into `out` as four f64s: its address (exact
+    /// as a number: addresses are below 2^53), its size, the monotonic clock in ms (the one
+    /// `performance.now()` reads, from another origin), and the bytes the caching pool of handle
+    /// `pool` holds (-1 without one): one call, no object made.
+    c"memHistoryInfo" => fn mem_history_info(_cx, mem: f64, pool: f64, out: BytesMut) -> () {
+        let held = if pool >= 0.0 { with(pool, |p| Ok(p.total_bytes() as f64))? } else { -1.0 };
+        memory::with(mem, |b| {
+            let now = monotonic_ms();
+            let words = [b.ptr() as f64, b.size() as f64, now, held];
+            let out = out.0.get_mut(..32).ok_or_else(|| Error::range("memHistoryInfo writes 32 bytes"))?;
+            for (dst, w) in out.chunks_exact_mut(8).zip(words) {
+                dst.copy_from_slice(&w.to_ne_bytes());
+            }
+            Ok(())
+        })
+    }
+
+    /// The monotonic clock of `memHistoryInfo`, in ms.
+    c"monotonicMs" => fn monotonic_ms_export(_cx) -> f64 {
+        Ok(monotonic_ms())
+    }
+
+    /// The segments and their blocks, free and in use, in address order.
+    c"poolSegments" => fn pool_segments(_cx, pool: f64) -> Vec<SegmentOut> {
+        with(pool, |p| Ok(p.segments().into_iter().map(SegmentOut::from).collect()))
     }
 
     /// Starts the high-water marks again from the current counts.
