@@ -61,7 +61,7 @@ function classify(e) {
   }
   if (e instanceof TypeError || e instanceof RangeError) return null
   if (e instanceof cuda.CudaError) {
-    return typeof e.code === 'string' && /^(CUDA|NVRTC|NVJITLINK|NCCL|CUBLAS|CUSOLVER)_/.test(e.code) ? null : `CudaError without a code: ${message}`
+    return typeof e.code === 'string' && /^(CUDA|NVRTC|NVJITLINK|NCCL|CUBLAS|CUSOLVER|CUSPARSE|CUTENSOR|CURAND|CUFFT)_/.test(e.code) ? null : `CudaError without a code: ${message}`
   }
   // A plain Error carrying a CUDA code is what the addon throws while a raw case has replaced
   // the CudaError class with one that fails to construct.
