@@ -23,7 +23,7 @@ export { mallocManaged, ManagedMemoryPool, prefetch, advise, managedView, type M
 export { MemoryPool, type PoolStats, type MemoryPoolOptions, type PoolSegment, type PoolBlock } from './lib/memory/pool'
 export { AsyncMemoryPool, type AsyncPoolStats, type AsyncMemoryPoolOptions, type SharedPoolAddress } from './lib/memory/async-pool'
 export { PinnedMemory, registerHost } from './lib/memory/pinned'
-export { PinnedMemoryPool } from './lib/memory/pinned-pool'
+export { PinnedMemoryPool, type PinnedMemoryPoolOptions } from './lib/memory/pinned-pool'
 export { CFunctionAllocator } from './lib/memory/c-allocator'
 export {
   alloc, allocPinned, mallocPlain, getDefaultMemoryPool, getDefaultPinnedMemoryPool, setAllocator, getAllocator, usingAllocator, type Allocator,

@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, AsyncMemoryPool, CudaError, Device, getDefaultMemoryPool, Stream } from '..'
+import { alloc, AsyncMemoryPool, CudaError, Device, getDefaultMemoryPool, PinnedMemoryPool, Stream } from '..'
 import { gpuTest, nativeTest, onGpu, runNode, scratchDir, wasmTest } from './helpers'
 
 const PEER = path.join(__dirname, 'fixtures', 'shared-pool-peer.js')
@@ -54,6 +54,15 @@ test('AsyncMemoryPool checks its options before the driver sees them', (t) => {
   t.throws(() => new AsyncMemoryPool({ shareable: 'yes' } as any), { instanceOf: TypeError, message: /boolean/ })
   t.throws(() => new AsyncMemoryPool({ shareable: true, location: 'disk' } as any), { instanceOf: TypeError, message: /'device' or 'host'/ })
   t.throws(() => new AsyncMemoryPool({ device: 0 }), { instanceOf: TypeError, message: /shareable/ })
+})
+
+test('a PinnedMemoryPool cannot be shared, and says what can: CUDA shares no pool of plain host memory', (t) => {
+  const e = t.throws(() => new PinnedMemoryPool({ shareable: true }), { instanceOf: TypeError })
+  t.regex(e!.message, /AsyncMemoryPool\(\{ shareable: true, location: 'host' \}\)/)
+  t.throws(() => new PinnedMemoryPool({ sharable: true } as any), { instanceOf: TypeError, message: /no option 'sharable'/ })
+  t.throws(() => new PinnedMemoryPool({ shareable: 1 } as any), { instanceOf: TypeError, message: /boolean/ })
+  const pool = new PinnedMemoryPool({ shareable: false })
+  pool.malloc(64).free()
 })
 
 test('an ordinary pool has no share, import or destroy', async (t) => {

@@ -1,15 +1,35 @@
 import { native } from '../native'
 import { INTERNAL, NativeObject, own } from '../object'
-import { count } from '../validate'
+import { count, describe, options as checkOptions } from '../validate'
 import { historyTap } from './channels'
 import { PinnedMemory, registerHost } from './pinned'
 
 let wasm: boolean | undefined
 const webAssembly = (): boolean => (wasm ??= native.backendInfo().webAssembly)
 
+/** Options for {@link PinnedMemoryPool}. */
+export interface PinnedMemoryPoolOptions {
+  /**
+   * Only `false`: CUDA shares no pool of plain pinned host memory between processes (a pool of
+   * `CU_MEM_LOCATION_TYPE_HOST` takes no handle type). Pinned memory another process imports is
+   * `new AsyncMemoryPool({ shareable: true, location: 'host' })`: the host NUMA node's.
+   */
+  shareable?: boolean
+}
+
 /** Caches pinned host allocations (CuPy's `PinnedMemoryPool`), since pinning is slow. */
 export class PinnedMemoryPool extends NativeObject {
-  constructor() {
+  /**
+   * @throws {TypeError} for an unknown option, or `shareable: true` (see {@link PinnedMemoryPoolOptions.shareable}).
+   */
+  constructor(options: PinnedMemoryPoolOptions = {}) {
+    const { shareable } = checkOptions<PinnedMemoryPoolOptions>('PinnedMemoryPool', options, ['shareable'])
+    if (shareable !== undefined && typeof shareable !== 'boolean') throw new TypeError(`shareable must be a boolean, got ${describe(shareable)}`)
+    if (shareable) {
+      throw new TypeError(
+        "a PinnedMemoryPool cannot be shared: CUDA shares no pool of plain pinned host memory. Pinned memory another process imports is new AsyncMemoryPool({ shareable: true, location: 'host' })",
+      )
+    }
     super(INTERNAL, 'PinnedMemoryPool', (owner) => native.pinnedPoolCreate(owner), -1)
   }
 
