@@ -2,7 +2,7 @@
  * cuda-node: CUDA's runtime layer for Node.js, after CuPy's `cupy.cuda`.
  * @packageDocumentation
  */
-export { backend, type BackendInfo } from './lib/backend'
+export { backend, isAvailable, type BackendInfo } from './lib/backend'
 export { CudaError } from './lib/errors'
 export { Device, type MemInfo, type DeviceLimit } from './lib/device'
 export { Stream, type StreamOptions, type CaptureMode } from './lib/stream/stream'

@@ -1,13 +1,29 @@
 import test from 'ava'
 import { execFileSync } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Device } from '..'
+import { alloc, allocPinned, backend, CudaError, Device, isAvailable, mallocManaged } from '..'
 import { gpuTest, runJson } from './helpers'
 
 test('there is at least one device, and device 0 is current by default', (t) => {
   t.true(Device.count() >= 1)
   t.is(new Device().id, 0)
   t.is(Device.current().id, 0)
+})
+
+test('Device.fromPointer names the device an address lives on; isAvailable says whether that is a GPU', (t) => {
+  t.is(isAvailable(), backend().name === 'cuda')
+  const p = alloc(1024)
+  t.is(Device.fromPointer(p.ptr).id, 0)
+  t.is(Device.fromPointer(p.ptr + 100n).id, 0, 'inside the allocation too')
+  const m = mallocManaged(256)
+  t.is(Device.fromPointer(m.ptr).id, 0)
+  const h = allocPinned(256)
+  t.is(Device.fromPointer(h.ptr).id, 0)
+  t.throws(() => Device.fromPointer(12 as any), { instanceOf: TypeError })
+  t.throws(() => Device.fromPointer(0x10n), { instanceOf: CudaError })
+  p.free()
+  m.free()
+  h.free()
 })
 
 test('a device reports its name, compute capability, memory and attributes', (t) => {

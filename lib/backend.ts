@@ -36,3 +36,12 @@ export function backend(): BackendInfo {
   }
   return cached
 }
+
+/**
+ * Whether work here runs on a GPU (CuPy's `cupy.is_available()`): the `cuda` backend with a
+ * device. False on the simulator, which runs everything else the same.
+ * @throws as {@link backend} does, where `cuda` is forced and cannot load.
+ */
+export function isAvailable(): boolean {
+  return backend().name === 'cuda'
+}

@@ -129,6 +129,17 @@ export class Device {
   }
 
   /**
+   * The device an address lives on, as the driver reports it (CuPy's `Device.from_pointer`):
+   * device and managed memory their device's, page-locked host memory the device of its context.
+   * @throws {TypeError} unless `ptr` is a bigint; {CudaError} `CUDA_ERROR_INVALID_VALUE` for an
+   *   address the driver does not know.
+   */
+  static fromPointer(ptr: bigint): Device {
+    if (typeof ptr !== 'bigint') throw new TypeError(`ptr must be a bigint, got ${describe(ptr)}`)
+    return new Device((native.pointerGetAttributes(ptr) as { device: number }).device)
+  }
+
+  /**
    * Whether this device can reach `peer`'s memory directly (CuPy's `runtime.deviceCanAccessPeer`,
    * cuda.core's `Device.can_access_peer`).
    * False for the device itself. Copies between devices work either way.
