@@ -29,13 +29,10 @@ impl Gemm {
     /// Places the matrices in their blocks: each must lie inside its own block (a pool block is
     /// part of a larger allocation), matrix `i` at `offset(i)` of it. Sets where each lies in its
     /// allocation and returns the allocations, A, B and C.
-    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
-        let [ea, eb, ec] = self.extents()?;
-        let (am, a_off) = blocks[0].range(offset(0)?, ea, "matrix A")?;
-        let (bm, b_off) = blocks[1].range(offset(1)?, eb, "matrix B")?;
-        let (cm, c_off) = blocks[2].range(offset(2)?, ec, "matrix C")?;
-        (self.a_off, self.b_off, self.c_off) = (a_off, b_off, c_off);
-        Ok([am, bm, cm])
+    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
+        let (mems, [a, b, c]) = place_matrices(self.extents()?, blocks, offset)?;
+        (self.a_off, self.b_off, self.c_off) = (a, b, c);
+        Ok(mems)
     }
 }
 
@@ -160,13 +157,10 @@ impl MatMul {
     }
 
     /// Places the matrices in their blocks, as [`Gemm::place`] does.
-    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
-        let [ea, eb, ec] = self.extents()?;
-        let (am, a_off) = blocks[0].range(offset(0)?, ea, "matrix A")?;
-        let (bm, b_off) = blocks[1].range(offset(1)?, eb, "matrix B")?;
-        let (cm, c_off) = blocks[2].range(offset(2)?, ec, "matrix C")?;
-        (self.a_off, self.b_off, self.c_off) = (a_off, b_off, c_off);
-        Ok([am, bm, cm])
+    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
+        let (mems, [a, b, c]) = place_matrices(self.extents()?, blocks, offset)?;
+        (self.a_off, self.b_off, self.c_off) = (a, b, c);
+        Ok(mems)
     }
 }
 
@@ -315,4 +309,21 @@ mod tests {
         assert_eq!(DataType::F16.round(1.0 / 3.0), 0.333251953125);
         assert_eq!(DataType::Bf16.round(1.0 + 1.0 / 256.0), 1.0);
     }
+}
+
+/// Matrices A, B and C of `extents` bytes placed in their blocks, matrix `i` at `offset(i)` of
+/// block `i` and inside it: their allocations and where each lies in its allocation.
+fn place_matrices<'a>(
+    extents: [u64; 3],
+    blocks: [&'a Block; 3],
+    mut offset: impl FnMut(usize) -> Result<u64>,
+) -> Result<([&'a DeviceMemory; 3], [u64; 3])> {
+    let mut mems = Vec::with_capacity(3);
+    let mut offs = [0; 3];
+    for (i, name) in ["matrix A", "matrix B", "matrix C"].into_iter().enumerate() {
+        let (mem, off) = blocks[i].range(offset(i)?, extents[i], name)?;
+        mems.push(mem);
+        offs[i] = off;
+    }
+    Ok(([mems[0], mems[1], mems[2]], offs))
 }

@@ -16,63 +16,21 @@ use std::sync::{Arc, OnceLock};
 
 type Handle = *mut c_void;
 type Status = c_int;
+/// cublas<H|S|D>gemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), of
+/// element `T` (`__half` as its bits, `u16`).
+type GemmFn<T> = unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, *const T, *const T, c_int, *const T, c_int, *const T, *mut T, c_int) -> Status;
 
 struct Cublas {
     _lib: Library,
     create: unsafe extern "C" fn(*mut Handle) -> Status,
     destroy: unsafe extern "C" fn(Handle) -> Status,
     set_stream: unsafe extern "C" fn(Handle, sys::CUstream) -> Status,
-    sgemm: unsafe extern "C" fn(
-        Handle,
-        c_int,
-        c_int,
-        c_int,
-        c_int,
-        c_int,
-        *const f32,
-        *const f32,
-        c_int,
-        *const f32,
-        c_int,
-        *const f32,
-        *mut f32,
-        c_int,
-    ) -> Status,
-    dgemm: unsafe extern "C" fn(
-        Handle,
-        c_int,
-        c_int,
-        c_int,
-        c_int,
-        c_int,
-        *const f64,
-        *const f64,
-        c_int,
-        *const f64,
-        c_int,
-        *const f64,
-        *mut f64,
-        c_int,
-    ) -> Status,
+    sgemm: GemmFn<f32>,
+    dgemm: GemmFn<f64>,
     saxpy: unsafe extern "C" fn(Handle, c_int, *const f32, *const f32, c_int, *mut f32, c_int) -> Status,
     daxpy: unsafe extern "C" fn(Handle, c_int, *const f64, *const f64, c_int, *mut f64, c_int) -> Status,
     /// cublasHgemm: as sgemm, with `__half` scalars and matrices (here their bits, `u16`).
-    hgemm: unsafe extern "C" fn(
-        Handle,
-        c_int,
-        c_int,
-        c_int,
-        c_int,
-        c_int,
-        *const u16,
-        *const u16,
-        c_int,
-        *const u16,
-        c_int,
-        *const u16,
-        *mut u16,
-        c_int,
-    ) -> Status,
+    hgemm: GemmFn<u16>,
     /// cublas<H|S|D>gemmStridedBatched: the typed gemm with a `long long` stride after each
     /// matrix's leading dimension, and the batch count last; the element type erased here.
     hgemm_batched: BatchedFn,
