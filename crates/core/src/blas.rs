@@ -251,6 +251,23 @@ pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> R
     runtime()?.backend.blas().axpy(stream.ops()?, op, x.ops()?, y.ops()?)
 }
 
+/// Matrices A, B and C of `extents` bytes placed in their blocks, matrix `i` at `offset(i)` of
+/// block `i` and inside it: their allocations and where each lies in its allocation.
+fn place_matrices<'a>(
+    extents: [u64; 3],
+    blocks: [&'a Block; 3],
+    mut offset: impl FnMut(usize) -> Result<u64>,
+) -> Result<([&'a DeviceMemory; 3], [u64; 3])> {
+    let mut mems = Vec::with_capacity(3);
+    let mut offs = [0; 3];
+    for (i, name) in ["matrix A", "matrix B", "matrix C"].into_iter().enumerate() {
+        let (mem, off) = blocks[i].range(offset(i)?, extents[i], name)?;
+        mems.push(mem);
+        offs[i] = off;
+    }
+    Ok(([mems[0], mems[1], mems[2]], offs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,21 +326,4 @@ mod tests {
         assert_eq!(DataType::F16.round(1.0 / 3.0), 0.333251953125);
         assert_eq!(DataType::Bf16.round(1.0 + 1.0 / 256.0), 1.0);
     }
-}
-
-/// Matrices A, B and C of `extents` bytes placed in their blocks, matrix `i` at `offset(i)` of
-/// block `i` and inside it: their allocations and where each lies in its allocation.
-fn place_matrices<'a>(
-    extents: [u64; 3],
-    blocks: [&'a Block; 3],
-    mut offset: impl FnMut(usize) -> Result<u64>,
-) -> Result<([&'a DeviceMemory; 3], [u64; 3])> {
-    let mut mems = Vec::with_capacity(3);
-    let mut offs = [0; 3];
-    for (i, name) in ["matrix A", "matrix B", "matrix C"].into_iter().enumerate() {
-        let (mem, off) = blocks[i].range(offset(i)?, extents[i], name)?;
-        mems.push(mem);
-        offs[i] = off;
-    }
-    Ok(([mems[0], mems[1], mems[2]], offs))
 }
