@@ -253,11 +253,11 @@ pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> R
 
 /// Matrices A, B and C of `extents` bytes placed in their blocks, matrix `i` at `offset(i)` of
 /// block `i` and inside it: their allocations and where each lies in its allocation.
-fn place_matrices<'a>(
+fn place_matrices(
     extents: [u64; 3],
-    blocks: [&'a Block; 3],
+    blocks: [&Block; 3],
     mut offset: impl FnMut(usize) -> Result<u64>,
-) -> Result<([&'a DeviceMemory; 3], [u64; 3])> {
+) -> Result<([&DeviceMemory; 3], [u64; 3])> {
     let mut mems = Vec::with_capacity(3);
     let mut offs = [0; 3];
     for (i, name) in ["matrix A", "matrix B", "matrix C"].into_iter().enumerate() {
