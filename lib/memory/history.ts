@@ -232,21 +232,26 @@ const ring = {
   message: new Map<number, string>(),
 }
 
+/** A column of the ring or of a live table. */
+type Column = Float64Array | Uint8Array | Int16Array | Int32Array
+
+/** A column of `cap` entries of `a`'s kind, holding as many of `a`'s first values as fit. */
+function resized<T extends Column>(a: T, cap: number): T {
+  const b = new (a.constructor as new (n: number) => T)(cap)
+  b.set(a.subarray(0, Math.min(a.length, cap)))
+  return b
+}
+
 function resize(cap: number): void {
-  const grow = <T extends Float64Array | Uint8Array | Int16Array | Int32Array>(a: T, make: new (n: number) => T): T => {
-    const b = new make(cap)
-    b.set(a.subarray(0, Math.min(a.length, cap)))
-    return b
-  }
-  ring.t = grow(ring.t, Float64Array)
-  ring.addr = grow(ring.addr, Float64Array)
-  ring.size = grow(ring.size, Float64Array)
-  ring.requested = grow(ring.requested, Float64Array)
-  ring.action = grow(ring.action, Uint8Array)
-  ring.source = grow(ring.source, Uint8Array)
-  ring.device = grow(ring.device, Int16Array)
-  ring.stream = grow(ring.stream, Int32Array)
-  ring.pool = grow(ring.pool, Int32Array)
+  ring.t = resized(ring.t, cap)
+  ring.addr = resized(ring.addr, cap)
+  ring.size = resized(ring.size, cap)
+  ring.requested = resized(ring.requested, cap)
+  ring.action = resized(ring.action, cap)
+  ring.source = resized(ring.source, cap)
+  ring.device = resized(ring.device, cap)
+  ring.stream = resized(ring.stream, cap)
+  ring.pool = resized(ring.pool, cap)
 }
 
 function clearRing(max: number): void {
@@ -340,22 +345,17 @@ class LiveTable {
 
   #grow(i: number): void {
     const cap = Math.max(1024, 2 ** Math.ceil(Math.log2(i + 1)))
-    const grow = <T extends Float64Array | Uint8Array | Int16Array | Int32Array>(a: T, make: new (n: number) => T): T => {
-      const b = new make(cap)
-      b.set(a)
-      return b
-    }
     const old = this.handle.length
-    this.handle = grow(this.handle, Float64Array)
+    this.handle = resized(this.handle, cap)
     this.handle.fill(-1, old)
-    this.addr = grow(this.addr, Float64Array)
-    this.size = grow(this.size, Float64Array)
-    this.requested = grow(this.requested, Float64Array)
-    this.t = grow(this.t, Float64Array)
-    this.device = grow(this.device, Int16Array)
-    this.stream = grow(this.stream, Int32Array)
-    this.pool = grow(this.pool, Int32Array)
-    this.source = grow(this.source, Uint8Array)
+    this.addr = resized(this.addr, cap)
+    this.size = resized(this.size, cap)
+    this.requested = resized(this.requested, cap)
+    this.t = resized(this.t, cap)
+    this.device = resized(this.device, cap)
+    this.stream = resized(this.stream, cap)
+    this.pool = resized(this.pool, cap)
+    this.source = resized(this.source, cap)
   }
 }
 
