@@ -107,8 +107,8 @@ function scalar(name: string, v: unknown): number {
   return v
 }
 
-function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
-  checkOptions<GemmOptions>('gemm', o, ['m', 'n', 'k', 'A', 'B', 'C', 'alpha', 'beta', 'transA', 'transB', 'order', 'lda', 'ldb', 'ldc', 'stream'])
+/** A product's shape, operands, transposes, order and scalars, checked in this order. */
+function operands(o: GemmOptions) {
   const [m, n, k] = [count('m', o.m), count('n', o.n), count('k', o.k)]
   const [A, B, C] = [ptr('A', o.A), ptr('B', o.B), ptr('C', o.C)]
   const transA = o.transA ?? false
@@ -118,6 +118,12 @@ function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
   if (order !== 'row' && order !== 'column') throw new TypeError(`order must be 'row' or 'column', got ${describe(order)}`)
   const alpha = scalar('alpha', o.alpha ?? 1)
   const beta = scalar('beta', o.beta ?? 0)
+  return { m, n, k, A, B, C, transA, transB, order, alpha, beta }
+}
+
+function gemm(dtype: 'float32' | 'float64', o: GemmOptions): void {
+  checkOptions<GemmOptions>('gemm', o, ['m', 'n', 'k', 'A', 'B', 'C', 'alpha', 'beta', 'transA', 'transB', 'order', 'lda', 'ldb', 'ldc', 'stream'])
+  const { m, n, k, A, B, C, transA, transB, order, alpha, beta } = operands(o)
   const s = streamOption(o.stream, C.deviceId)
   libraryHandlesCreated()
   if (order === 'column') {
@@ -154,15 +160,7 @@ const COMPUTE_OF: Record<GemmDtype, ComputeType> = { float16: 'CUBLAS_COMPUTE_16
  * column order as in {@link gemm}: the operands, their types and strides swapped.
  */
 function matmul(entry: 'typed' | 'ex', types: [string, string, string, string], o: GemmOptions, batch: Partial<BatchOptions> | undefined): void {
-  const [m, n, k] = [count('m', o.m), count('n', o.n), count('k', o.k)]
-  const [A, B, C] = [ptr('A', o.A), ptr('B', o.B), ptr('C', o.C)]
-  const transA = o.transA ?? false
-  const transB = o.transB ?? false
-  if (typeof transA !== 'boolean' || typeof transB !== 'boolean') throw new TypeError('transA and transB must be booleans')
-  const order = o.order ?? 'row'
-  if (order !== 'row' && order !== 'column') throw new TypeError(`order must be 'row' or 'column', got ${describe(order)}`)
-  const alpha = scalar('alpha', o.alpha ?? 1)
-  const beta = scalar('beta', o.beta ?? 0)
+  const { m, n, k, A, B, C, transA, transB, order, alpha, beta } = operands(o)
   const batched = batch !== undefined
   const batchCount = batched ? count('batchCount', batch.batchCount) : 1
   const s = streamOption(o.stream, C.deviceId)
