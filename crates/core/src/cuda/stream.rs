@@ -4,6 +4,7 @@
 use super::device::{CudaBackend, CudaDevice};
 use super::event::raw_event;
 use super::graph::{CudaGraph, CudaGraphExec};
+use super::host_watch;
 use super::kernels::{self, Kernels};
 use super::memory::{alloc_ptr, CudaAsyncAlloc};
 use super::own::own;
@@ -89,12 +90,13 @@ pub(crate) fn sleep_function(stream: &dyn StreamOps) -> Result<sys::CUfunction> 
     Ok(s.kernels()?.sleep)
 }
 
-/// Runs a boxed `HostFn` on the driver's callback thread. It must make no CUDA call (ours only
-/// hand work to the JS thread), and a panic must not unwind into the driver.
+/// Runs a host function on the driver's callback thread, unless the watch ran it first
+/// (`host_watch.rs`). It must make no CUDA call (ours only hand work to the JS thread), and a
+/// panic must not unwind into the driver (the race catches it).
 unsafe extern "C" fn host_fn_trampoline(user: *mut c_void) {
-    // SAFETY: `user` is the Box::into_raw of a HostFn, handed to exactly one call.
-    let f = unsafe { Box::from_raw(user as *mut HostFn) };
-    let _ = catch_unwind(AssertUnwindSafe(f));
+    // SAFETY: `user` is an Arc::into_raw of a Race, handed to exactly one call.
+    let race = unsafe { Arc::from_raw(user as *const host_watch::Race) };
+    race.run();
 }
 
 /// Runs a host function captured into a graph, at every launch: it borrows, never consumes.
@@ -171,12 +173,23 @@ impl StreamOps for CudaStream {
 
     fn launch_host_fn(&self, f: HostFn) -> Result<()> {
         self.dev.bind()?;
-        let user = Box::into_raw(Box::new(f)) as *mut c_void;
-        // SAFETY: the trampoline takes ownership of `user` when it runs.
+        // Run by whichever comes first: the watch of an event recorded just before, or the
+        // driver's callback (`host_watch.rs`).
+        let mark = host_watch::mark(&self.dev, self.queue());
+        let race = Arc::new(host_watch::Race::new(f));
+        let user = Arc::into_raw(race.clone()) as *mut c_void;
+        // SAFETY: the trampoline takes over this reference to the race when it runs.
         let r = unsafe { raw::launch_host_func(self.queue(), host_fn_trampoline, user) };
-        if r.is_err() {
-            // SAFETY: the launch failed, so the driver will never call the trampoline: reclaim it.
-            drop(unsafe { Box::from_raw(user as *mut HostFn) });
+        match (r.is_ok(), mark) {
+            (true, Some(event)) => host_watch::start(&self.dev, event, race),
+            (true, None) => {}
+            (false, mark) => {
+                // SAFETY: the launch failed, so the driver will never call the trampoline: reclaim it.
+                drop(unsafe { Arc::from_raw(user as *const host_watch::Race) });
+                if let Some(event) = mark {
+                    host_watch::unmark(&self.dev, event);
+                }
+            }
         }
         r.check("cuLaunchHostFunc")
     }
