@@ -52,6 +52,8 @@ struct Watched {
     race: Arc<Race>,
     event: sys::CUevent,
     dev: Arc<CudaDevice>,
+    /// The stream's address: its entries are asked in order.
+    stream: usize,
     since: Instant,
 }
 
@@ -97,21 +99,14 @@ impl Watch {
                 }
                 self.asleep.store(false, Ordering::Relaxed);
             }
-            let now = Instant::now();
-            let mut done = Vec::new();
-            let mut run = Vec::new();
-            list.retain(|w| {
-                // SAFETY: a watched event is live until released below.
-                match unsafe { raw::event_query(w.event) } {
-                    Ok(true) => run.push(w.race.clone()),
-                    Ok(false) if now.duration_since(w.since) < WATCH => return true,
-                    // Waited long enough, or the event cannot tell (a faulted context): the
-                    // driver's callback runs it, or does not, as it did before.
-                    _ => {}
-                }
-                done.push((w.dev.clone(), w.event));
-                false
-            });
+            // Scanned without the lock, so a thread queueing a host function never waits for
+            // the driver's answers here; what it queues meanwhile joins after these.
+            let mut mine = std::mem::take(&mut *list);
+            drop(list);
+            let (run, done) = scan(&mut mine);
+            let mut list = self.lock();
+            mine.append(&mut list);
+            *list = mine;
             if list.is_empty() {
                 idle_since = Instant::now();
             }
@@ -124,6 +119,43 @@ impl Watch {
             }
         }
     }
+}
+
+/// An event no longer watched, and the device it goes back to.
+type Left = (Arc<CudaDevice>, sys::CUevent);
+
+/// Takes out of `list` the host functions whose events completed (to run) and those watched long
+/// enough (left to the driver's callback), with the events either leaves. A stream's entries after
+/// one still pending are not asked: their events cannot have completed before it.
+fn scan(list: &mut Vec<Watched>) -> (Vec<Arc<Race>>, Vec<Left>) {
+    let now = Instant::now();
+    let mut pending: Vec<usize> = Vec::new();
+    let (mut run, mut done) = (Vec::new(), Vec::new());
+    list.retain(|w| {
+        let state = if pending.contains(&w.stream) {
+            Ok(false)
+        } else {
+            // SAFETY: a watched event is live until released.
+            unsafe { raw::event_query(w.event) }
+        };
+        match state {
+            Ok(true) => run.push(w.race.clone()),
+            Ok(false) => {
+                if !pending.contains(&w.stream) {
+                    pending.push(w.stream);
+                }
+                if now.duration_since(w.since) < WATCH {
+                    return true;
+                }
+            }
+            // The event cannot tell (a faulted context): the driver's callback runs the
+            // function, or does not, as before.
+            Err(_) => {}
+        }
+        done.push((w.dev.clone(), w.event));
+        false
+    });
+    (run, done)
 }
 
 /// Records the event the watch will spin on, just before the host function is queued on `stream`:
@@ -142,10 +174,10 @@ pub(super) fn mark(dev: &CudaDevice, stream: sys::CUstream) -> Option<sys::CUeve
 }
 
 /// Watches `event` (from [`mark`]) for the host function queued after it.
-pub(super) fn start(dev: &Arc<CudaDevice>, event: sys::CUevent, race: Arc<Race>) {
+pub(super) fn start(dev: &Arc<CudaDevice>, stream: sys::CUstream, event: sys::CUevent, race: Arc<Race>) {
     let w = watch();
     let mut list = w.lock();
-    list.push(Watched { race, event, dev: dev.clone(), since: Instant::now() });
+    list.push(Watched { race, event, dev: dev.clone(), stream: stream as usize, since: Instant::now() });
     if w.asleep.load(Ordering::Relaxed) {
         w.wake.notify_one();
     }

@@ -181,7 +181,7 @@ impl StreamOps for CudaStream {
         // SAFETY: the trampoline takes over this reference to the race when it runs.
         let r = unsafe { raw::launch_host_func(self.queue(), host_fn_trampoline, user) };
         match (r.is_ok(), mark) {
-            (true, Some(event)) => host_watch::start(&self.dev, event, race),
+            (true, Some(event)) => host_watch::start(&self.dev, self.raw, event, race),
             (true, None) => {}
             (false, mark) => {
                 // SAFETY: the launch failed, so the driver will never call the trampoline: reclaim it.
