@@ -52,8 +52,10 @@ struct Watched {
     race: Arc<Race>,
     event: sys::CUevent,
     dev: Arc<CudaDevice>,
-    /// The stream's address: its entries are asked in order.
-    stream: usize,
+    /// The stream's address and device: its entries are asked in order. (The per-thread
+    /// default streams of two threads share one: a wrong guess there only leaves a function to
+    /// the driver's callback.)
+    stream: (usize, usize),
     since: Instant,
 }
 
@@ -129,7 +131,7 @@ type Left = (Arc<CudaDevice>, sys::CUevent);
 /// one still pending are not asked: their events cannot have completed before it.
 fn scan(list: &mut Vec<Watched>) -> (Vec<Arc<Race>>, Vec<Left>) {
     let now = Instant::now();
-    let mut pending: Vec<usize> = Vec::new();
+    let mut pending: Vec<(usize, usize)> = Vec::new();
     let (mut run, mut done) = (Vec::new(), Vec::new());
     list.retain(|w| {
         let state = if pending.contains(&w.stream) {
@@ -177,7 +179,7 @@ pub(super) fn mark(dev: &CudaDevice, stream: sys::CUstream) -> Option<sys::CUeve
 pub(super) fn start(dev: &Arc<CudaDevice>, stream: sys::CUstream, event: sys::CUevent, race: Arc<Race>) {
     let w = watch();
     let mut list = w.lock();
-    list.push(Watched { race, event, dev: dev.clone(), stream: stream as usize, since: Instant::now() });
+    list.push(Watched { race, event, dev: dev.clone(), stream: (stream as usize, dev.ordinal), since: Instant::now() });
     if w.asleep.load(Ordering::Relaxed) {
         w.wake.notify_one();
     }
