@@ -270,18 +270,24 @@ export class FftPlan {
       const n = devices.length
       const [work, share, scratch] = [got.slice(0, n), got.slice(n, 2 * n), got[2 * n] === 1]
       this.workSize = work.reduce((a, b) => a + b, 0)
-      const areas: MemoryPointer[] = []
+      const made: MemoryPointer[] = []
+      const on = (d: number, bytes: number) => {
+        const p = runWith({ device: d }, () => alloc(Math.max(bytes, 1)))
+        made.push(p)
+        return p
+      }
+      let areas: MemoryPointer[] = []
       try {
-        const on = (d: number, bytes: number) => runWith({ device: d }, () => alloc(Math.max(bytes, 1)))
-        const w = devices.map((d, k) => on(d, work[k]))
-        areas.push(...w)
+        areas = devices.map((d, k) => on(d, work[k]))
         const data = devices.map((d, k) => on(d, share[k]))
         const spare = scratch ? devices.map((d, k) => on(d, share[k])) : []
-        this.#buffers = [...data, ...spare]
         const h = (list: MemoryPointer[]) => Float64Array.from(list.map((p) => own(p.mem)))
         const o = (list: MemoryPointer[]) => Float64Array.from(list.map((p) => p.byteOffset))
-        native.fftMultiPlanSetAreas(this.#handle, h(w), o(w), h(data), o(data), h(spare), o(spare))
+        native.fftMultiPlanSetAreas(this.#handle, h(areas), o(areas), h(data), o(data), h(spare), o(spare))
+        this.#buffers = [...data, ...spare]
       } catch (e) {
+        for (const p of made) p.mem.free()
+        this.workAreas = []
         this.destroy()
         throw e
       }
@@ -378,8 +384,11 @@ export class FftPlan {
     this.#destroyed = true
     // A plan that threw while made may have no handle yet.
     if (this.#handle === undefined) return
-    if (this.#multi) native.fftMultiPlanDestroy(this.#handle)
-    else native.fftPlanDestroy(this.#handle)
+    if (this.#multi) {
+      native.fftMultiPlanDestroy(this.#handle)
+      // The buffers and work areas are the plan's alone (its runs waited for them): back now.
+      for (const p of [...this.#buffers, ...this.workAreas]) p.mem.free()
+    } else native.fftPlanDestroy(this.#handle)
     this.#buffers = []
     this.#keep = []
   }
