@@ -108,7 +108,7 @@ struct Cufft {
     xt_memcpy: unsafe extern "C" fn(Handle, *mut c_void, *mut c_void, c_int) -> Status,
     xt_exec_descriptor_c2c: ExecDesc,
     xt_exec_descriptor_z2z: ExecDesc,
-    /// Absent before cuFFT 11.3 (CUDA 12.6).
+    /// Absent before the cuFFT of CUDA 12.8 (11.3's took no function name).
     set_jit_callback: Option<SetJit>,
 }
 
@@ -365,7 +365,7 @@ fn set_callback(api: &Cufft, handle: Handle, spec: &PlanSpec, cb: &Callback) -> 
     let Some(set) = api.set_jit_callback else {
         return Err(Error::named(
             "CUFFT_NOT_SUPPORTED",
-            "this cuFFT has no LTO callbacks (cufftXtSetJITCallback): they need cuFFT 11.3 (CUDA 12.6) or later",
+            "this cuFFT has no LTO callbacks taking a function's name (cufftXtSetJITCallback): they need the cuFFT of CUDA 12.8 or later",
         ));
     };
     let name = CString::new(cb.name.as_str()).map_err(|_| Error::type_error("a callback's name must not contain a NUL byte"))?;

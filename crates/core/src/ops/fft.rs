@@ -431,3 +431,47 @@ impl PlanSpec {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_split_the_batch_as_cupy_does_and_one_transform_evenly() {
+        assert_eq!(shares(10, 5, 2), vec![30, 20]);
+        assert_eq!(shares(8, 6, 4), vec![16, 16, 8, 8]);
+        assert_eq!(shares(1024, 1, 4), vec![256; 4]);
+    }
+
+    #[test]
+    fn xt_types_make_the_transform_of_their_kinds() {
+        assert_eq!(xt_types("CUDA_C_16F", "CUDA_C_16F", "CUDA_C_16F").unwrap(), (FftType::C2C, Precision::Half));
+        assert_eq!(xt_types("cuda_r_16bf", "CUDA_C_16BF", "CUDA_C_16BF").unwrap(), (FftType::R2C, Precision::BFloat16));
+        assert_eq!(xt_types("CUDA_C_64F", "CUDA_R_64F", "CUDA_C_64F").unwrap(), (FftType::Z2D, Precision::Double));
+        for bad in [["CUDA_C_16F", "CUDA_C_32F", "CUDA_C_32F"], ["CUDA_R_32F", "CUDA_R_32F", "CUDA_C_32F"], ["CUDA_C_32F", "CUDA_C_32F", "CUDA_R_32F"]] {
+            assert_eq!(xt_types(bad[0], bad[1], bad[2]).unwrap_err().code_name().as_deref(), Some("CUFFT_INVALID_TYPE"), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn callback_types_are_cuffts_for_the_side_they_touch() {
+        let cb = |store| Callback { store, name: "f".into(), ltoir: vec![], caller_info: 0 };
+        let spec = |ty| PlanSpec::basic(ty, vec![8], 1);
+        // CUFFT_CB_LD_COMPLEX 0, LD_REAL_DOUBLE 3, ST_COMPLEX_DOUBLE 5, ST_REAL 6.
+        assert_eq!(cb(false).kind(&spec(FftType::C2C)), 0);
+        assert_eq!(cb(false).kind(&spec(FftType::D2Z)), 3);
+        assert_eq!(cb(true).kind(&spec(FftType::D2Z)), 5);
+        assert_eq!(cb(true).kind(&spec(FftType::C2R)), 6);
+        assert_eq!(cb(false).kind(&spec(FftType::C2R)), 0);
+    }
+
+    #[test]
+    fn half_elements_are_two_bytes_and_their_sizes_powers_of_two() {
+        let mut s = PlanSpec::basic(FftType::R2C, vec![16], 2);
+        s.xt = Some(Precision::Half);
+        assert_eq!((s.element(0), s.element(1)), (2, 4));
+        assert_eq!(s.extents(false).unwrap(), [16 * 2 * 2, 9 * 4 * 2]);
+        s.shape = vec![12];
+        assert_eq!(s.check().unwrap_err().code_name().as_deref(), Some("CUFFT_NOT_SUPPORTED"));
+    }
+}
