@@ -50,7 +50,7 @@ export interface FftCallback {
   name: string
   /** CUDA C source defining it (no headers: declare what it uses). */
   source: string
-  /** Memory handed to the callback as `callerInfo` (its address); held while the plan lives. */
+  /** Memory handed to the callback as `callerInfo` (its address); the plan holds it while it lives. */
   callerInfo?: MemoryPointer
 }
 
@@ -119,12 +119,11 @@ const TYPES: readonly string[] = ['c2c', 'r2c', 'c2r', 'z2z', 'd2z', 'z2d']
 const KEYS = ['shape', 'type', 'batch', 'input', 'output', 'devices', 'callbacks'] as const
 const XT_KEYS = ['shape', 'batch', 'input', 'output', 'callbacks', 'inputType', 'outputType', 'executionType'] as const
 
-function callbackStrings(c: FftCallbacks | undefined): { strings: string[]; info: Float64Array; keep: MemoryPointer[] } {
-  if (c === undefined) return { strings: [], info: new Float64Array(0), keep: [] }
+function callbackStrings(c: FftCallbacks | undefined): { strings: string[]; info: Float64Array } {
+  if (c === undefined) return { strings: [], info: new Float64Array(0) }
   checkOptions<FftCallbacks>('callbacks', c, ['load', 'store'])
   const strings: string[] = []
   const info: number[] = []
-  const keep: MemoryPointer[] = []
   for (const which of ['load', 'store'] as const) {
     const cb = c[which]
     if (cb === undefined) {
@@ -140,10 +139,9 @@ function callbackStrings(c: FftCallbacks | undefined): { strings: string[]; info
     else {
       const p = pointer(`the ${which} callback's callerInfo`, cb.callerInfo)
       info.push(own(p.mem), p.byteOffset)
-      keep.push(p)
     }
   }
-  return { strings, info: Float64Array.from(info), keep }
+  return { strings, info: Float64Array.from(info) }
 }
 
 /** The transform an Xt plan's types make, by their kinds (for the default direction). */
@@ -225,8 +223,6 @@ export class FftPlan {
   readonly workAreas: readonly MemoryPointer[]
   /** A multi-device plan's buffers (and scratch buffers) on each device, kept while it lives. */
   #buffers: MemoryPointer[] = []
-  /** Memory handed to the callbacks: held here too, so a caller dropping it changes nothing. */
-  #keep: MemoryPointer[] = []
   #multi = false
 
   constructor(options: FftPlanOptions) {
@@ -295,7 +291,6 @@ export class FftPlan {
       return
     }
     const cb = callbackStrings(options.callbacks)
-    this.#keep = cb.keep
     const handle =
       xt || options.callbacks !== undefined
         ? native.fftPlanCreateEx(this, device, types, Float64Array.from(sizes), batch, layout, cb.strings, cb.info)
@@ -390,7 +385,6 @@ export class FftPlan {
       for (const p of [...this.#buffers, ...this.workAreas]) p.mem.free()
     } else native.fftPlanDestroy(this.#handle)
     this.#buffers = []
-    this.#keep = []
   }
 
   /** `using plan = new FftPlan(…)` destroys it at the end of the block. */
