@@ -84,8 +84,9 @@ struct Cufft {
     exec_d2z: ExecR,
     exec_c2r: ExecR,
     exec_z2d: ExecR,
+    // The Xt entry points: optional, so a cuFFT without one still runs the classic plans.
     #[allow(clippy::type_complexity)]
-    xt_make_plan_many: unsafe extern "C" fn(
+    xt_make_plan_many: Option<unsafe extern "C" fn(
         Handle,
         c_int,
         *mut c_longlong,
@@ -100,14 +101,14 @@ struct Cufft {
         c_longlong,
         *mut usize,
         c_int,
-    ) -> Status,
-    xt_exec: ExecC,
-    xt_set_gpus: unsafe extern "C" fn(Handle, c_int, *mut c_int) -> Status,
-    make_plan_1d: unsafe extern "C" fn(Handle, c_int, c_int, c_int, *mut usize) -> Status,
-    xt_set_work_area: unsafe extern "C" fn(Handle, *mut *mut c_void) -> Status,
-    xt_memcpy: unsafe extern "C" fn(Handle, *mut c_void, *mut c_void, c_int) -> Status,
-    xt_exec_descriptor_c2c: ExecDesc,
-    xt_exec_descriptor_z2z: ExecDesc,
+    ) -> Status>,
+    xt_exec: Option<ExecC>,
+    xt_set_gpus: Option<unsafe extern "C" fn(Handle, c_int, *mut c_int) -> Status>,
+    make_plan_1d: Option<unsafe extern "C" fn(Handle, c_int, c_int, c_int, *mut usize) -> Status>,
+    xt_set_work_area: Option<unsafe extern "C" fn(Handle, *mut *mut c_void) -> Status>,
+    xt_memcpy: Option<unsafe extern "C" fn(Handle, *mut c_void, *mut c_void, c_int) -> Status>,
+    xt_exec_descriptor_c2c: Option<ExecDesc>,
+    xt_exec_descriptor_z2z: Option<ExecDesc>,
     /// Absent before the cuFFT of CUDA 12.8 (11.3's took no function name).
     set_jit_callback: Option<SetJit>,
 }
@@ -133,6 +134,12 @@ fn cufft() -> Result<&'static Cufft> {
                 *unsafe { lib.get($n) }.map_err(|e| format!("{e}"))?
             };
         }
+        macro_rules! opt {
+            ($n:literal) => {
+                // SAFETY: as above (cufftXt.h); `None` where this cuFFT lacks it.
+                unsafe { lib.get($n) }.ok().map(|s| *s)
+            };
+        }
         Ok(Cufft {
             create: sym!(b"cufftCreate\0"),
             destroy: sym!(b"cufftDestroy\0"),
@@ -146,14 +153,14 @@ fn cufft() -> Result<&'static Cufft> {
             exec_d2z: sym!(b"cufftExecD2Z\0"),
             exec_c2r: sym!(b"cufftExecC2R\0"),
             exec_z2d: sym!(b"cufftExecZ2D\0"),
-            xt_make_plan_many: sym!(b"cufftXtMakePlanMany\0"),
-            xt_exec: sym!(b"cufftXtExec\0"),
-            xt_set_gpus: sym!(b"cufftXtSetGPUs\0"),
-            make_plan_1d: sym!(b"cufftMakePlan1d\0"),
-            xt_set_work_area: sym!(b"cufftXtSetWorkArea\0"),
-            xt_memcpy: sym!(b"cufftXtMemcpy\0"),
-            xt_exec_descriptor_c2c: sym!(b"cufftXtExecDescriptorC2C\0"),
-            xt_exec_descriptor_z2z: sym!(b"cufftXtExecDescriptorZ2Z\0"),
+            xt_make_plan_many: opt!(b"cufftXtMakePlanMany\0"),
+            xt_exec: opt!(b"cufftXtExec\0"),
+            xt_set_gpus: opt!(b"cufftXtSetGPUs\0"),
+            make_plan_1d: opt!(b"cufftMakePlan1d\0"),
+            xt_set_work_area: opt!(b"cufftXtSetWorkArea\0"),
+            xt_memcpy: opt!(b"cufftXtMemcpy\0"),
+            xt_exec_descriptor_c2c: opt!(b"cufftXtExecDescriptorC2C\0"),
+            xt_exec_descriptor_z2z: opt!(b"cufftXtExecDescriptorZ2Z\0"),
             set_jit_callback: jit_symbol(&lib),
             _lib: lib,
         })
@@ -176,6 +183,11 @@ fn jit_symbol(lib: &Library) -> Option<SetJit> {
     let name: &[u8] = if v >= 12000 { b"cufftXtSetJITCallback\0" } else { b"__cufftXtSetJITCallback_12_7\0" };
     // SAFETY: in the versions chosen above this symbol has `SetJit`'s signature (cufftXt.h).
     unsafe { lib.get::<SetJit>(name) }.ok().map(|s| *s)
+}
+
+/// An optional entry point, or the error naming it.
+fn need<T>(f: Option<T>, name: &str) -> Result<T> {
+    f.ok_or_else(|| Error::named("CUFFT_NOT_SUPPORTED", format!("this cuFFT has no {name}: use the cuFFT of CUDA 12 or later")))
 }
 
 /// The error where cuFFT is not found: what was looked for, and how to install it.
@@ -266,9 +278,10 @@ impl FftOps for CudaBackend {
         let (inembed, onembed) = (ptr(&mut inembed), ptr(&mut onembed));
         if let Some(p) = spec.xt {
             let (it, ot) = (p.data_type(spec.ty.complex(0)), p.data_type(spec.ty.complex(1)));
+            let make = need(api.xt_make_plan_many, "cufftXtMakePlanMany")?;
             // SAFETY: as for cufftMakePlanMany64 below; the types are cudaDataType values.
             let made = unsafe {
-                (api.xt_make_plan_many)(
+                make(
                     handle,
                     n.len() as c_int,
                     n.as_mut_ptr(),
@@ -346,7 +359,7 @@ impl FftPlanOps for CudaPlan {
         // elements (checked by the caller); the plan's work area is set.
         let r = unsafe {
             match self.ty {
-                _ if self.xt => (api.xt_exec)(self.handle, i, o, d),
+                _ if self.xt => need(api.xt_exec, "cufftXtExec")?(self.handle, i, o, d),
                 FftType::C2C => (api.exec_c2c)(self.handle, i, o, d),
                 FftType::Z2Z => (api.exec_z2z)(self.handle, i, o, d),
                 FftType::R2C => (api.exec_r2c)(self.handle, i, o),
@@ -428,12 +441,14 @@ impl CudaBackend {
         // SAFETY: the plan just created, not yet made.
         status(unsafe { (api.set_auto_allocation)(handle, 0) }, "cufftSetAutoAllocation")?;
         let mut gpus: Vec<c_int> = devices.iter().map(|&d| d as c_int).collect();
+        let set_gpus = need(api.xt_set_gpus, "cufftXtSetGPUs")?;
         // SAFETY: `gpus` holds `gpus.len()` ordinals; the plan is not yet made.
-        status(unsafe { (api.xt_set_gpus)(handle, gpus.len() as c_int, gpus.as_mut_ptr()) }, "cufftXtSetGPUs")?;
+        status(unsafe { set_gpus(handle, gpus.len() as c_int, gpus.as_mut_ptr()) }, "cufftXtSetGPUs")?;
         let mut work = vec![0usize; devices.len()];
+        let make = need(api.make_plan_1d, "cufftMakePlan1d")?;
         // SAFETY: a multi-GPU plan writes one work size a GPU into `work`, which holds that many.
         let made = unsafe {
-            (api.make_plan_1d)(handle, spec.shape[0] as c_int, spec.ty.code(), spec.batch as c_int, work.as_mut_ptr())
+            make(handle, spec.shape[0] as c_int, spec.ty.code(), spec.batch as c_int, work.as_mut_ptr())
         };
         status(made, "cufftMakePlan1d")?;
         plan.work_sizes = work.into_iter().map(|w| w as u64).collect();
@@ -451,9 +466,10 @@ impl FftMultiOps for CudaMultiPlan {
         let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.devs[0].bind()?;
         let mut ptrs: Vec<*mut c_void> = areas.iter().map(|a| (a.mem.ptr() + a.offset) as *mut c_void).collect();
+        let set = need(api.xt_set_work_area, "cufftXtSetWorkArea")?;
         // SAFETY: one area a GPU, each in a live allocation of its device of at least that GPU's
         // work size (checked by the caller), kept by the model while the plan lives.
-        status(unsafe { (api.xt_set_work_area)(self.handle, ptrs.as_mut_ptr()) }, "cufftXtSetWorkArea")
+        status(unsafe { set(self.handle, ptrs.as_mut_ptr()) }, "cufftXtSetWorkArea")
     }
 
     fn exec(&self, parts: &[Part<'_>], scratch: &[Part<'_>], direction: Direction) -> Result<bool> {
@@ -461,7 +477,11 @@ impl FftMultiOps for CudaMultiPlan {
         let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.devs[0].bind()?;
         let (_d, mut desc) = descriptor(&self.ordinals, parts);
-        let run = if self.double { api.xt_exec_descriptor_z2z } else { api.xt_exec_descriptor_c2c };
+        let run = if self.double {
+            need(api.xt_exec_descriptor_z2z, "cufftXtExecDescriptorZ2Z")?
+        } else {
+            need(api.xt_exec_descriptor_c2c, "cufftXtExecDescriptorC2C")?
+        };
         // SAFETY: the descriptor names one buffer a GPU of the plan, each in a live allocation of
         // that device holding its share (checked by the caller); in place.
         let r = unsafe { run(self.handle, &mut desc, &mut desc, direction.code()) };
@@ -473,7 +493,7 @@ impl FftMultiOps for CudaMultiPlan {
             let (_s, mut natural) = descriptor(&self.ordinals, scratch);
             // SAFETY: both descriptors name live buffers of the same sizes on the plan's GPUs.
             let r = unsafe {
-                (api.xt_memcpy)(self.handle, &mut natural as *mut LibXtDesc as *mut c_void, &mut desc as *mut LibXtDesc as *mut c_void, COPY_DEVICE_TO_DEVICE)
+                need(api.xt_memcpy, "cufftXtMemcpy")?(self.handle, &mut natural as *mut LibXtDesc as *mut c_void, &mut desc as *mut LibXtDesc as *mut c_void, COPY_DEVICE_TO_DEVICE)
             };
             status(r, "cufftXtMemcpy")?;
         }
