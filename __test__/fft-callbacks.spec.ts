@@ -11,13 +11,19 @@ const simTest: typeof test = onGpu ? (((title: string, ...rest: any[]) => (test.
 const LOAD_TIMES_2 = `
 __device__ float2 times_two(void *dataIn, unsigned long long offset, void *callerInfo, void *sharedPtr) {
   float2 v = ((float2 *)dataIn)[offset];
-  return make_float2(2.0f * v.x, 2.0f * v.y);
+  float2 r;
+  r.x = 2.0f * v.x;
+  r.y = 2.0f * v.y;
+  return r;
 }`
 
 const STORE_SCALED = `
 __device__ void scaled(void *dataOut, unsigned long long offset, double2 v, void *callerInfo, void *sharedPtr) {
   double s = *(double *)callerInfo;
-  ((double2 *)dataOut)[offset] = make_double2(s * v.x, s * v.y);
+  double2 r;
+  r.x = s * v.x;
+  r.y = s * v.y;
+  ((double2 *)dataOut)[offset] = r;
 }`
 
 function signal(n: number, seed: number): Float64Array {
