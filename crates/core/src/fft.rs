@@ -2,6 +2,9 @@
 //! made on a device with no work area of its own; its work area is memory the caller allocated
 //! (CuPy's comes from the current allocator) and the plan keeps; each run is on a stream. Every
 //! check is here: sizes, the memory each side needs for the type and batch, devices, alignment.
+//! An Xt plan (`XtPlanNd`) is one whose spec names a precision (half and bfloat16 too); LTO
+//! callbacks, CUDA C compiled here by NVRTC, are set before the backend makes the plan. Plans over
+//! several devices are `fft_multi.rs`'s.
 
 use crate::block::Block;
 use crate::error::{Error, Result};
@@ -85,9 +88,6 @@ impl Plan {
             }
             let props = crate::device::props(device)?;
             let arch = format!("{}{}", props.cc_major, props.cc_minor);
-            // cuFFT links callbacks with nvJitLink, which it loads by name: loaded here first, a
-            // library of ours found where CUDA_NODE_LIBRARY_PATH says is the one it finds.
-            let _ = crate::nvjitlink::version();
             let options = ["--relocatable-device-code=true".to_string()];
             for c in callbacks {
                 let ltoir = crate::nvrtc::compile(&c.source, "cufft_callback.cu", &options, &[], &arch, crate::nvrtc::Target::Ltoir)?.image;

@@ -121,6 +121,11 @@ unsafe impl Sync for Cufft {}
 fn cufft() -> Result<&'static Cufft> {
     static C: OnceLock<std::result::Result<Cufft, String>> = OnceLock::new();
     C.get_or_init(|| {
+        // cuFFT 11.2 and later need nvJitLink (for LTO callbacks, and as a dependency of the
+        // library): loaded first from where our loader looks (CUDA_NODE_LIBRARY_PATH, the
+        // wheels), the dynamic linker finds it by its name when it loads cuFFT. Its absence is
+        // cuFFT's to report.
+        let _ = crate::nvjitlink::version();
         let lib = dynlib::open(&dynlib::candidates(
             "cufft",
             "CUDA_NODE_CUFFT_PATH",
