@@ -194,10 +194,15 @@ function layoutNumbers(shape: readonly number[], input?: FftLayout, output?: Fft
  * unless `setAllocator` or `usingAllocator` says otherwise), as CuPy's is, and held until the
  * plan is destroyed. Transforms are unnormalised, as cuFFT's are: an inverse of a forward gives
  * `n·x`. On the simulator the same transforms run on the host, in stream order.
+ * With `devices` the plan spreads over several devices (see {@link FftPlanOptions.devices}); with
+ * `callbacks` cuFFT runs CUDA C on each element read or written ({@link FftCallback}).
  * @throws {TypeError} for options of the wrong kind; {RangeError} for sizes that are not counts
  *   or layouts that do not hold the data; {CudaError} `CUFFT_INVALID_SIZE` for a size or batch of
  *   0 or a rank other than 1 to 3, `CUFFT_INVALID_TYPE` for an unknown type,
- *   `CUFFT_NOT_INITIALIZED` where cuFFT cannot be loaded (the message says where it was looked for).
+ *   `CUFFT_NOT_INITIALIZED` where cuFFT cannot be loaded (the message says where it was looked for);
+ *   for `devices`, `CUFFT_INVALID_DEVICE` for a device named twice, `CUFFT_INVALID_VALUE` for fewer
+ *   than two or more than 16, `CUFFT_INVALID_SIZE` for sizes cuFFT does not spread; for
+ *   `callbacks`, `NVRTC_ERROR_COMPILATION` with the log, `CUFFT_NOT_SUPPORTED` on the simulator.
  */
 export class FftPlan {
   #handle!: number
@@ -316,12 +321,15 @@ export class FftPlan {
   /**
    * Runs the transform from `input` to `output` (the same pointer: in place) on the current
    * stream of the plan's device, or `options.stream`. Both must hold what the plan reads and
-   * writes for its type, shape, batch and layout, aligned to their elements.
+   * writes for its type, shape, batch and layout, aligned to their elements. A plan over
+   * several devices takes memory of one device (run on that device's current stream, or
+   * `options.stream`) or host arrays (staged through its first device), and returns once the
+   * output is written.
    * @throws {TypeError} for arguments of the wrong kind; {RangeError} for memory too small for
    *   the plan, input and output that overlap without being the same, or a real plan run the
    *   other way; {CudaError} `CUFFT_UNALIGNED_DATA` for misaligned data, `CUDA_ERROR_INVALID_VALUE`
    *   for freed memory or memory or a stream of another device, `CUDA_ERROR_INVALID_HANDLE` once
-   *   destroyed.
+   *   destroyed, `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` for a multi-device run during a capture.
    */
   exec(input: FftData, output: FftData, options: FftExecOptions = {}): void {
     checkOptions<FftExecOptions>('exec', options, ['direction', 'stream'])
