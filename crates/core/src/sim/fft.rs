@@ -75,14 +75,33 @@ impl Word for BFloat16 {
     }
 }
 
+/// How one precision's numbers are read and written: a table rather than a type parameter, so
+/// the transform is compiled once for the four precisions.
+#[derive(Clone, Copy)]
+pub struct Words {
+    size: usize,
+    read: fn(&[u8]) -> f64,
+    write: fn(f64, &mut [u8]),
+}
+
+impl Words {
+    pub fn of<W: Word>() -> Words {
+        Words { size: W::SIZE, read: W::read, write: W::write }
+    }
+
+    pub fn for_precision(p: Precision) -> Words {
+        match p {
+            Precision::Half => Words::of::<Half>(),
+            Precision::BFloat16 => Words::of::<BFloat16>(),
+            Precision::Single => Words::of::<f32>(),
+            Precision::Double => Words::of::<f64>(),
+        }
+    }
+}
+
 /// [`host_fft`] in the plan's precision.
 pub fn host_fft_any(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &[u8], output: &mut [u8]) {
-    match spec.precision() {
-        Precision::Half => host_fft::<Half>(spec, axes, x, input, output),
-        Precision::BFloat16 => host_fft::<BFloat16>(spec, axes, x, input, output),
-        Precision::Single => host_fft::<f32>(spec, axes, x, input, output),
-        Precision::Double => host_fft::<f64>(spec, axes, x, input, output),
-    }
+    host_fft(Words::for_precision(spec.precision()), spec, axes, x, input, output)
 }
 
 /// One axis's transforms, forward and inverse, planned once.
@@ -154,21 +173,21 @@ fn points(dims: &[u64]) -> impl Iterator<Item = Vec<u64>> + '_ {
 
 /// One run of a plan on the host: `input` bytes (at `x.in_off`) to `output` bytes (at
 /// `x.out_off`), each batch's points read and written through the layouts.
-pub fn host_fft<W: Word>(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &[u8], output: &mut [u8]) {
+pub fn host_fft(words: Words, spec: &PlanSpec, axes: &Axes, x: &Exec, input: &[u8], output: &mut [u8]) {
     let layouts = spec.layouts(x.in_place);
     let (din, dout) = (spec.dims(0), spec.dims(1));
     let shape: Vec<usize> = spec.shape.iter().map(|&n| n as usize).collect();
     let rank = shape.len();
-    let w = W::SIZE;
+    let Words { size: w, read: get, write: put } = words;
     let read = |l: &Layout, b: u64, p: &[u64], complex: bool| -> Complex<f64> {
         let at = x.in_off as usize + l.index(b, p) as usize * if complex { 2 * w } else { w };
-        Complex::new(W::read(&input[at..]), if complex { W::read(&input[at + w..]) } else { 0.0 })
+        Complex::new(get(&input[at..]), if complex { get(&input[at + w..]) } else { 0.0 })
     };
     let mut write = |l: &Layout, b: u64, p: &[u64], v: Complex<f64>, complex: bool| {
         let at = x.out_off as usize + l.index(b, p) as usize * if complex { 2 * w } else { w };
-        W::write(v.re, &mut output[at..]);
+        put(v.re, &mut output[at..]);
         if complex {
-            W::write(v.im, &mut output[at + w..]);
+            put(v.im, &mut output[at + w..]);
         }
     };
     // Read every batch first: in place, the output overwrites the input.
@@ -353,7 +372,7 @@ mod tests {
             let axes = Axes::new(&s.shape);
             for (dir, sign) in [(Direction::Forward, -1.0), (Direction::Inverse, 1.0)] {
                 let mut out = vec![0u8; n * 3 * 16];
-                host_fft::<f64>(&s, &axes, &exec(dir), &bytes_c(&x), &mut out);
+                host_fft_any(&s, &axes, &exec(dir), &bytes_c(&x), &mut out);
                 let want: Vec<_> = x.chunks(n).flat_map(|row| dft(row, sign)).collect();
                 close(&from_c(&out), &want);
             }
@@ -366,7 +385,7 @@ mod tests {
         let x = signal(r * c, 1);
         let s = spec(FftType::Z2Z, &[r as u64, c as u64], 1);
         let mut out = vec![0u8; r * c * 16];
-        host_fft::<f64>(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
+        host_fft_any(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
         let rows: Vec<_> = x.chunks(c).flat_map(|row| dft(row, -1.0)).collect();
         let mut want = rows.clone();
         for j in 0..c {
@@ -387,14 +406,14 @@ mod tests {
             let f = spec(FftType::D2Z, &shape, 1);
             let half = f.dims(1).iter().product::<u64>() as usize;
             let mut spectrum = vec![0u8; half * 16];
-            host_fft::<f64>(&f, &Axes::new(&shape), &exec(Direction::Forward), &rb, &mut spectrum);
+            host_fft_any(&f, &Axes::new(&shape), &exec(Direction::Forward), &rb, &mut spectrum);
             if shape.len() == 1 {
                 let full = dft(&real.iter().map(|&v| Complex::new(v, 0.0)).collect::<Vec<_>>(), -1.0);
                 close(&from_c(&spectrum), &full[..half]);
             }
             let i = spec(FftType::Z2D, &shape, 1);
             let mut back = vec![0u8; total as usize * 8];
-            host_fft::<f64>(&i, &Axes::new(&shape), &exec(Direction::Inverse), &spectrum, &mut back);
+            host_fft_any(&i, &Axes::new(&shape), &exec(Direction::Inverse), &spectrum, &mut back);
             for (k, w) in back.chunks(8).enumerate() {
                 assert!((f64::read(w) - total as f64 * real[k]).abs() < 1e-9, "{shape:?} at {k}");
             }
@@ -418,7 +437,7 @@ mod tests {
         let s = PlanSpec { ty: FftType::Z2Z, shape: vec![4], batch: 2, layout: Some([l.clone(), l]), xt: None };
         s.check().unwrap();
         let mut out = vec![0u8; 8 * 16];
-        host_fft::<f64>(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
+        host_fft_any(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
         let got = from_c(&out);
         for b in 0..2 {
             let row: Vec<_> = (0..4).map(|j| x[j * 2 + b]).collect();
