@@ -63,4 +63,4 @@ export type { ResourceDescriptor, ArrayResource, LinearResource, Pitch2DResource
 export { TextureObject, SurfaceObject } from './lib/texture/object'
 export type { GemmDtype, BlasDataType, ComputeType, TypedGemmOptions, BatchOptions, StridedBatchedGemmOptions, GemmExOptions } from './lib/blas'
 export { driver } from './lib/driver'
-export { cufft, FftPlan, FftPlan1d, type FftType, type FftDirection, type FftLayout, type FftPlanOptions, type FftExecOptions } from './lib/fft'
+export { cufft, FftPlan, FftPlan1d, XtPlanNd, type FftType, type FftDirection, type FftLayout, type FftPlanOptions, type FftExecOptions, type FftDataType, type FftCallback, type FftCallbacks, type XtPlanOptions, type FftData } from './lib/fft'

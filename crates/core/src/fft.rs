@@ -2,6 +2,9 @@
 //! made on a device with no work area of its own; its work area is memory the caller allocated
 //! (CuPy's comes from the current allocator) and the plan keeps; each run is on a stream. Every
 //! check is here: sizes, the memory each side needs for the type and batch, devices, alignment.
+//! An Xt plan (`XtPlanNd`) is one whose spec names a precision (half and bfloat16 too); LTO
+//! callbacks, CUDA C compiled here by NVRTC, are set before the backend makes the plan. Plans over
+//! several devices are `fft_multi.rs`'s.
 
 use crate::block::Block;
 use crate::error::{Error, Result};
@@ -10,7 +13,7 @@ use crate::stream::Stream;
 use std::sync::{Arc, Mutex};
 
 // The seam's trait and data (`ops/fft.rs`), named here for the layers above.
-pub use crate::ops::fft::{Direction, Exec, FftOps, FftPlanOps, FftType, Layout, PlanSpec};
+pub use crate::ops::fft::{xt_types, Callback, Direction, Exec, FftOps, FftPlanOps, FftType, Layout, PlanSpec, Precision};
 
 /// A cuFFT plan of one device; destroyed when dropped (after the runs queued with it: the driver
 /// keeps a plan's launched kernels, and the work area goes back to its allocator).
@@ -20,6 +23,19 @@ pub struct Plan {
     ops: Box<dyn FftPlanOps>,
     /// The work area: held while the plan lives, so it is not reused under queued runs.
     work: Mutex<Option<Arc<Block>>>,
+    /// The memory the callbacks are given as `callerInfo`, held while the plan lives.
+    _caller_info: Vec<Arc<Block>>,
+}
+
+/// A load or store callback as CUDA C source (CuPy's `set_cufft_callbacks`, done the CUDA 12.6+
+/// way): a `__device__` function `name` with cuFFT's LTO callback signature for the plan's type,
+/// compiled to LTO-IR by NVRTC (`-dlto`) and linked into the plan's kernels by cuFFT.
+pub struct CallbackSource {
+    pub store: bool,
+    pub name: String,
+    pub source: String,
+    /// Memory given to the callback as `callerInfo` (its address at this offset).
+    pub caller_info: Option<(Arc<Block>, u64)>,
 }
 
 /// The bytes a work area is aligned to (cuFFT's own allocations are; pool blocks are 512).
@@ -28,11 +44,66 @@ pub const WORK_ALIGNMENT: u64 = 256;
 impl Plan {
     /// Plans `spec` on `device` (cufftCreate, cufftSetAutoAllocation(0), cufftMakePlanMany64).
     pub fn new(device: usize, spec: PlanSpec) -> Result<Plan> {
+        Plan::with_callbacks(device, spec, Vec::new())
+    }
+
+    /// [`Plan::new`] with LTO callbacks, at most one load and one store, set before the plan is
+    /// made (`cufftXtSetJITCallback`). The simulator runs no CUDA C, so refuses them
+    /// (`CUFFT_NOT_SUPPORTED`); half and bfloat16 plans take none.
+    pub fn with_callbacks(device: usize, spec: PlanSpec, callbacks: Vec<CallbackSource>) -> Result<Plan> {
         spec.check()?;
         let rt = runtime()?;
         rt.ordinal(device as f64)?;
-        let ops = rt.backend.fft().plan(device, &spec)?;
-        Ok(Plan { device, spec, ops, work: Mutex::new(None) })
+        let mut compiled = Vec::new();
+        let mut keep = Vec::new();
+        if !callbacks.is_empty() {
+            for store in [false, true] {
+                if callbacks.iter().filter(|c| c.store == store).count() > 1 {
+                    return Err(Error::range(format!("a plan takes one {} callback at most", if store { "store" } else { "load" })));
+                }
+            }
+            for c in &callbacks {
+                let ident = c.name.chars().next().is_some_and(|f| f == '_' || f.is_ascii_alphabetic())
+                    && c.name.chars().all(|ch| ch == '_' || ch.is_ascii_alphanumeric());
+                if !ident {
+                    return Err(Error::type_error(format!("a callback's name must be its __device__ function's name, got '{}'", c.name)));
+                }
+                if let Some((b, _)) = &c.caller_info {
+                    if b.device() != device {
+                        return Err(Error::cuda(
+                            crate::Code::CUDA_ERROR_INVALID_VALUE,
+                            format!("callerInfo is memory of device {}, the plan is of device {device}", b.device()),
+                        ));
+                    }
+                }
+            }
+            if matches!(spec.precision(), Precision::Half | Precision::BFloat16) {
+                return Err(Error::named("CUFFT_NOT_SUPPORTED", "cuFFT's LTO callbacks are for single and double precision plans"));
+            }
+            if !rt.info.compiled_kernels() {
+                return Err(Error::named(
+                    "CUFFT_NOT_SUPPORTED",
+                    "the simulator runs no CUDA C, so cannot run cuFFT callbacks: run the plan without them, or on the GPU",
+                ));
+            }
+            let props = crate::device::props(device)?;
+            let arch = format!("{}{}", props.cc_major, props.cc_minor);
+            let options = ["--relocatable-device-code=true".to_string()];
+            for c in callbacks {
+                let ltoir = crate::nvrtc::compile(&c.source, "cufft_callback.cu", &options, &[], &arch, crate::nvrtc::Target::Ltoir)?.image;
+                let caller_info = match &c.caller_info {
+                    Some((b, off)) => {
+                        let (mem, at) = b.range(*off, 1, "callerInfo")?;
+                        mem.ptr() + at
+                    }
+                    None => 0,
+                };
+                keep.extend(c.caller_info.map(|(b, _)| b));
+                compiled.push(Callback { store: c.store, name: c.name, ltoir, caller_info });
+            }
+        }
+        let ops = rt.backend.fft().plan(device, &spec, &compiled)?;
+        Ok(Plan { device, spec, ops, work: Mutex::new(None), _caller_info: keep })
     }
 
     pub fn device(&self) -> usize {
@@ -122,7 +193,7 @@ impl Plan {
         let (om, oo) = output.range(out_off, eout, &format!("the {} output", self.spec.ty.name()))?;
         let (ia, oa) = (im.ptr() + io, om.ptr() + oo);
         for (side, (addr, what)) in [(ia, "input"), (oa, "output")].into_iter().enumerate() {
-            let align = self.spec.ty.element(side);
+            let align = self.spec.element(side);
             if addr % align != 0 {
                 return Err(Error::named(
                     "CUFFT_UNALIGNED_DATA",

@@ -1,14 +1,14 @@
 //! cuFFT plans (CuPy's `cupy.cuda.cufft`): made on a device, given a work area, run on a stream.
 
-use crate::raw::{Count, Numbers, Owner};
+use crate::raw::{Count, Numbers, Owner, Strings};
 use crate::{memory, stream};
-use cuda_node_core::fft::{Direction, FftType, Layout, Plan, PlanSpec};
+use cuda_node_core::fft::{xt_types, CallbackSource, Direction, FftType, Layout, Plan, PlanSpec};
 use cuda_node_core::{runtime, Error, Result};
 use std::sync::Arc;
 
 crate::table!(PLANS: Arc<Plan>, CUDA_ERROR_INVALID_HANDLE, "this cuFFT plan was destroyed: make a new one");
 
-fn counts(values: &[f64], name: &str) -> Result<Vec<u64>> {
+pub(crate) fn counts(values: &[f64], name: &str) -> Result<Vec<u64>> {
     values.iter().map(|&v| crate::raw::numbers::count(name, v)).collect()
 }
 
@@ -40,8 +40,45 @@ crate::exports! {
         let ty = FftType::parse(&ty)?;
         let shape = counts(shape.0, "shape")?;
         let layout = layouts(layout.0, shape.len())?;
-        let spec = PlanSpec { ty, shape, batch: crate::raw::numbers::count("batch", batch)?, layout };
+        let spec = PlanSpec { ty, shape, batch: crate::raw::numbers::count("batch", batch)?, layout, xt: None };
         insert(cx, &owner, Arc::new(Plan::new(device, spec)?))
+    }
+
+    /// A plan as `fftPlanCreate`'s, its type one name or an Xt plan's three (input, output and
+    /// execution `cudaDataType` names: cufftXtMakePlanMany), with LTO callbacks: `callbacks`
+    /// empty or load name, load source, store name, store source ('' for none), `callerInfo`
+    /// empty or load memory, offset, store memory, offset (memory -1 for none).
+    c"fftPlanCreateEx" => fn fft_plan_create_ex(cx, owner: Owner, device: f64, types: Strings, shape: Numbers, batch: f64, layout: Numbers, callbacks: Strings, caller_info: Numbers) -> f64 {
+        let device = runtime()?.ordinal(device)?;
+        let (ty, xt) = match types.0.as_slice() {
+            [one] => (FftType::parse(one)?, None),
+            [i, o, e] => {
+                let (ty, p) = xt_types(i, o, e)?;
+                (ty, Some(p))
+            }
+            other => return Err(Error::type_error(format!("a plan's type is one name or three (input, output, execution), got {}", other.len()))),
+        };
+        let shape = counts(shape.0, "shape")?;
+        let layout = layouts(layout.0, shape.len())?;
+        let spec = PlanSpec { ty, shape, batch: crate::raw::numbers::count("batch", batch)?, layout, xt };
+        let mut sources = Vec::new();
+        if !callbacks.0.is_empty() {
+            if callbacks.0.len() != 4 || !(caller_info.0.is_empty() || caller_info.0.len() == 4) {
+                return Err(Error::type_error("callbacks are 4 strings (load name, source, store name, source) and callerInfo 0 or 4 numbers"));
+            }
+            for (k, store) in [(0, false), (1, true)] {
+                let (name, source) = (&callbacks.0[2 * k], &callbacks.0[2 * k + 1]);
+                if source.is_empty() {
+                    continue;
+                }
+                let info = match caller_info.0.get(2 * k) {
+                    Some(&m) if m >= 0.0 => Some((memory::get(m)?, crate::raw::numbers::count("callerInfo offset", caller_info.0[2 * k + 1])?)),
+                    _ => None,
+                };
+                sources.push(CallbackSource { store, name: name.clone(), source: source.clone(), caller_info: info });
+            }
+        }
+        insert(cx, &owner, Arc::new(Plan::with_callbacks(device, spec, sources)?))
     }
 
     /// The bytes of work area the plan needs.

@@ -1,17 +1,20 @@
 //! cuFFT on the real device, loaded at run time (`libcufft.so.12` / `.11`, NVIDIA's wheels'
 //! `nvidia/cu13/lib` and `nvidia/cufft/lib`): a plan made with auto-allocation off, as CuPy
-//! makes them, so its work area is the caller's; each run binds the plan to its stream.
+//! makes them, so its work area is the caller's; each run binds the plan to its stream. Xt plans
+//! (half, bfloat16) are made with cufftXtMakePlanMany and run with cufftXtExec; LTO callbacks are
+//! set with cufftXtSetJITCallback before the plan is made; a plan over several devices
+//! (cufftXtSetGPUs) runs on a descriptor whose buffers are the caller's, as CuPy's are.
 
 use super::device::{CudaBackend, CudaDevice};
 use super::own::own;
 use super::stream::CudaStream;
 use crate::dynlib;
 use crate::error::{Error, Result};
-use crate::ops::fft::{Exec, FftOps, FftPlanOps, FftType, PlanSpec};
+use crate::ops::fft::{Callback, Direction, Exec, FftMultiOps, FftOps, FftPlanOps, FftType, Part, PlanSpec};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
-use std::ffi::{c_int, c_longlong, c_void};
+use std::ffi::{c_char, c_int, c_longlong, c_void, CString};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// `cufftHandle` (an int) and `cufftResult`.
@@ -19,6 +22,38 @@ type Handle = c_int;
 type Status = c_int;
 type ExecC = unsafe extern "C" fn(Handle, *mut c_void, *mut c_void, c_int) -> Status;
 type ExecR = unsafe extern "C" fn(Handle, *mut c_void, *mut c_void) -> Status;
+type ExecDesc = unsafe extern "C" fn(Handle, *mut LibXtDesc, *mut LibXtDesc, c_int) -> Status;
+/// `cufftXtSetJITCallback` (cuFFT 12) and `__cufftXtSetJITCallback_12_7` (11.3 to 11.4): plan,
+/// the callback's symbol name, its LTO-IR and size, `cufftXtCallbackType`, `callerInfo`.
+type SetJit = unsafe extern "C" fn(Handle, *const c_char, *const c_void, usize, c_int, *mut *mut c_void) -> Status;
+
+/// `MAX_CUDA_DESCRIPTOR_GPUS` (cudalibxt.h).
+const MAX_GPUS: usize = 64;
+
+/// `cudaXtDesc` (cudalibxt.h): each GPU's buffer.
+#[repr(C)]
+struct XtDesc {
+    version: c_int,
+    n_gpus: c_int,
+    gpus: [c_int; MAX_GPUS],
+    data: [*mut c_void; MAX_GPUS],
+    size: [usize; MAX_GPUS],
+    state: *mut c_void,
+}
+
+/// `cudaLibXtDesc` (cudalibxt.h): a descriptor of cuFFT's (`library` 0, `LIB_FORMAT_CUFFT`).
+#[repr(C)]
+struct LibXtDesc {
+    version: c_int,
+    descriptor: *mut XtDesc,
+    library: c_int,
+    sub_format: c_int,
+    lib_descriptor: *mut c_void,
+}
+
+/// `cufftXtSubFormat`'s `CUFFT_XT_FORMAT_INPLACE` and `cufftXtCopyType`'s `CUFFT_COPY_DEVICE_TO_DEVICE`.
+const FORMAT_INPLACE: c_int = 2;
+const COPY_DEVICE_TO_DEVICE: c_int = 2;
 
 /// cuFFT's entry points, with the signatures of cufft.h and cufftXt.h.
 struct Cufft {
@@ -49,6 +84,33 @@ struct Cufft {
     exec_d2z: ExecR,
     exec_c2r: ExecR,
     exec_z2d: ExecR,
+    // The Xt entry points: optional, so a cuFFT without one still runs the classic plans.
+    #[allow(clippy::type_complexity)]
+    xt_make_plan_many: Option<unsafe extern "C" fn(
+        Handle,
+        c_int,
+        *mut c_longlong,
+        *mut c_longlong,
+        c_longlong,
+        c_longlong,
+        c_int,
+        *mut c_longlong,
+        c_longlong,
+        c_longlong,
+        c_int,
+        c_longlong,
+        *mut usize,
+        c_int,
+    ) -> Status>,
+    xt_exec: Option<ExecC>,
+    xt_set_gpus: Option<unsafe extern "C" fn(Handle, c_int, *mut c_int) -> Status>,
+    make_plan_1d: Option<unsafe extern "C" fn(Handle, c_int, c_int, c_int, *mut usize) -> Status>,
+    xt_set_work_area: Option<unsafe extern "C" fn(Handle, *mut *mut c_void) -> Status>,
+    xt_memcpy: Option<unsafe extern "C" fn(Handle, *mut c_void, *mut c_void, c_int) -> Status>,
+    xt_exec_descriptor_c2c: Option<ExecDesc>,
+    xt_exec_descriptor_z2z: Option<ExecDesc>,
+    /// Absent before the cuFFT of CUDA 12.8 (11.3's took no function name).
+    set_jit_callback: Option<SetJit>,
 }
 
 // SAFETY: the function pointers and the library handle may be used from any thread.
@@ -59,6 +121,11 @@ unsafe impl Sync for Cufft {}
 fn cufft() -> Result<&'static Cufft> {
     static C: OnceLock<std::result::Result<Cufft, String>> = OnceLock::new();
     C.get_or_init(|| {
+        // cuFFT 11.2 and later need nvJitLink (for LTO callbacks, and as a dependency of the
+        // library): loaded first from where our loader looks (CUDA_NODE_LIBRARY_PATH, the
+        // wheels), the dynamic linker finds it by its name when it loads cuFFT. Its absence is
+        // cuFFT's to report.
+        let _ = crate::nvjitlink::version();
         let lib = dynlib::open(&dynlib::candidates(
             "cufft",
             "CUDA_NODE_CUFFT_PATH",
@@ -70,6 +137,12 @@ fn cufft() -> Result<&'static Cufft> {
             ($n:literal) => {
                 // SAFETY: cuFFT's entry points, with the signatures declared in `Cufft` (cufft.h).
                 *unsafe { lib.get($n) }.map_err(|e| format!("{e}"))?
+            };
+        }
+        macro_rules! opt {
+            ($n:literal) => {
+                // SAFETY: as above (cufftXt.h); `None` where this cuFFT lacks it.
+                unsafe { lib.get($n) }.ok().map(|s| *s)
             };
         }
         Ok(Cufft {
@@ -85,11 +158,41 @@ fn cufft() -> Result<&'static Cufft> {
             exec_d2z: sym!(b"cufftExecD2Z\0"),
             exec_c2r: sym!(b"cufftExecC2R\0"),
             exec_z2d: sym!(b"cufftExecZ2D\0"),
+            xt_make_plan_many: opt!(b"cufftXtMakePlanMany\0"),
+            xt_exec: opt!(b"cufftXtExec\0"),
+            xt_set_gpus: opt!(b"cufftXtSetGPUs\0"),
+            make_plan_1d: opt!(b"cufftMakePlan1d\0"),
+            xt_set_work_area: opt!(b"cufftXtSetWorkArea\0"),
+            xt_memcpy: opt!(b"cufftXtMemcpy\0"),
+            xt_exec_descriptor_c2c: opt!(b"cufftXtExecDescriptorC2C\0"),
+            xt_exec_descriptor_z2z: opt!(b"cufftXtExecDescriptorZ2Z\0"),
+            set_jit_callback: jit_symbol(&lib),
             _lib: lib,
         })
     })
     .as_ref()
     .map_err(|tried| missing(tried))
+}
+
+/// The JIT-callback entry point with the symbol-name signature: cuFFT 12's `cufftXtSetJITCallback`
+/// (its version says 12 or more), or 11.3–11.4's `__cufftXtSetJITCallback_12_7` (the headers of
+/// those versions bind the public name to it; their `cufftXtSetJITCallback` takes no name).
+fn jit_symbol(lib: &Library) -> Option<SetJit> {
+    // SAFETY: cufftGetVersion's signature (cufft.h).
+    let get_version: unsafe extern "C" fn(*mut c_int) -> Status = *unsafe { lib.get(b"cufftGetVersion\0") }.ok()?;
+    let mut v: c_int = 0;
+    // SAFETY: `v` is a valid out-pointer; the call needs no device.
+    if unsafe { get_version(&mut v) } != 0 {
+        return None;
+    }
+    let name: &[u8] = if v >= 12000 { b"cufftXtSetJITCallback\0" } else { b"__cufftXtSetJITCallback_12_7\0" };
+    // SAFETY: in the versions chosen above this symbol has `SetJit`'s signature (cufftXt.h).
+    unsafe { lib.get::<SetJit>(name) }.ok().map(|s| *s)
+}
+
+/// An optional entry point, or the error naming it.
+fn need<T>(f: Option<T>, name: &str) -> Result<T> {
+    f.ok_or_else(|| Error::named("CUFFT_NOT_SUPPORTED", format!("this cuFFT has no {name}: use the cuFFT of CUDA 12 or later")))
 }
 
 /// The error where cuFFT is not found: what was looked for, and how to install it.
@@ -141,12 +244,14 @@ struct CudaPlan {
     dev: Arc<CudaDevice>,
     handle: Handle,
     ty: FftType,
+    /// Made with cufftXtMakePlanMany, run with cufftXtExec.
+    xt: bool,
     work_size: u64,
     lock: Mutex<()>,
 }
 
 impl FftOps for CudaBackend {
-    fn plan(&self, ordinal: usize, spec: &PlanSpec) -> Result<Box<dyn FftPlanOps>> {
+    fn plan(&self, ordinal: usize, spec: &PlanSpec, callbacks: &[Callback]) -> Result<Box<dyn FftPlanOps>> {
         let api = cufft()?;
         let dev = self.devices[ordinal].clone();
         dev.bind()?;
@@ -154,9 +259,12 @@ impl FftOps for CudaBackend {
         // SAFETY: `handle` is a valid out-pointer; the device's context is current.
         status(unsafe { (api.create)(&mut handle) }, "cufftCreate")?;
         // From here the plan is destroyed with `CudaPlan` if a step fails.
-        let mut plan = CudaPlan { dev, handle, ty: spec.ty, work_size: 0, lock: Mutex::new(()) };
+        let mut plan = CudaPlan { dev, handle, ty: spec.ty, xt: spec.xt.is_some(), work_size: 0, lock: Mutex::new(()) };
         // SAFETY: `handle` is the plan just created, not yet made.
         status(unsafe { (api.set_auto_allocation)(handle, 0) }, "cufftSetAutoAllocation")?;
+        for cb in callbacks {
+            set_callback(api, handle, spec, cb)?;
+        }
         let mut n: Vec<c_longlong> = spec.shape.iter().map(|&v| v as c_longlong).collect();
         let (mut inembed, mut onembed, istride, idist, ostride, odist) = match &spec.layout {
             Some([i, o]) => (
@@ -173,6 +281,32 @@ impl FftOps for CudaBackend {
         let ptr = |v: &mut Vec<c_longlong>| if v.is_empty() { std::ptr::null_mut() } else { v.as_mut_ptr() };
         let mut work: usize = 0;
         let (inembed, onembed) = (ptr(&mut inembed), ptr(&mut onembed));
+        if let Some(p) = spec.xt {
+            let (it, ot) = (p.data_type(spec.ty.complex(0)), p.data_type(spec.ty.complex(1)));
+            let make = need(api.xt_make_plan_many, "cufftXtMakePlanMany")?;
+            // SAFETY: as for cufftMakePlanMany64 below; the types are cudaDataType values.
+            let made = unsafe {
+                make(
+                    handle,
+                    n.len() as c_int,
+                    n.as_mut_ptr(),
+                    inembed,
+                    istride,
+                    idist,
+                    it,
+                    onembed,
+                    ostride,
+                    odist,
+                    ot,
+                    spec.batch as c_longlong,
+                    &mut work,
+                    p.data_type(true),
+                )
+            };
+            status(made, "cufftXtMakePlanMany")?;
+            plan.work_size = work as u64;
+            return Ok(Box::new(plan));
+        }
         // SAFETY: `n` and the embeds hold `rank` sizes (or are NULL: the basic layout); `work` is
         // a valid out-pointer; the plan has auto-allocation off, so it allocates no work area.
         let made = unsafe {
@@ -194,6 +328,11 @@ impl FftOps for CudaBackend {
         status(made, "cufftMakePlanMany64")?;
         plan.work_size = work as u64;
         Ok(Box::new(plan))
+    }
+
+    fn plan_multi(&self, devices: &[usize], spec: &PlanSpec) -> Result<Box<dyn FftMultiOps>> {
+        let api = cufft()?;
+        Ok(Box::new(self.make_multi(api, devices, spec)?))
     }
 }
 
@@ -225,6 +364,7 @@ impl FftPlanOps for CudaPlan {
         // elements (checked by the caller); the plan's work area is set.
         let r = unsafe {
             match self.ty {
+                _ if self.xt => need(api.xt_exec, "cufftXtExec")?(self.handle, i, o, d),
                 FftType::C2C => (api.exec_c2c)(self.handle, i, o, d),
                 FftType::Z2Z => (api.exec_z2z)(self.handle, i, o, d),
                 FftType::R2C => (api.exec_r2c)(self.handle, i, o),
@@ -233,7 +373,150 @@ impl FftPlanOps for CudaPlan {
                 FftType::Z2D => (api.exec_z2d)(self.handle, i, o),
             }
         };
-        status(r, &format!("cufftExec{}", self.ty.name().to_ascii_uppercase()))
+        let call = if self.xt { "cufftXtExec".to_string() } else { format!("cufftExec{}", self.ty.name().to_ascii_uppercase()) };
+        status(r, &call)
+    }
+}
+
+/// Sets an LTO callback on a plan not yet made.
+fn set_callback(api: &Cufft, handle: Handle, spec: &PlanSpec, cb: &Callback) -> Result<()> {
+    let Some(set) = api.set_jit_callback else {
+        return Err(Error::named(
+            "CUFFT_NOT_SUPPORTED",
+            "this cuFFT has no LTO callbacks taking a function's name (cufftXtSetJITCallback): they need the cuFFT of CUDA 12.8 or later",
+        ));
+    };
+    let name = CString::new(cb.name.as_str()).map_err(|_| Error::type_error("a callback's name must not contain a NUL byte"))?;
+    let mut info = cb.caller_info as *mut c_void;
+    let infos: *mut *mut c_void = if cb.caller_info == 0 { std::ptr::null_mut() } else { &mut info };
+    // SAFETY: the plan is created and not yet made; `name` is NUL-terminated and the LTO-IR holds
+    // `ltoir.len()` bytes, both read during the call; `infos` is NULL or one device address (the
+    // plan has one GPU), which the model keeps alive while the plan lives.
+    let r = unsafe { set(handle, name.as_ptr(), cb.ltoir.as_ptr() as *const c_void, cb.ltoir.len(), cb.kind(spec), infos) };
+    status(r, "cufftXtSetJITCallback")
+}
+
+/// A plan over several devices, run on descriptors of the caller's buffers.
+struct CudaMultiPlan {
+    devs: Vec<Arc<CudaDevice>>,
+    ordinals: Vec<usize>,
+    handle: Handle,
+    double: bool,
+    batch: u64,
+    work_sizes: Vec<u64>,
+    lock: Mutex<()>,
+}
+
+/// A descriptor (boxed: cuFFT keeps and writes the one it is given during the call) of `parts`.
+fn descriptor(ordinals: &[usize], parts: &[Part<'_>]) -> (Box<XtDesc>, LibXtDesc) {
+    let mut d = Box::new(XtDesc {
+        version: 0,
+        n_gpus: parts.len() as c_int,
+        gpus: [0; MAX_GPUS],
+        data: [std::ptr::null_mut(); MAX_GPUS],
+        size: [0; MAX_GPUS],
+        state: std::ptr::null_mut(),
+    });
+    for (k, p) in parts.iter().enumerate() {
+        d.gpus[k] = ordinals[k] as c_int;
+        d.data[k] = (p.mem.ptr() + p.offset) as *mut c_void;
+        d.size[k] = p.len as usize;
+    }
+    let lib =
+        LibXtDesc { version: 0, descriptor: &mut *d, library: 0, sub_format: FORMAT_INPLACE, lib_descriptor: std::ptr::null_mut() };
+    (d, lib)
+}
+
+impl CudaBackend {
+    fn make_multi(&self, api: &Cufft, devices: &[usize], spec: &PlanSpec) -> Result<CudaMultiPlan> {
+        let devs: Vec<Arc<CudaDevice>> = devices.iter().map(|&d| self.devices[d].clone()).collect();
+        devs[0].bind()?;
+        let mut handle: Handle = 0;
+        // SAFETY: `handle` is a valid out-pointer; the first device's context is current.
+        status(unsafe { (api.create)(&mut handle) }, "cufftCreate")?;
+        let mut plan = CudaMultiPlan {
+            devs,
+            ordinals: devices.to_vec(),
+            handle,
+            double: spec.ty.double(),
+            batch: spec.batch,
+            work_sizes: Vec::new(),
+            lock: Mutex::new(()),
+        };
+        // SAFETY: the plan just created, not yet made.
+        status(unsafe { (api.set_auto_allocation)(handle, 0) }, "cufftSetAutoAllocation")?;
+        let mut gpus: Vec<c_int> = devices.iter().map(|&d| d as c_int).collect();
+        let set_gpus = need(api.xt_set_gpus, "cufftXtSetGPUs")?;
+        // SAFETY: `gpus` holds `gpus.len()` ordinals; the plan is not yet made.
+        status(unsafe { set_gpus(handle, gpus.len() as c_int, gpus.as_mut_ptr()) }, "cufftXtSetGPUs")?;
+        let mut work = vec![0usize; devices.len()];
+        let make = need(api.make_plan_1d, "cufftMakePlan1d")?;
+        // SAFETY: a multi-GPU plan writes one work size a GPU into `work`, which holds that many.
+        let made = unsafe {
+            make(handle, spec.shape[0] as c_int, spec.ty.code(), spec.batch as c_int, work.as_mut_ptr())
+        };
+        status(made, "cufftMakePlan1d")?;
+        plan.work_sizes = work.into_iter().map(|w| w as u64).collect();
+        Ok(plan)
+    }
+}
+
+impl FftMultiOps for CudaMultiPlan {
+    fn work_sizes(&self) -> Vec<u64> {
+        self.work_sizes.clone()
+    }
+
+    fn set_work_areas(&self, areas: &[Part<'_>]) -> Result<()> {
+        let api = cufft()?;
+        let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.devs[0].bind()?;
+        let mut ptrs: Vec<*mut c_void> = areas.iter().map(|a| (a.mem.ptr() + a.offset) as *mut c_void).collect();
+        let set = need(api.xt_set_work_area, "cufftXtSetWorkArea")?;
+        // SAFETY: one area a GPU, each in a live allocation of its device of at least that GPU's
+        // work size (checked by the caller), kept by the model while the plan lives.
+        status(unsafe { set(self.handle, ptrs.as_mut_ptr()) }, "cufftXtSetWorkArea")
+    }
+
+    fn exec(&self, parts: &[Part<'_>], scratch: &[Part<'_>], direction: Direction) -> Result<bool> {
+        let api = cufft()?;
+        let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.devs[0].bind()?;
+        let (_d, mut desc) = descriptor(&self.ordinals, parts);
+        let run = if self.double {
+            need(api.xt_exec_descriptor_z2z, "cufftXtExecDescriptorZ2Z")?
+        } else {
+            need(api.xt_exec_descriptor_c2c, "cufftXtExecDescriptorC2C")?
+        };
+        // SAFETY: the descriptor names one buffer a GPU of the plan, each in a live allocation of
+        // that device holding its share (checked by the caller); in place.
+        let r = unsafe { run(self.handle, &mut desc, &mut desc, direction.code()) };
+        status(r, if self.double { "cufftXtExecDescriptorZ2Z" } else { "cufftXtExecDescriptorC2C" })?;
+        let permuted = self.batch == 1;
+        if permuted {
+            // One transform comes back permuted across the GPUs (its descriptor now says
+            // CUFFT_XT_FORMAT_INPLACE_SHUFFLED): a copy between descriptors puts it in order.
+            let (_s, mut natural) = descriptor(&self.ordinals, scratch);
+            // SAFETY: both descriptors name live buffers of the same sizes on the plan's GPUs.
+            let r = unsafe {
+                need(api.xt_memcpy, "cufftXtMemcpy")?(self.handle, &mut natural as *mut LibXtDesc as *mut c_void, &mut desc as *mut LibXtDesc as *mut c_void, COPY_DEVICE_TO_DEVICE)
+            };
+            status(r, "cufftXtMemcpy")?;
+        }
+        // The model waits for every device before it reads the result.
+        Ok(permuted)
+    }
+}
+
+impl Drop for CudaMultiPlan {
+    fn drop(&mut self) {
+        if let (Ok(api), Ok(_)) = (cufft(), self.devs[0].bind()) {
+            // SAFETY: the plan was created by cufftCreate and is destroyed once; every run waited
+            // for its devices.
+            let _ = unsafe { (api.destroy)(self.handle) };
+        }
+        // cuFFT leaves the last GPU's context current after destroying a multi-GPU plan (CuPy's
+        // note): bind the first again.
+        let _ = self.devs[0].bind();
     }
 }
 

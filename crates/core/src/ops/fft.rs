@@ -1,6 +1,7 @@
 //! cuFFT at the seam: the traits a backend implements for FFT plans and the plain data they are
-//! given — the transform's type, shape, batch and data layouts (cufftPlanMany's). The checked
-//! plan is `fft.rs`'s, above the seam.
+//! given — the transform's type, shape, batch and data layouts (cufftPlanMany's), the Xt API's
+//! precisions (half, bfloat16), LTO callbacks, and plans over several devices. The checked plans
+//! are `fft.rs`'s and `fft_multi.rs`'s, above the seam.
 
 use crate::error::{Error, Result};
 use crate::ops::{AllocOps, StreamOps};
@@ -9,7 +10,152 @@ use crate::ops::{AllocOps, StreamOps};
 pub trait FftOps: Send + Sync + 'static {
     /// Plans `spec` on device `ordinal` with no work area of its own (cuFFT's auto-allocation
     /// off, as CuPy plans): the caller gives it one of [`FftPlanOps::work_size`] bytes.
-    fn plan(&self, ordinal: usize, spec: &PlanSpec) -> Result<Box<dyn FftPlanOps>>;
+    /// `callbacks` (LTO-IR, at most one load and one store) are set before the plan is made, as
+    /// cuFFT requires (`cufftXtSetJITCallback`).
+    fn plan(&self, ordinal: usize, spec: &PlanSpec, callbacks: &[Callback]) -> Result<Box<dyn FftPlanOps>>;
+    /// Plans `spec` (one axis, c2c or z2z, checked) over `devices` (`cufftXtSetGPUs`), with no
+    /// work areas of its own.
+    fn plan_multi(&self, devices: &[usize], spec: &PlanSpec) -> Result<Box<dyn FftMultiOps>>;
+}
+
+/// A plan over several devices, made by a backend: destroyed when dropped.
+pub trait FftMultiOps: Send + Sync {
+    /// The bytes of work area each device needs, in the plan's order of devices.
+    fn work_sizes(&self) -> Vec<u64>;
+    /// Uses one area a device (`cufftXtSetWorkArea`), each at least its work size.
+    fn set_work_areas(&self, areas: &[Part<'_>]) -> Result<()>;
+    /// Transforms in place the data spread over `parts` in natural order ([`shares`] elements on
+    /// each device), waiting until it is done. Returns whether the result is in `scratch` rather
+    /// than `parts` (one transform spread over the devices comes back permuted, and is copied
+    /// into natural order there).
+    fn exec(&self, parts: &[Part<'_>], scratch: &[Part<'_>], direction: Direction) -> Result<bool>;
+}
+
+/// A range of one device's allocation.
+#[derive(Clone, Copy)]
+pub struct Part<'a> {
+    pub mem: &'a dyn AllocOps,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// The elements of a multi-device transform each of `devices` devices holds, as cuFFT splits it
+/// (and CuPy's `Plan1d`): whole transforms, the first devices one more where the batch does not
+/// divide; one transform (`batch` 1) in equal parts.
+pub fn shares(n: u64, batch: u64, devices: usize) -> Vec<u64> {
+    let d = devices as u64;
+    if batch == 1 {
+        return vec![n / d; devices];
+    }
+    (0..d).map(|i| (batch / d + u64::from(i < batch % d)) * n).collect()
+}
+
+/// A load or store callback compiled to LTO-IR, for `cufftXtSetJITCallback`.
+#[derive(Clone, Debug)]
+pub struct Callback {
+    /// A store callback (else a load one).
+    pub store: bool,
+    /// The `__device__` function's name in the source.
+    pub name: String,
+    pub ltoir: Vec<u8>,
+    /// The device address given to the callback as `callerInfo` (0: none).
+    pub caller_info: u64,
+}
+
+impl Callback {
+    /// `cufftXtCallbackType` for a plan of `spec`: a load callback reads the input's elements,
+    /// a store callback writes the output's.
+    pub fn kind(&self, spec: &PlanSpec) -> i32 {
+        let side = usize::from(self.store);
+        let complex = spec.ty.complex(side);
+        let base = if self.store { 4 } else { 0 };
+        base + if complex { 0 } else { 2 } + i32::from(spec.ty.double())
+    }
+}
+
+/// The precision of a plan's numbers: the classic types' single and double, and the Xt API's
+/// half (`CUDA_R_16F`) and bfloat16 (`CUDA_R_16BF`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    Half,
+    BFloat16,
+    Single,
+    Double,
+}
+
+impl Precision {
+    /// Bytes of one real number.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Precision::Half | Precision::BFloat16 => 2,
+            Precision::Single => 4,
+            Precision::Double => 8,
+        }
+    }
+
+    /// `cudaDataType`'s value (library_types.h) for a real or complex number of this precision.
+    pub fn data_type(self, complex: bool) -> i32 {
+        match (self, complex) {
+            (Precision::Single, false) => 0,
+            (Precision::Double, false) => 1,
+            (Precision::Half, false) => 2,
+            (Precision::Single, true) => 4,
+            (Precision::Double, true) => 5,
+            (Precision::Half, true) => 6,
+            (Precision::BFloat16, false) => 14,
+            (Precision::BFloat16, true) => 15,
+        }
+    }
+}
+
+/// `cudaDataType`'s names as the Xt API takes them: `(name, complex, precision)`.
+pub const DATA_TYPES: [(&str, bool, Precision); 8] = [
+    ("CUDA_R_16F", false, Precision::Half),
+    ("CUDA_C_16F", true, Precision::Half),
+    ("CUDA_R_16BF", false, Precision::BFloat16),
+    ("CUDA_C_16BF", true, Precision::BFloat16),
+    ("CUDA_R_32F", false, Precision::Single),
+    ("CUDA_C_32F", true, Precision::Single),
+    ("CUDA_R_64F", false, Precision::Double),
+    ("CUDA_C_64F", true, Precision::Double),
+];
+
+/// An Xt plan's input, output and execution types (cufftXtMakePlanMany's `inputtype`,
+/// `outputtype`, `executiontype`) as the transform they make: C2C is complex, complex, complex;
+/// R2C real, complex, complex; C2R complex, real, complex; all of one precision. The type
+/// returned is the classic one of that kind (single's for half and bfloat16).
+pub fn xt_types(input: &str, output: &str, execution: &str) -> Result<(FftType, Precision)> {
+    let parse = |what: &str, name: &str| -> Result<(bool, Precision)> {
+        DATA_TYPES.iter().find(|t| t.0.eq_ignore_ascii_case(name)).map(|t| (t.1, t.2)).ok_or_else(|| {
+            Error::named(
+                "CUFFT_INVALID_TYPE",
+                format!("the {what} type '{name}' is not one cuFFT's Xt API takes: use one of {}", DATA_TYPES.map(|t| t.0).join(", ")),
+            )
+        })
+    };
+    let (i, o, e) = (parse("input", input)?, parse("output", output)?, parse("execution", execution)?);
+    if i.1 != o.1 || o.1 != e.1 || !e.0 {
+        return Err(Error::named(
+            "CUFFT_INVALID_TYPE",
+            format!(
+                "{input}, {output}, {execution} is not a transform cuFFT runs: input, output and execution are of one precision, \
+                 and the execution type is complex"
+            ),
+        ));
+    }
+    let double = e.1 == Precision::Double;
+    let ty = match (i.0, o.0, double) {
+        (true, true, false) => FftType::C2C,
+        (true, true, true) => FftType::Z2Z,
+        (false, true, false) => FftType::R2C,
+        (false, true, true) => FftType::D2Z,
+        (true, false, false) => FftType::C2R,
+        (true, false, true) => FftType::Z2D,
+        (false, false, _) => {
+            return Err(Error::named("CUFFT_INVALID_TYPE", format!("{input} to {output}: cuFFT has no real-to-real transform")))
+        }
+    };
+    Ok((ty, e.1))
 }
 
 /// A plan made by a backend: destroyed when dropped.
@@ -83,16 +229,6 @@ impl FftType {
         }
     }
 
-    /// Bytes of one element of the input (`side` 0) or output (1): also their alignment.
-    pub fn element(self, side: usize) -> u64 {
-        let real = if self.double() { 8 } else { 4 };
-        if self.complex(side) {
-            2 * real
-        } else {
-            real
-        }
-    }
-
     /// The only direction a real transform runs in; `None` for a complex one (both).
     pub fn fixed_direction(self) -> Option<Direction> {
         match self {
@@ -162,13 +298,16 @@ impl Layout {
 
 /// A plan: the transform's type, its logical shape (rank 1 to 3, the last axis fastest), how
 /// many transforms, and the layouts given (`None`: cuFFT's basic layout, contiguous, whose real
-/// side is padded to `2·(n/2+1)` on the last axis when the transform runs in place).
+/// side is padded to `2·(n/2+1)` on the last axis when the transform runs in place). `xt`: an
+/// Xt plan (cufftXtMakePlanMany) of that precision, `ty` its kind (single's for half and
+/// bfloat16, double's for double).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlanSpec {
     pub ty: FftType,
     pub shape: Vec<u64>,
     pub batch: u64,
     pub layout: Option<[Layout; 2]>,
+    pub xt: Option<Precision>,
 }
 
 /// What one run of a plan is given: where its input and output start (bytes into their
@@ -186,6 +325,21 @@ fn product(v: &[u64]) -> Option<u64> {
 }
 
 impl PlanSpec {
+    /// A classic plan (no Xt types) in the basic layout.
+    pub fn basic(ty: FftType, shape: Vec<u64>, batch: u64) -> PlanSpec {
+        PlanSpec { ty, shape, batch, layout: None, xt: None }
+    }
+
+    /// The precision of the plan's numbers.
+    pub fn precision(&self) -> Precision {
+        self.xt.unwrap_or(if self.ty.double() { Precision::Double } else { Precision::Single })
+    }
+
+    /// Bytes of one element of the input (`side` 0) or output (1): also their alignment.
+    pub fn element(&self, side: usize) -> u64 {
+        self.precision().bytes() * if self.ty.complex(side) { 2 } else { 1 }
+    }
+
     /// The logical sizes on the input (`side` 0) or output (1): a real transform's complex side
     /// holds `n/2+1` points on the last axis.
     pub fn dims(&self, side: usize) -> Vec<u64> {
@@ -209,6 +363,12 @@ impl PlanSpec {
         }
         if self.batch == 0 {
             return Err(Error::named("CUFFT_INVALID_SIZE", "batch is 0: a plan runs at least one transform"));
+        }
+        if matches!(self.precision(), Precision::Half | Precision::BFloat16) && !self.shape.iter().all(|n| n.is_power_of_two()) {
+            return Err(Error::named(
+                "CUFFT_NOT_SUPPORTED",
+                format!("cuFFT runs half and bfloat16 transforms of sizes that are powers of 2 only, got {:?}", self.shape),
+            ));
         }
         let max = i64::MAX as u64;
         if self.shape.iter().any(|&n| n > max) || self.batch > max {
@@ -264,10 +424,54 @@ impl PlanSpec {
         for side in 0..2 {
             out[side] = layouts[side]
                 .extent(&self.dims(side), self.batch)
-                .and_then(|e| e.checked_mul(self.ty.element(side)))
+                .and_then(|e| e.checked_mul(self.element(side)))
                 .filter(|&b| b <= i64::MAX as u64)
                 .ok_or_else(|| Error::range("the transform's data is too large"))?;
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_split_the_batch_as_cupy_does_and_one_transform_evenly() {
+        assert_eq!(shares(10, 5, 2), vec![30, 20]);
+        assert_eq!(shares(8, 6, 4), vec![16, 16, 8, 8]);
+        assert_eq!(shares(1024, 1, 4), vec![256; 4]);
+    }
+
+    #[test]
+    fn xt_types_make_the_transform_of_their_kinds() {
+        assert_eq!(xt_types("CUDA_C_16F", "CUDA_C_16F", "CUDA_C_16F").unwrap(), (FftType::C2C, Precision::Half));
+        assert_eq!(xt_types("cuda_r_16bf", "CUDA_C_16BF", "CUDA_C_16BF").unwrap(), (FftType::R2C, Precision::BFloat16));
+        assert_eq!(xt_types("CUDA_C_64F", "CUDA_R_64F", "CUDA_C_64F").unwrap(), (FftType::Z2D, Precision::Double));
+        for bad in [["CUDA_C_16F", "CUDA_C_32F", "CUDA_C_32F"], ["CUDA_R_32F", "CUDA_R_32F", "CUDA_C_32F"], ["CUDA_C_32F", "CUDA_C_32F", "CUDA_R_32F"]] {
+            assert_eq!(xt_types(bad[0], bad[1], bad[2]).unwrap_err().code_name().as_deref(), Some("CUFFT_INVALID_TYPE"), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn callback_types_are_cuffts_for_the_side_they_touch() {
+        let cb = |store| Callback { store, name: "f".into(), ltoir: vec![], caller_info: 0 };
+        let spec = |ty| PlanSpec::basic(ty, vec![8], 1);
+        // CUFFT_CB_LD_COMPLEX 0, LD_REAL_DOUBLE 3, ST_COMPLEX_DOUBLE 5, ST_REAL 6.
+        assert_eq!(cb(false).kind(&spec(FftType::C2C)), 0);
+        assert_eq!(cb(false).kind(&spec(FftType::D2Z)), 3);
+        assert_eq!(cb(true).kind(&spec(FftType::D2Z)), 5);
+        assert_eq!(cb(true).kind(&spec(FftType::C2R)), 6);
+        assert_eq!(cb(false).kind(&spec(FftType::C2R)), 0);
+    }
+
+    #[test]
+    fn half_elements_are_two_bytes_and_their_sizes_powers_of_two() {
+        let mut s = PlanSpec::basic(FftType::R2C, vec![16], 2);
+        s.xt = Some(Precision::Half);
+        assert_eq!((s.element(0), s.element(1)), (2, 4));
+        assert_eq!(s.extents(false).unwrap(), [16 * 2 * 2, 9 * 4 * 2]);
+        s.shape = vec![12];
+        assert_eq!(s.check().unwrap_err().code_name().as_deref(), Some("CUFFT_NOT_SUPPORTED"));
     }
 }

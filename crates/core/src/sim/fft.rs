@@ -2,14 +2,19 @@
 //! order, unnormalised as cuFFT is (an inverse does not divide by n), computed in double
 //! precision and stored in the plan's (one instantiation of the crate's algorithms keeps the
 //! addon small). A real-to-complex transform writes the `n/2+1` points of the last axis that
-//! cuFFT writes; a complex-to-real one reads them, taking the rest as their conjugates.
+//! cuFFT writes; a complex-to-real one reads them, taking the rest as their conjugates. Half and
+//! bfloat16 (Xt) plans are computed the same way and rounded to their precision on the store
+//! (cuFFT computes them in half). A plan over several simulated devices transforms the parts
+//! its devices hold as one. CUDA C callbacks are not run here: the model refuses them.
 
 use super::bytes::Buffer;
 use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;
-use crate::ops::fft::{Direction, Exec, FftOps, FftPlanOps, FftType, Layout, PlanSpec};
+use crate::error::Error;
+use crate::ops::fft::{Callback, Direction, Exec, FftMultiOps, FftOps, FftPlanOps, FftType, Layout, Part, PlanSpec, Precision};
+use crate::ops::half::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
 use crate::ops::{AllocOps, StreamOps};
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftNum, FftPlanner};
@@ -42,6 +47,61 @@ impl Word for f64 {
     fn write(v: f64, b: &mut [u8]) {
         b[..8].copy_from_slice(&v.to_le_bytes());
     }
+}
+
+/// IEEE half, read as an f64 and rounded to nearest even on the store (through single).
+pub struct Half;
+
+impl Word for Half {
+    const SIZE: usize = 2;
+    fn read(b: &[u8]) -> f64 {
+        f16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64
+    }
+    fn write(v: f64, b: &mut [u8]) {
+        b[..2].copy_from_slice(&f32_to_f16(v as f32).to_le_bytes());
+    }
+}
+
+/// bfloat16, as [`Half`].
+pub struct BFloat16;
+
+impl Word for BFloat16 {
+    const SIZE: usize = 2;
+    fn read(b: &[u8]) -> f64 {
+        bf16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64
+    }
+    fn write(v: f64, b: &mut [u8]) {
+        b[..2].copy_from_slice(&f32_to_bf16(v as f32).to_le_bytes());
+    }
+}
+
+/// How one precision's numbers are read and written: a table rather than a type parameter, so
+/// the transform is compiled once for the four precisions.
+#[derive(Clone, Copy)]
+pub struct Words {
+    size: usize,
+    read: fn(&[u8]) -> f64,
+    write: fn(f64, &mut [u8]),
+}
+
+impl Words {
+    pub fn of<W: Word>() -> Words {
+        Words { size: W::SIZE, read: W::read, write: W::write }
+    }
+
+    pub fn for_precision(p: Precision) -> Words {
+        match p {
+            Precision::Half => Words::of::<Half>(),
+            Precision::BFloat16 => Words::of::<BFloat16>(),
+            Precision::Single => Words::of::<f32>(),
+            Precision::Double => Words::of::<f64>(),
+        }
+    }
+}
+
+/// [`host_fft`] in the plan's precision.
+pub fn host_fft_any(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &[u8], output: &mut [u8]) {
+    host_fft(Words::for_precision(spec.precision()), spec, axes, x, input, output)
 }
 
 /// One axis's transforms, forward and inverse, planned once.
@@ -113,21 +173,21 @@ fn points(dims: &[u64]) -> impl Iterator<Item = Vec<u64>> + '_ {
 
 /// One run of a plan on the host: `input` bytes (at `x.in_off`) to `output` bytes (at
 /// `x.out_off`), each batch's points read and written through the layouts.
-pub fn host_fft<W: Word>(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &[u8], output: &mut [u8]) {
+pub fn host_fft(words: Words, spec: &PlanSpec, axes: &Axes, x: &Exec, input: &[u8], output: &mut [u8]) {
     let layouts = spec.layouts(x.in_place);
     let (din, dout) = (spec.dims(0), spec.dims(1));
     let shape: Vec<usize> = spec.shape.iter().map(|&n| n as usize).collect();
     let rank = shape.len();
-    let w = W::SIZE;
+    let Words { size: w, read: get, write: put } = words;
     let read = |l: &Layout, b: u64, p: &[u64], complex: bool| -> Complex<f64> {
         let at = x.in_off as usize + l.index(b, p) as usize * if complex { 2 * w } else { w };
-        Complex::new(W::read(&input[at..]), if complex { W::read(&input[at + w..]) } else { 0.0 })
+        Complex::new(get(&input[at..]), if complex { get(&input[at + w..]) } else { 0.0 })
     };
     let mut write = |l: &Layout, b: u64, p: &[u64], v: Complex<f64>, complex: bool| {
         let at = x.out_off as usize + l.index(b, p) as usize * if complex { 2 * w } else { w };
-        W::write(v.re, &mut output[at..]);
+        put(v.re, &mut output[at..]);
         if complex {
-            W::write(v.im, &mut output[at + w..]);
+            put(v.im, &mut output[at + w..]);
         }
     };
     // Read every batch first: in place, the output overwrites the input.
@@ -181,8 +241,52 @@ fn sim_stream(s: &dyn StreamOps) -> &SimStream {
 }
 
 impl FftOps for SimBackend {
-    fn plan(&self, _ordinal: usize, spec: &PlanSpec) -> Result<Box<dyn FftPlanOps>> {
+    fn plan(&self, _ordinal: usize, spec: &PlanSpec, callbacks: &[Callback]) -> Result<Box<dyn FftPlanOps>> {
+        if !callbacks.is_empty() {
+            return Err(Error::named("CUFFT_NOT_SUPPORTED", "the simulator runs no CUDA C: cuFFT callbacks need the GPU"));
+        }
         Ok(Box::new(SimPlan { spec: Arc::new(spec.clone()), axes: Arc::new(Axes::new(&spec.shape)) }))
+    }
+
+    fn plan_multi(&self, devices: &[usize], spec: &PlanSpec) -> Result<Box<dyn FftMultiOps>> {
+        Ok(Box::new(SimMultiPlan { devices: devices.len(), spec: spec.clone(), axes: Axes::new(&spec.shape) }))
+    }
+}
+
+/// A plan over several simulated devices: one transform of the parts they hold, put together.
+struct SimMultiPlan {
+    devices: usize,
+    spec: PlanSpec,
+    axes: Axes,
+}
+
+impl FftMultiOps for SimMultiPlan {
+    /// A model of cuFFT's: each device's share of the data again.
+    fn work_sizes(&self) -> Vec<u64> {
+        let e = self.spec.element(0);
+        crate::ops::fft::shares(self.spec.shape[0], self.spec.batch, self.devices).into_iter().map(|n| n * e).collect()
+    }
+
+    fn set_work_areas(&self, _areas: &[Part<'_>]) -> Result<()> {
+        Ok(())
+    }
+
+    fn exec(&self, parts: &[Part<'_>], _scratch: &[Part<'_>], direction: Direction) -> Result<bool> {
+        let mut all = Vec::new();
+        for p in parts {
+            let b = sim_alloc(p.mem).buffer.lock();
+            all.extend_from_slice(&b[p.offset as usize..(p.offset + p.len) as usize]);
+        }
+        let mut out = vec![0u8; all.len()];
+        let x = Exec { in_off: 0, out_off: 0, direction, in_place: false };
+        host_fft_any(&self.spec, &self.axes, &x, &all, &mut out);
+        let mut at = 0;
+        for p in parts {
+            let mut b = sim_alloc(p.mem).buffer.lock();
+            b[p.offset as usize..(p.offset + p.len) as usize].copy_from_slice(&out[at..at + p.len as usize]);
+            at += p.len as usize;
+        }
+        Ok(false)
     }
 }
 
@@ -191,7 +295,7 @@ impl FftPlanOps for SimPlan {
     /// (the host transform needs none, but a work area from the caller's allocator is the rule
     /// the simulator keeps).
     fn work_size(&self) -> u64 {
-        self.spec.shape.iter().product::<u64>() * self.spec.ty.element(if self.spec.ty.complex(0) { 0 } else { 1 })
+        self.spec.shape.iter().product::<u64>() * self.spec.element(if self.spec.ty.complex(0) { 0 } else { 1 })
     }
 
     fn set_work_area(&self, _area: &dyn AllocOps, _offset: u64) -> Result<()> {
@@ -202,24 +306,18 @@ impl FftPlanOps for SimPlan {
         let (input, output, x, spec) = (sim_alloc(input).buffer.clone(), sim_alloc(output).buffer.clone(), *x, self.spec.clone());
         let label = format!("fft {} {:?} x{}", spec.ty.name(), spec.shape, spec.batch);
         let axes = self.axes.clone();
-        sim_stream(stream).run("kernel", label, move || {
-            if spec.ty.double() {
-                run::<f64>(&spec, &axes, &x, &input, &output)
-            } else {
-                run::<f32>(&spec, &axes, &x, &input, &output)
-            }
-        })
+        sim_stream(stream).run("kernel", label, move || run(&spec, &axes, &x, &input, &output))
     }
 }
 
-fn run<W: Word>(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &Buffer, output: &Buffer) {
+fn run(spec: &PlanSpec, axes: &Axes, x: &Exec, input: &Buffer, output: &Buffer) {
     if std::ptr::eq(input, output) {
         let mut bytes = output.lock();
         let copy = bytes.clone();
-        host_fft::<W>(spec, axes, x, &copy, &mut bytes);
+        host_fft_any(spec, axes, x, &copy, &mut bytes);
     } else {
         let src = input.lock().clone();
-        host_fft::<W>(spec, axes, x, &src, &mut output.lock());
+        host_fft_any(spec, axes, x, &src, &mut output.lock());
     }
 }
 
@@ -248,7 +346,7 @@ mod tests {
     }
 
     fn spec(ty: FftType, shape: &[u64], batch: u64) -> PlanSpec {
-        PlanSpec { ty, shape: shape.to_vec(), batch, layout: None }
+        PlanSpec::basic(ty, shape.to_vec(), batch)
     }
 
     fn exec(direction: Direction) -> Exec {
@@ -274,7 +372,7 @@ mod tests {
             let axes = Axes::new(&s.shape);
             for (dir, sign) in [(Direction::Forward, -1.0), (Direction::Inverse, 1.0)] {
                 let mut out = vec![0u8; n * 3 * 16];
-                host_fft::<f64>(&s, &axes, &exec(dir), &bytes_c(&x), &mut out);
+                host_fft_any(&s, &axes, &exec(dir), &bytes_c(&x), &mut out);
                 let want: Vec<_> = x.chunks(n).flat_map(|row| dft(row, sign)).collect();
                 close(&from_c(&out), &want);
             }
@@ -287,7 +385,7 @@ mod tests {
         let x = signal(r * c, 1);
         let s = spec(FftType::Z2Z, &[r as u64, c as u64], 1);
         let mut out = vec![0u8; r * c * 16];
-        host_fft::<f64>(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
+        host_fft_any(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
         let rows: Vec<_> = x.chunks(c).flat_map(|row| dft(row, -1.0)).collect();
         let mut want = rows.clone();
         for j in 0..c {
@@ -308,14 +406,14 @@ mod tests {
             let f = spec(FftType::D2Z, &shape, 1);
             let half = f.dims(1).iter().product::<u64>() as usize;
             let mut spectrum = vec![0u8; half * 16];
-            host_fft::<f64>(&f, &Axes::new(&shape), &exec(Direction::Forward), &rb, &mut spectrum);
+            host_fft_any(&f, &Axes::new(&shape), &exec(Direction::Forward), &rb, &mut spectrum);
             if shape.len() == 1 {
                 let full = dft(&real.iter().map(|&v| Complex::new(v, 0.0)).collect::<Vec<_>>(), -1.0);
                 close(&from_c(&spectrum), &full[..half]);
             }
             let i = spec(FftType::Z2D, &shape, 1);
             let mut back = vec![0u8; total as usize * 8];
-            host_fft::<f64>(&i, &Axes::new(&shape), &exec(Direction::Inverse), &spectrum, &mut back);
+            host_fft_any(&i, &Axes::new(&shape), &exec(Direction::Inverse), &spectrum, &mut back);
             for (k, w) in back.chunks(8).enumerate() {
                 assert!((f64::read(w) - total as f64 * real[k]).abs() < 1e-9, "{shape:?} at {k}");
             }
@@ -336,10 +434,10 @@ mod tests {
         // Two interleaved signals of 4 points: stride 2, dist 1.
         let x = signal(8, 2);
         let l = Layout { embed: vec![4], stride: 2, dist: 1 };
-        let s = PlanSpec { ty: FftType::Z2Z, shape: vec![4], batch: 2, layout: Some([l.clone(), l]) };
+        let s = PlanSpec { ty: FftType::Z2Z, shape: vec![4], batch: 2, layout: Some([l.clone(), l]), xt: None };
         s.check().unwrap();
         let mut out = vec![0u8; 8 * 16];
-        host_fft::<f64>(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
+        host_fft_any(&s, &Axes::new(&s.shape), &exec(Direction::Forward), &bytes_c(&x), &mut out);
         let got = from_c(&out);
         for b in 0..2 {
             let row: Vec<_> = (0..4).map(|j| x[j * 2 + b]).collect();
