@@ -242,7 +242,7 @@ const KINDS = {
   plain: { make: () => cuda.mallocPlain(64), kill: (m) => m.free(), use: (m) => m.memset(1, 64), works: (m) => { m.memset(3, 64); const b = new Uint8Array(64); m.copyToHost(b); return b[63] === 3 } },
   stream: { make: () => new cuda.Stream(), kill: (s) => s.destroy(), use: (s) => s.synchronize(), works: (s) => { s.synchronize(); return s.done } },
   event: { make: () => new cuda.Event(), kill: (e) => e.destroy(), use: (e) => e.synchronize(), works: (e) => { e.record(); e.synchronize(); return e.done } },
-  pinned: { make: () => cuda.allocPinned(64), kill: (p) => p.free(), use: (p) => p.set(new Uint8Array(8)), works: (p) => { p.set(new Uint8Array(64).fill(4)); const b = new Uint8Array(64); p.get(b); return b[63] === 4 } },
+  pinned: { make: () => cuda.getDefaultPinnedMemoryPool().malloc(64), kill: (p) => p.free(), use: (p) => p.set(new Uint8Array(8)), works: (p) => { p.set(new Uint8Array(64).fill(4)); const b = new Uint8Array(64); p.get(b); return b[63] === 4 } },
   graph: { make: () => cuda.Stream.ptds.capture(() => {}), kill: (g) => g.destroy(), use: (g) => g.launch(), works: (g) => { g.launch(); return true } },
 }
 
@@ -256,7 +256,8 @@ const KINDS = {
  * Runs a check of the harness's own on `device` in a scope of its own: a fresh non-blocking
  * stream current (the case may have made a destroyed stream current, or left a blocking stream
  * capturing, which refuses the legacy stream) and the default pool as the allocator (the case may
- * have set one that returns nonsense). What the case set stays set outside.
+ * have set one that returns nonsense). What the case set stays set outside. The pinned allocator
+ * is the thread's, not a scope's, so the moves take pinned memory from the default pinned pool.
  */
 function clean(device, fn) {
   return new cuda.Device(device).run(() => {
