@@ -2,6 +2,7 @@
 import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { GCProfiler } from 'node:v8'
 import { alloc, backend, mallocPlain, memory, memoryChannels, MemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
 import { runNode, scratchDir } from './helpers'
 
@@ -64,6 +65,54 @@ serial("stacks: 'none' records no stack", (t) => {
   t.true(s.history.events.length >= 2)
   t.true(s.history.events.every((e) => e.stack === -1))
   t.is(s.stacks.length, 0)
+})
+
+// Bytes, not time: what a recorded alloc+free allocates on the JS heap is a count that load does not
+// change (a timing bound would flake on a shared machine). Off and with stacks: 'none' the same
+// pairs allocate the same objects (the pointer and its Memory): an entry is stores into the ring.
+serial("stacks: 'none' captures no stack and allocates nothing on the JS heap per event", (t) => {
+  const pool = new MemoryPool()
+  const pair = (): void => pool.malloc(1024).mem.free()
+  /** Heap bytes a pair allocates: the fewest of runs that no GC interrupted (after warming the JIT and the ring up). */
+  const bytesPerPair = (): number => {
+    for (let i = 0; i < 20_000; i++) pair()
+    let best = Infinity
+    for (let tries = 0, clean = 0; tries < 200 && clean < 20; tries++) {
+      const gc = new GCProfiler()
+      gc.start()
+      const before = process.memoryUsage().heapUsed
+      for (let i = 0; i < 1000; i++) pair()
+      const after = process.memoryUsage().heapUsed
+      if (gc.stop().statistics.length > 0) continue
+      clean++
+      best = Math.min(best, (after - before) / 1000)
+    }
+    return best
+  }
+  const capture = Error.captureStackTrace
+  let captures = 0
+  Error.captureStackTrace = function (this: unknown, ...args: Parameters<typeof capture>): void {
+    captures++
+    capture.apply(this, args)
+  }
+  try {
+    memory.recordHistory({ enabled: false })
+    const off = bytesPerPair()
+    memory.recordHistory({ stacks: 'none', maxEntries: 4096 })
+    const none = bytesPerPair()
+    t.is(captures, 0, "stacks: 'none' captured a stack")
+    t.true(Number.isFinite(off) && Number.isFinite(none), 'some runs had no GC')
+    // A double boxed now and then is 16 B; the smallest object is 24 B, and an event makes two a pair.
+    t.true(none - off < 24, `off: ${off} B a pair; stacks: 'none': ${none} B`)
+    // The measure sees what an event allocates: a captured stack is an object and its frames.
+    memory.recordHistory({ stacks: 'js', maxEntries: 4096 })
+    const js = bytesPerPair()
+    t.true(captures > 0)
+    t.true(js - off > 64, `stacks: 'js': ${js} B a pair, off: ${off} B`)
+    t.log(`JS heap bytes per alloc+free: off ${off}, stacks: 'none' ${none}, stacks: 'js' ${js}`)
+  } finally {
+    Error.captureStackTrace = capture
+  }
 })
 
 serial('the history is a ring: past maxEntries the oldest entries go', (t) => {
