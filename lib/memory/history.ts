@@ -650,8 +650,8 @@ function sourceCode(source: string): number {
 }
 
 // The hot path: one native call (address, size, time and the pool's bytes), then stores into the
-// ring and the live table; a stack only with stacks: 'js'.
-function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number): void {
+// ring and the live table; the stack (stacks: 'js') was captured by the allocator's call (`tap.capture`).
+function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number, stack: object | undefined): void {
   const pinned = source === 'pinned'
   const h = own(mem as NativeObject)
   let addr: number
@@ -684,7 +684,6 @@ function onAlloc(mem: object, nbytes: number, source: string, poolObject: object
     }
   }
   const stream = pinned ? -1 : streamId(device)
-  const stack = state.stacks === 'js' ? capture(ENTRY[source] ?? publishAlloc) : undefined
   const src = sourceCode(source)
   put(ALLOC, t, device, stream, addr, size, nbytes, src, pool, stack)
   ;(pinned ? livePinned : live).set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
@@ -723,7 +722,10 @@ function onFree(mem: object, pinned: boolean): void {
   }
 }
 
-const tap: HistoryTap = { alloc: onAlloc, free: onFree }
+/** The stack of an allocation of `source`, from its allocator's caller on. */
+const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publishAlloc)
+
+const tap: HistoryTap = { alloc: onAlloc, free: onFree, capture: undefined }
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
@@ -791,6 +793,7 @@ function recordHistory(options: HistoryOptions = {}): void {
   }
   state.enabled = enabled
   state.stacks = stacks
+  tap.capture = enabled && stacks === 'js' ? captureAlloc : undefined
   state.frames = frames
   ring.max = maxEntries
 }
