@@ -6,7 +6,6 @@
 // out (`MemoryPool.segments()`), free blocks included.
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
 import { backend } from '../backend'
 import { runWith, scope } from '../context'
 import { Device } from '../device'
@@ -36,7 +35,12 @@ export interface HistoryOptions {
   stacks?: 'js' | 'none'
   /** The ring's capacity: the oldest entries are dropped past it (default 100 000). */
   maxEntries?: number
-  /** Frames each stack keeps, from the allocating call outward, async callers included (default 10, at most 200; `Error.stackTraceLimit` is left as it is). V8's capture costs about 0.3–0.7 µs a synchronous frame: fewer frames cost less. */
+  /**
+   * Frames each stack keeps, from the allocating call outward, async callers included (default 10,
+   * at most 200; `Error.stackTraceLimit` is left as it is). Capturing is V8's cost: it summarizes
+   * each synchronous frame it walks (an optimized one, the allocator inlined into it, costs most;
+   * async callers cost little), so fewer frames cost somewhat less (bench/memory-history.ts).
+   */
   frames?: number
 }
 
@@ -621,11 +625,10 @@ function measureClockOffset(): number {
   return offset
 }
 
-/**
- * Now: `performance.now()` (an allocation reads the addon's clock, in the same call as its block, and
- * adds `clockOffset`). Node's module, not the global: the global is a getter, called at each read.
- */
-const now = (): number => performance.now()
+/** `performance`, read once: Node's global is a getter, called at each read. */
+const perf = performance
+/** Now: `performance.now()` (an allocation reads the addon's clock, in the same call as its block, and adds `clockOffset`). */
+const now = (): number => perf.now()
 
 /**
  * Each allocator's entry point, which calls the history (or `publishAlloc`) itself: a stack is
