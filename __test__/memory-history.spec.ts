@@ -3,7 +3,7 @@ import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { alloc, backend, mallocPlain, memory, memoryChannels, MemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
-import { runJson, runNode, scratchDir } from './helpers'
+import { nativeTest, runJson, runNode, scratchDir } from './helpers'
 
 // The history is process-wide: these tests run one after another.
 const serial = test.serial
@@ -107,7 +107,8 @@ const js = bytesPerPair()
 console.log(JSON.stringify({ off, none, js, noneCaptures, jsCaptures: captures - noneCaptures }))
 `
 
-serial("stacks: 'none' captures no stack and allocates nothing on the JS heap per event", (t) => {
+// In a child: runs beside the serial tests.
+nativeTest("its binding's calls allocate on the JS heap themselves")("stacks: 'none' captures no stack and allocates nothing on the JS heap per event", (t) => {
   const r = runJson(heapScript, {}, ['--no-concurrent-recompilation'])
   t.log(`JS heap bytes per alloc+free: off ${r.off}, stacks: 'none' ${r.none}, stacks: 'js' ${r.js}`)
   t.is(r.noneCaptures, 0, "stacks: 'none' captured a stack")
