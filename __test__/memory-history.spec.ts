@@ -3,7 +3,7 @@ import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { alloc, backend, mallocPlain, memory, memoryChannels, MemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
-import { runNode, scratchDir } from './helpers'
+import { nativeTest, runJson, runNode, scratchDir } from './helpers'
 
 // The history is process-wide: these tests run one after another.
 const serial = test.serial
@@ -64,6 +64,60 @@ serial("stacks: 'none' records no stack", (t) => {
   t.true(s.history.events.length >= 2)
   t.true(s.history.events.every((e) => e.stack === -1))
   t.is(s.stacks.length, 0)
+})
+
+/**
+ * Measures, in a child, the JS heap bytes a MemoryPool alloc+free allocates with history off,
+ * stacks: 'none' and stacks: 'js', and how many stacks were captured with 'none'. Bytes, not time:
+ * a count that load does not change (a timing bound would flake on a shared machine), taken from
+ * runs no GC interrupted, after the JIT compiled the path (synchronously: with the optimizing
+ * compiler on a thread of its own, when it finishes depends on the load, and code it has not
+ * compiled yet boxes numbers).
+ */
+const heapScript = `
+const { GCProfiler } = require('node:v8')
+const { memory, MemoryPool } = cuda
+const pool = new MemoryPool()
+const pair = () => pool.malloc(1024).mem.free()
+function bytesPerPair() {
+  for (let i = 0; i < 20000; i++) pair()
+  let best = Infinity
+  for (let tries = 0, clean = 0; tries < 200 && clean < 20; tries++) {
+    const gc = new GCProfiler()
+    gc.start()
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 1000; i++) pair()
+    const after = process.memoryUsage().heapUsed
+    if (gc.stop().statistics.length > 0) continue
+    clean++
+    best = Math.min(best, (after - before) / 1000)
+  }
+  return best
+}
+const capture = Error.captureStackTrace
+let captures = 0
+Error.captureStackTrace = function (...args) { captures++; return capture.apply(this, args) }
+memory.recordHistory({ enabled: false })
+const off = bytesPerPair()
+memory.recordHistory({ stacks: 'none', maxEntries: 4096 })
+const none = bytesPerPair()
+const noneCaptures = captures
+memory.recordHistory({ stacks: 'js', maxEntries: 4096 })
+const js = bytesPerPair()
+console.log(JSON.stringify({ off, none, js, noneCaptures, jsCaptures: captures - noneCaptures }))
+`
+
+// In a child: runs beside the serial tests.
+nativeTest("its binding's calls allocate on the JS heap themselves")("stacks: 'none' captures no stack and allocates nothing on the JS heap per event", (t) => {
+  const r = runJson(heapScript, {}, ['--no-concurrent-recompilation'])
+  t.log(`JS heap bytes per alloc+free: off ${r.off}, stacks: 'none' ${r.none}, stacks: 'js' ${r.js}`)
+  t.is(r.noneCaptures, 0, "stacks: 'none' captured a stack")
+  t.true(Number.isFinite(r.off) && Number.isFinite(r.none), 'some runs had no GC')
+  // A double boxed now and then is 16 B; the smallest object is 24 B, and an event makes two a pair.
+  t.true(r.none - r.off < 24, `off: ${r.off} B a pair; stacks: 'none': ${r.none} B`)
+  // The measure sees what an event allocates: a captured stack is an object and its frames.
+  t.true(r.jsCaptures > 0)
+  t.true(r.js - r.off > 64, `stacks: 'js': ${r.js} B a pair, off: ${r.off} B`)
 })
 
 serial('the history is a ring: past maxEntries the oldest entries go', (t) => {

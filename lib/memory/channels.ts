@@ -31,8 +31,14 @@ export const memoryChannels: {
  * object, a publish and the reads each listener makes. Off, the hot paths read one property.
  */
 export interface HistoryTap {
-  /** An allocation (`mem` a Memory or a PinnedMemory) of `nbytes` asked, from `source`, made on `device` (-1: host), by `pool` (its native handle `nativePool`, or -1). */
-  alloc(mem: object, nbytes: number, source: string, pool: object | undefined, device: number, nativePool: number): void
+  /** An allocation (`mem` a Memory or a PinnedMemory) of `nbytes` asked, from `source`, made on `device` (-1: host), by `pool` (its native handle `nativePool`, or -1), with the `stack` `capture` took. */
+  alloc(mem: object, nbytes: number, source: string, pool: object | undefined, device: number, nativePool: number, stack: object | undefined): void
+  /**
+   * While stacks are recorded: the stack of the allocation of `source` being made, captured by the
+   * allocator's own call before `alloc` (V8 summarizes each frame on the stack to capture it, and
+   * `alloc`'s is a large one).
+   */
+  capture: ((source: string) => object) | undefined
   /** `mem` (a Memory, or a PinnedMemory when `pinned`) is about to be freed. */
   free(mem: object, pinned: boolean): void
 }

@@ -103,7 +103,7 @@ export function allocWatched(): boolean {
 /** @internal Publishes an allocation to the history and the channel (callers check `allocWatched()` first). */
 export function publishAlloc(pointer: AllocMessage['pointer'], nbytes: number, source: AllocSource, pool?: object, nativePool = -1): void {
   const tap = historyTap.on
-  if (tap !== undefined) tap.alloc(pointer.mem, nbytes, source, pool, pointer.deviceId, nativePool)
+  if (tap !== undefined) tap.alloc(pointer.mem, nbytes, source, pool, pointer.deviceId, nativePool, tap.capture?.(source))
   if (!memoryChannels.alloc.hasSubscribers) return
   const m: AllocMessage = { pointer, nbytes, size: pointer.size, device: pointer.deviceId, source }
   if (pool !== undefined) m.pool = pool

@@ -13,9 +13,12 @@ import { native } from '../native'
 import { own, ownDevice, type NativeObject } from '../object'
 import { perThreadIsDefault } from '../stream/handle'
 import { Stream } from '../stream/stream'
+import { mallocPlain } from './allocator'
+import { AsyncMemoryPool } from './async-pool'
 import { historyTap, memoryChannels, type HistoryTap } from './channels'
 import { publishAlloc, publishFailed, type AllocFailedMessage, type AllocSource } from './events'
 import type { PinnedMemory } from './pinned'
+import { mallocManaged } from './managed'
 import { PinnedMemoryPool } from './pinned-pool'
 import { MemoryPool } from './pool'
 
@@ -32,6 +35,13 @@ export interface HistoryOptions {
   stacks?: 'js' | 'none'
   /** The ring's capacity: the oldest entries are dropped past it (default 100 000). */
   maxEntries?: number
+  /**
+   * Frames each stack keeps, from the allocating call outward, async callers included (default 10,
+   * at most 200; `Error.stackTraceLimit` is left as it is). Capturing is V8's cost: it summarizes
+   * each synchronous frame it walks (an optimized one, the allocator inlined into it, costs most;
+   * async callers cost little), so fewer frames cost somewhat less (bench/memory-history.ts).
+   */
+  frames?: number
 }
 
 /** What happened, as an entry of the history says. */
@@ -196,18 +206,30 @@ export interface MemorySnapshot {
 }
 
 const ACTIONS: readonly HistoryAction[] = ['alloc', 'free', 'segment_alloc', 'segment_free', 'oom']
-const [ALLOC, FREE, SEGMENT_ALLOC, SEGMENT_FREE, OOM] = [0, 1, 2, 3, 4]
+const ALLOC = 0
+const FREE = 1
+const SEGMENT_ALLOC = 2
+const SEGMENT_FREE = 3
+const OOM = 4
 const SOURCES: readonly (AllocSource | 'free')[] = ['pool', 'async-pool', 'plain', 'managed', 'pinned', 'free']
 const SOURCE_FREE = 5
+/** A free's `action | source << 3`. */
+const FREE_CODE = FREE | (SOURCE_FREE << 3)
+/** Frames a stack keeps by default: the allocating call and its callers, async ones included. */
+const DEFAULT_FRAMES = 10
+/** The most frames a stack may keep. */
+const MAX_FRAMES = 200
 /** No source (segment events). */
 const NO_SOURCE = 255
 const sourceCodes: Record<string, number> = { pool: 0, 'async-pool': 1, plain: 2, managed: 3, pinned: 4 }
 
 /**
- * The ring, as columns: an entry is a few stores into typed arrays, no object (a million
- * entries of objects cost the GC more than recording them). The stack column holds what
- * `Error.captureStackTrace` filled in: V8 formats it only when a snapshot reads it. The columns
- * grow by doubling up to `maxEntries`, then the oldest entry is overwritten.
+ * The ring: an entry is eight numbers in one Float64Array (`E_*` below), no object (a million
+ * entries of objects cost the GC more than recording them), and its stores go through one
+ * array's bounds and base. The stacks are a plain array beside it, touched only once a stack was
+ * recorded: each holds what `Error.captureStackTrace` filled in, which V8 formats only when a
+ * snapshot reads it. The ring grows by doubling up to `maxEntries`, then the oldest entry is
+ * overwritten.
  */
 const ring = {
   /** Entries held (at most `max`). */
@@ -216,42 +238,49 @@ const ring = {
   /** Where the next entry goes once the ring is full: the oldest. */
   head: 0,
   dropped: 0,
-  t: new Float64Array(0),
-  addr: new Float64Array(0),
-  size: new Float64Array(0),
-  /** Bytes asked for; NaN for none. */
-  requested: new Float64Array(0),
-  action: new Uint8Array(0),
-  source: new Uint8Array(0),
-  device: new Int16Array(0),
-  stream: new Int32Array(0),
-  pool: new Int32Array(0),
-  /** What `Error.captureStackTrace` filled in, unformatted (V8 formats it when the snapshot reads it). */
+  /** Entries it has room for. */
+  cap: 0,
+  /** The entries, `STRIDE` numbers each. */
+  e: new Float64Array(0),
+  /** Whether `stack` is kept: set by the first stack recorded, until the ring is cleared. */
+  stacked: false,
+  /** The stacks by slot (`cap` of them while `stacked`, else none). */
   stack: [] as (object | undefined)[],
   /** The messages of oom entries, by slot. */
   message: new Map<number, string>(),
 }
 
-/** A column of the ring or of a live table. */
-type Column = Float64Array | Uint8Array | Int16Array | Int32Array
+/** An entry's numbers: when (ms), the address (NaN: none), bytes, bytes asked (NaN: none), `action | source << 3`, device, stream, pool. */
+const E_T = 0
+const E_ADDR = 1
+const E_SIZE = 2
+const E_REQUESTED = 3
+const E_CODE = 4
+const E_DEVICE = 5
+const E_STREAM = 6
+const E_POOL = 7
+/** Numbers an entry of the ring (or of a live table) takes. */
+const STRIDE = 8
 
-/** A column of `cap` entries of `a`'s kind, holding as many of `a`'s first values as fit. */
-function resized<T extends Column>(a: T, cap: number): T {
-  const b = new (a.constructor as new (n: number) => T)(cap)
-  b.set(a.subarray(0, Math.min(a.length, cap)))
+/** `a`'s first values in a new array of `length` (the rest `fill`). */
+function resized(a: Float64Array<ArrayBuffer>, length: number, fill = 0): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(length)
+  b.set(a.subarray(0, Math.min(a.length, length)))
+  if (length > a.length && fill !== 0) b.fill(fill, a.length)
+  return b
+}
+
+/** `a` (stacks) made `length` long, every slot present, so stores into it stay in bounds. */
+function resizedStacks(a: (object | undefined)[], length: number): (object | undefined)[] {
+  const b = a.slice(0, length)
+  for (let i = b.length; i < length; i++) b.push(undefined)
   return b
 }
 
 function resize(cap: number): void {
-  ring.t = resized(ring.t, cap)
-  ring.addr = resized(ring.addr, cap)
-  ring.size = resized(ring.size, cap)
-  ring.requested = resized(ring.requested, cap)
-  ring.action = resized(ring.action, cap)
-  ring.source = resized(ring.source, cap)
-  ring.device = resized(ring.device, cap)
-  ring.stream = resized(ring.stream, cap)
-  ring.pool = resized(ring.pool, cap)
+  ring.e = resized(ring.e, cap * STRIDE)
+  ring.cap = cap
+  if (ring.stacked) ring.stack = resizedStacks(ring.stack, cap)
 }
 
 function clearRing(max: number): void {
@@ -260,14 +289,17 @@ function clearRing(max: number): void {
   ring.dropped = 0
   ring.max = max
   ring.message.clear()
+  ring.stacked = false
   ring.stack = []
+  ring.cap = 0
+  ring.e = new Float64Array(0)
   resize(Math.min(max, 1024))
 }
 
 /** The slot the next entry goes in. */
 function slot(): number {
   if (ring.n < ring.max) {
-    if (ring.n === ring.t.length) resize(Math.min(ring.max, ring.t.length * 2))
+    if (ring.n === ring.cap) resize(Math.min(ring.max, ring.cap * 2))
     return ring.n++
   }
   const i = ring.head
@@ -277,91 +309,124 @@ function slot(): number {
   return i
 }
 
+/** Slot `i`'s stack: kept from the first stack on (a slot reused keeps no stale one). */
+function putStack(i: number, stack: object | undefined): void {
+  if (!ring.stacked) {
+    if (stack === undefined) return
+    ring.stacked = true
+    ring.stack = resizedStacks([], ring.cap)
+  }
+  ring.stack[i] = stack
+}
+
 function put(action: number, t: number, device: number, stream: number, addr: number, size: number, requested: number, source: number, pool: number, stack: object | undefined): number {
   const i = slot()
-  ring.t[i] = t
-  ring.action[i] = action
-  ring.device[i] = device
-  ring.stream[i] = stream
-  ring.addr[i] = addr
-  ring.size[i] = size
-  ring.requested[i] = requested
-  ring.source[i] = source
-  ring.pool[i] = pool
-  ring.stack[i] = stack
+  const e = ring.e
+  const j = i * STRIDE
+  e[j + E_T] = t
+  e[j + E_ADDR] = addr
+  e[j + E_SIZE] = size
+  e[j + E_REQUESTED] = requested
+  e[j + E_CODE] = action | (source << 3)
+  e[j + E_DEVICE] = device
+  e[j + E_STREAM] = stream
+  e[j + E_POOL] = pool
+  putStack(i, stack)
   return i
 }
 
+/** A live block's numbers: its handle (-1: none), address, bytes, bytes asked, when, device, stream, `pool * 256 + source`. */
+const L_HANDLE = 0
+const L_ADDR = 1
+const L_SIZE = 2
+const L_REQUESTED = 3
+const L_T = 4
+const L_DEVICE = 5
+const L_STREAM = 6
+const L_POOL_SOURCE = 7
+
 /**
- * The blocks allocated while recording and not yet seen freed, as columns indexed by their
- * handle's slot (a handle is its table's slot plus a generation, and is never issued twice): what
- * a free and the snapshot say of each, found with an array load rather than a hash lookup.
+ * The blocks allocated while recording and not yet seen freed, `STRIDE` numbers each (`L_*`),
+ * indexed by their handle's slot (a handle is its table's slot plus a generation, and is never
+ * issued twice): what a free and the snapshot say of each, found with an array load rather than a
+ * hash lookup.
  */
 class LiveTable {
-  /** The handle in each slot; -1 for none. */
-  handle = new Float64Array(0)
-  addr = new Float64Array(0)
-  size = new Float64Array(0)
-  requested = new Float64Array(0)
-  t = new Float64Array(0)
-  device = new Int16Array(0)
-  stream = new Int32Array(0)
-  pool = new Int32Array(0)
-  source = new Uint8Array(0)
+  /** Slots it has room for. */
+  cap = 0
+  e = new Float64Array(0)
+  /** Whether `stack` is kept (as the ring's). */
+  stacked = false
   stack: (object | undefined)[] = []
 
   /** Records the block of handle `h`. */
   set(h: number, addr: number, size: number, requested: number, t: number, device: number, stream: number, pool: number, source: number, stack: object | undefined): void {
     const i = h >>> 0
-    if (i >= this.handle.length) this.#grow(i)
-    this.handle[i] = h
-    this.addr[i] = addr
-    this.size[i] = size
-    this.requested[i] = requested
-    this.t[i] = t
-    this.device[i] = device
-    this.stream[i] = stream
-    this.pool[i] = pool
-    this.source[i] = source
-    this.stack[i] = stack
+    if (i >= this.cap) this.#grow(i)
+    const e = this.e
+    const j = i * STRIDE
+    e[j + L_HANDLE] = h
+    e[j + L_ADDR] = addr
+    e[j + L_SIZE] = size
+    e[j + L_REQUESTED] = requested
+    e[j + L_T] = t
+    e[j + L_DEVICE] = device
+    e[j + L_STREAM] = stream
+    e[j + L_POOL_SOURCE] = pool * 256 + source
+    if (stack !== undefined || this.stacked) this.#putStack(i, stack)
   }
 
   /** The slot of handle `h`, or -1 when the table holds no block of it. */
   find(h: number): number {
     const i = h >>> 0
-    return i < this.handle.length && this.handle[i] === h ? i : -1
+    return i < this.cap && this.e[i * STRIDE + L_HANDLE] === h ? i : -1
   }
 
   /** Forgets slot `i`. */
   remove(i: number): void {
-    this.handle[i] = -1
-    this.stack[i] = undefined
+    this.e[i * STRIDE + L_HANDLE] = -1
+    if (this.stacked) this.stack[i] = undefined
+  }
+
+  /** Slot `i`'s block, as the snapshot reads it. */
+  read(i: number): Live {
+    const e = this.e
+    const j = i * STRIDE
+    const pool = Math.floor(e[j + L_POOL_SOURCE]! / 256)
+    return {
+      addr: e[j + L_ADDR]!, size: e[j + L_SIZE]!, requested: e[j + L_REQUESTED]!, t: e[j + L_T]!, device: e[j + L_DEVICE]!, stream: e[j + L_STREAM]!,
+      pool, source: e[j + L_POOL_SOURCE]! - pool * 256, stack: this.stacked ? this.stack[i] : undefined,
+    }
   }
 
   clear(): void {
-    this.handle.fill(-1)
+    this.cap = 0
+    this.e = new Float64Array(0)
+    this.stacked = false
     this.stack = []
+  }
+
+  #putStack(i: number, stack: object | undefined): void {
+    if (!this.stacked) {
+      this.stacked = true
+      this.stack = resizedStacks([], this.cap)
+    }
+    this.stack[i] = stack
   }
 
   #grow(i: number): void {
     const cap = Math.max(1024, 2 ** Math.ceil(Math.log2(i + 1)))
-    const old = this.handle.length
-    this.handle = resized(this.handle, cap)
-    this.handle.fill(-1, old)
-    this.addr = resized(this.addr, cap)
-    this.size = resized(this.size, cap)
-    this.requested = resized(this.requested, cap)
-    this.t = resized(this.t, cap)
-    this.device = resized(this.device, cap)
-    this.stream = resized(this.stream, cap)
-    this.pool = resized(this.pool, cap)
-    this.source = resized(this.source, cap)
+    this.e = resized(this.e, cap * STRIDE, -1)
+    this.cap = cap
+    if (this.stacked) this.stack = resizedStacks(this.stack, cap)
   }
 }
 
 const state = {
   enabled: false,
   stacks: 'js' as 'js' | 'none',
+  /** Frames a stack keeps (`Error.stackTraceLimit` while it is captured). */
+  frames: DEFAULT_FRAMES,
 }
 /** A live block as the snapshot reads it from a {@link LiveTable}. */
 interface Live {
@@ -397,9 +462,24 @@ function poolId(pool: object | undefined): number {
   return id
 }
 
+/** The streams map `streamId` last read, the device it read it for, and what it found: a scope's map is never changed, only replaced. */
+let lastStreams: ReadonlyMap<number, object> | undefined | null = null
+let lastStreamsDevice = -1
+let lastStreamId = -1
+
 /** The snapshot's index of the current stream of `device`. */
 function streamId(device: number): number {
-  const s = scope().streams?.get(device) as Stream | undefined
+  const streams = scope().streams
+  if (streams === lastStreams && device === lastStreamsDevice) return lastStreamId
+  const id = streamIdIn(streams, device)
+  lastStreams = streams
+  lastStreamsDevice = device
+  lastStreamId = id
+  return id
+}
+
+function streamIdIn(streams: ReadonlyMap<number, object> | undefined, device: number): number {
+  const s = streams?.get(device) as Stream | undefined
   if (s === undefined) return perThreadIsDefault() ? 1 : 0
   if (s === Stream.null) return 0
   if (s === Stream.ptds) return 1
@@ -429,10 +509,18 @@ function hex(addr: number | bigint): string {
   return `0x${addr.toString(16)}`
 }
 
-/** Captures the current stack into an object, frames above and including `from` left out; V8 formats it only when `.stack` is read. */
+/**
+ * Captures the current stack into an object, `state.frames` frames of it from `from`'s caller on
+ * (async callers counted), whatever `Error.stackTraceLimit` the program set: V8 walks and
+ * summarizes each frame it keeps (its cost grows with them), and formats nothing until a snapshot
+ * reads `.stack`.
+ */
 function capture(from: Function): object {
   const o = {}
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = state.frames
   Error.captureStackTrace(o, from)
+  Error.stackTraceLimit = limit
   return o
 }
 
@@ -481,6 +569,10 @@ function heldBytes(poolObject: object): number {
   return typeof p.totalBytes === 'function' ? p.totalBytes() : -1
 }
 
+/** The last key `segmentChange` saw and what `held` has for it: most allocations come from the pool before, and most change nothing. */
+let heldKey = -1
+let heldTotal = 0
+
 /**
  * A pool's growth or shrinking since its last allocation, as segment events. Read here, one
  * number, rather than through the `grow` channel, whose listener makes every allocation read the
@@ -489,7 +581,10 @@ function heldBytes(poolObject: object): number {
 function segmentChange(total: number, pool: number, device: number, t: number): void {
   if (total < 0) return
   const key = pool * 1024 + device
+  if (key === heldKey && total === heldTotal) return
   const before = held.get(key) ?? 0
+  heldKey = key
+  heldTotal = total
   if (total === before) return
   held.set(key, total)
   // What a pool gave back (freeAllBlocks, an OOM retry) shows at its next allocation or snapshot.
@@ -514,19 +609,52 @@ const scratchBytes = new Uint8Array(scratch.buffer)
 /** `performance.now()` less the addon's clock (the same monotonic clock, another origin), set when recording starts. */
 let clockOffset = 0
 
-/** Now, as `performance.now()` says it, read from the addon's clock (a cheaper call). */
-function now(): number {
-  return native.monotonicMs() + clockOffset
+/** The offset of the addon's clock from `performance.now()`, read between two of its readings (the closest pair of a few). */
+function measureClockOffset(): number {
+  let best = Infinity
+  let offset = 0
+  for (let k = 0; k < 5; k++) {
+    const before = performance.now()
+    const native_ = native.monotonicMs()
+    const after = performance.now()
+    if (after - before < best) {
+      best = after - before
+      offset = (before + after) / 2 - native_
+    }
+  }
+  return offset
 }
 
-const PINNED_MALLOC = PinnedMemoryPool.prototype.malloc
+/** `performance`, read once: Node's global is a getter, called at each read. */
+const perf = performance
+/** Now: `performance.now()` (an allocation reads the addon's clock, in the same call as its block, and adds `clockOffset`). */
+const now = (): number => perf.now()
+
+/**
+ * Each allocator's entry point, which calls the history (or `publishAlloc`) itself: a stack is
+ * captured from its caller on, so no frame it keeps is the allocator's own. Read once, here: a
+ * wrapper installed later still calls these.
+ */
+const ENTRY: Readonly<Record<string, Function>> = {
+  pool: MemoryPool.prototype.malloc,
+  'async-pool': AsyncMemoryPool.prototype.malloc,
+  plain: mallocPlain,
+  managed: mallocManaged,
+  pinned: PinnedMemoryPool.prototype.malloc,
+}
 
 /** The pool of the last allocation and its id: most allocations come from the pool before. */
 let lastPool: object | undefined
 let lastPoolId = -1
 
-// The hot path: one native call (address, size, time and the pool's bytes), then stores.
-function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number): void {
+/** An allocator's source as its code. */
+function sourceCode(source: string): number {
+  return source === 'pool' ? 0 : (sourceCodes[source] ?? NO_SOURCE)
+}
+
+// The hot path: one native call (address, size, time and the pool's bytes), then stores into the
+// ring and the live table; the stack (stacks: 'js') was captured by the allocator's call (`tap.capture`).
+function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number, stack: object | undefined): void {
   const pinned = source === 'pinned'
   const h = own(mem as NativeObject)
   let addr: number
@@ -559,19 +687,8 @@ function onAlloc(mem: object, nbytes: number, source: string, poolObject: object
     }
   }
   const stream = pinned ? -1 : streamId(device)
-  const stack = state.stacks === 'js' ? capture(pinned ? PINNED_MALLOC : publishAlloc) : undefined
-  const src = sourceCodes[source] ?? NO_SOURCE
-  const i = slot()
-  ring.t[i] = t
-  ring.action[i] = ALLOC
-  ring.device[i] = device
-  ring.stream[i] = stream
-  ring.addr[i] = addr
-  ring.size[i] = size
-  ring.requested[i] = nbytes
-  ring.source[i] = src
-  ring.pool[i] = pool
-  ring.stack[i] = stack
+  const src = sourceCode(source)
+  put(ALLOC, t, device, stream, addr, size, nbytes, src, pool, stack)
   ;(pinned ? livePinned : live).set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
 }
 
@@ -580,17 +697,21 @@ function onFree(mem: object, pinned: boolean): void {
   const table = pinned ? livePinned : live
   const i = table.find(h)
   if (i >= 0) {
+    const t = now()
     const j = slot()
-    ring.t[j] = now()
-    ring.action[j] = FREE
-    ring.device[j] = table.device[i]!
-    ring.stream[j] = table.stream[i]!
-    ring.addr[j] = table.addr[i]!
-    ring.size[j] = table.size[i]!
-    ring.requested[j] = NaN
-    ring.source[j] = SOURCE_FREE
-    ring.pool[j] = table.pool[i]!
-    ring.stack[j] = undefined
+    const e = ring.e
+    const l = table.e
+    const at = j * STRIDE
+    const from = i * STRIDE
+    e[at + E_T] = t
+    e[at + E_ADDR] = l[from + L_ADDR]!
+    e[at + E_SIZE] = l[from + L_SIZE]!
+    e[at + E_REQUESTED] = NaN
+    e[at + E_CODE] = FREE_CODE
+    e[at + E_DEVICE] = l[from + L_DEVICE]!
+    e[at + E_STREAM] = l[from + L_STREAM]!
+    e[at + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
+    if (ring.stacked) ring.stack[j] = undefined
     table.remove(i)
     return
   }
@@ -604,7 +725,10 @@ function onFree(mem: object, pinned: boolean): void {
   }
 }
 
-const tap: HistoryTap = { alloc: onAlloc, free: onFree }
+/** The stack of an allocation of `source`, from its allocator's caller on. */
+const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publishAlloc)
+
+const tap: HistoryTap = { alloc: onAlloc, free: onFree, capture: undefined }
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
@@ -644,14 +768,16 @@ function dumpOnOom(m: AllocFailedMessage, error: Error): void {
 if (oomDir !== undefined) memoryChannels.allocFailed.subscribe(onFailed as (m: unknown) => void)
 
 function recordHistory(options: HistoryOptions = {}): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError('recordHistory takes { enabled, stacks, maxEntries }')
-  const { enabled = true, stacks = 'js', maxEntries = 100_000 } = options
+  if (typeof options !== 'object' || options === null) throw new TypeError('recordHistory takes { enabled, stacks, maxEntries, frames }')
+  const { enabled = true, stacks = 'js', maxEntries = 100_000, frames = DEFAULT_FRAMES } = options
   if (typeof enabled !== 'boolean') throw new TypeError(`enabled must be a boolean, got ${typeof enabled}`)
   if (stacks !== 'js' && stacks !== 'none') throw new TypeError(`stacks must be 'js' or 'none', got ${String(stacks)}`)
   if (typeof maxEntries !== 'number') throw new TypeError(`maxEntries must be a number, got ${typeof maxEntries}`)
   if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > 2 ** 26) throw new RangeError(`maxEntries must be an integer in [1, 2^26], got ${maxEntries}`)
+  if (typeof frames !== 'number') throw new TypeError(`frames must be a number, got ${typeof frames}`)
+  if (!Number.isInteger(frames) || frames < 1 || frames > MAX_FRAMES) throw new RangeError(`frames must be an integer in [1, ${MAX_FRAMES}], got ${frames}`)
   if (enabled !== state.enabled) {
-    clockOffset = performance.now() - native.monotonicMs()
+    clockOffset = measureClockOffset()
     historyTap.on = enabled ? tap : undefined
     if (oomDir === undefined) {
       if (enabled) memoryChannels.allocFailed.subscribe(onFailed as (m: unknown) => void)
@@ -665,9 +791,13 @@ function recordHistory(options: HistoryOptions = {}): void {
     held.clear()
     formatted.clear()
     lastPool = undefined
+    heldKey = -1
+    lastStreams = null
   }
   state.enabled = enabled
   state.stacks = stacks
+  tap.capture = enabled && stacks === 'js' ? captureAlloc : undefined
+  state.frames = frames
   ring.max = maxEntries
 }
 
@@ -717,13 +847,18 @@ function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
   const events: HistoryEvent[] = []
   for (let k = 0; k < n; k++) {
     const i = first + k < n ? first + k : first + k - n
-    const action = ring.action[i]!
-    const e: HistoryEvent = { t: ring.t[i]!, action: ACTIONS[action]!, device: ring.device[i]!, stream: ring.stream[i]!, size: ring.size[i]!, pool: ring.pool[i]!, stack: stackOf(ring.stack[i]) }
-    const addr = ring.addr[i]!
+    const j = i * STRIDE
+    const code = ring.e[j + E_CODE]!
+    const action = code & 7
+    const e: HistoryEvent = {
+      t: ring.e[j + E_T]!, action: ACTIONS[action]!, device: ring.e[j + E_DEVICE]!, stream: ring.e[j + E_STREAM]!, size: ring.e[j + E_SIZE]!, pool: ring.e[j + E_POOL]!,
+      stack: ring.stacked ? stackOf(ring.stack[i]) : -1,
+    }
+    const addr = ring.e[j + E_ADDR]!
     if (addr === addr) e.addr = hex(addr)
-    const requested = ring.requested[i]!
+    const requested = ring.e[j + E_REQUESTED]!
     if (requested === requested) e.requested = requested
-    const source = ring.source[i]!
+    const source = code >> 3
     if (source !== NO_SOURCE) e.source = SOURCES[source]
     if (action === OOM) e.message = ring.message.get(i) ?? ''
     events.push(e)
@@ -733,8 +868,8 @@ function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
   const seen = new Map<number, Live>()
   const pinnedSeen: Live[] = []
   for (const [table, pinned] of [[live, false], [livePinned, true]] as const) {
-    for (let i = 0; i < table.handle.length; i++) {
-      const h = table.handle[i]!
+    for (let i = 0; i < table.cap; i++) {
+      const h = table.e[i * STRIDE + L_HANDLE]!
       if (h < 0) continue
       let alive = false
       try {
@@ -748,7 +883,7 @@ function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
         table.remove(i)
         continue
       }
-      const l: Live = { addr: table.addr[i]!, size: table.size[i]!, requested: table.requested[i]!, t: table.t[i]!, device: table.device[i]!, stream: table.stream[i]!, pool: table.pool[i]!, source: table.source[i]!, stack: table.stack[i] }
+      const l = table.read(i)
       if (pinned) pinnedSeen.push(l)
       else seen.set(l.addr, l)
     }
