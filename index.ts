@@ -68,3 +68,4 @@ export { MemoryHook, getMemoryHooks, type AllocHookEvent, type MallocHookEvent, 
 export { DebugPrintHook, type LineSink } from './lib/memory/hook-debug-print'
 export { LineProfileHook, type MemoryFrame } from './lib/memory/hook-line-profile'
 export { PinnedMemoryPointer } from './lib/memory/pinned-pointer'
+export type { GeneratorOrdering } from './lib/random'
