@@ -47,6 +47,9 @@ export interface SharedPoolAddress {
   path: string
 }
 
+/** @internal The native handle of `pool` for `device` (a shareable or imported pool's own device's): device-pool.ts. */
+export let poolHandle: (pool: AsyncMemoryPool, device: number) => number
+
 /** A pool imported by {@link AsyncMemoryPool.connect}: passed to the constructor under a key no user has. */
 const IMPORTED: unique symbol = Symbol('imported pool')
 type Imported = { [IMPORTED]: { device: number; path: string } }
@@ -266,5 +269,9 @@ export class AsyncMemoryPool {
   /** Starts the high-water marks of the current device's pool again from the current counts. */
   resetPeakStats(): void {
     native.asyncPoolResetPeakStats(this.#pools.get())
+  }
+
+  static {
+    poolHandle = (p, device) => p.#pools.get(p.#device ?? device)
   }
 }

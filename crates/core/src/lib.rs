@@ -73,5 +73,6 @@ pub fn take_drop_errors() -> Vec<Error> {
 }
 pub use graph_builder::{Condition, GraphBuilder, NodeRef};
 pub use ops::{CondKind, CondTest};
+pub mod device_pool;
 pub mod fft;
 pub mod graph_builder;

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 // The seam's data (`ops/rand.rs`), and cuRAND's Philox on the host for tests to compare with.
 use crate::ops::rand::GeneratorOps;
-pub use crate::ops::rand::{philox_words, Dist, Generate, GeneratorOrdering, OutType, RngKind};
+pub use crate::ops::rand::{modelled, philox_words, Dist, Generate, GeneratorOrdering, OutType, RngKind};
 
 /// The most dimensions cuRAND's Sobol32 has.
 pub const MAX_DIMENSIONS: u32 = 20_000;
@@ -181,11 +181,4 @@ pub fn host_generate(kind: RngKind, seed: u64, offset: u64, g: &Generate) -> Res
         return Err(Error::named("CURAND_STATUS_TYPE_ERROR", "Sobol's normals and Poisson counts are not modelled on the host"));
     }
     Ok(crate::ops::rand::host_generate(kind, seed, offset, g))
-}
-
-/// Whether the host computes a `kind` generator's numbers (`host_generate`, the simulator):
-/// Philox (cuRAND's numbers), Sobol32 and Sobol64 in their first dimension. XORWOW, MRG32k3a,
-/// MTGP32 and MT19937 are not, nor the scrambled Sobols (their scramble constants are cuRAND's).
-pub fn modelled(kind: RngKind) -> bool {
-    matches!(kind, RngKind::Philox | RngKind::Sobol32 | RngKind::Sobol64)
 }

@@ -388,6 +388,13 @@ pub fn host_generate(kind: RngKind, seed: u64, offset: u64, g: &Generate) -> Vec
     out
 }
 
+/// Whether the host computes a `kind` generator's numbers (`host_generate`, the simulator):
+/// Philox (cuRAND's numbers), Sobol32 and Sobol64 in their first dimension. XORWOW, MRG32k3a,
+/// MTGP32 and MT19937 are not, nor the scrambled Sobols (their scramble constants are cuRAND's).
+pub fn modelled(kind: RngKind) -> bool {
+    matches!(kind, RngKind::Philox | RngKind::Sobol32 | RngKind::Sobol64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

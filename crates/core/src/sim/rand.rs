@@ -32,7 +32,7 @@ struct SimGenerator {
 
 impl RandOps for SimBackend {
     fn create_generator(&self, _ordinal: usize, kind: RngKind) -> Result<Box<dyn GeneratorOps>> {
-        if !crate::rand::modelled(kind) {
+        if !crate::ops::rand::modelled(kind) {
             return Err(Error::named(
                 "CURAND_STATUS_TYPE_ERROR",
                 format!(
