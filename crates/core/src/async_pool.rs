@@ -195,6 +195,20 @@ impl AsyncMemoryPool {
         }
     }
 
+    /// Gives the device back what the pool holds past `keep` bytes and past what is in use
+    /// (`cuMemPoolTrimTo`, CuPy's `runtime.memPoolTrimTo`), without waiting for the device:
+    /// memory freed in stream order is the pool's once its stream has passed the free.
+    pub fn trim_to(&self, keep: u64) -> Result<()> {
+        let ops = match &self.shared {
+            Some(s) if s.is_imported() => {
+                return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "an imported pool holds no memory of its own to trim"))
+            }
+            Some(s) => Some(s.ops()?.0),
+            None => None,
+        };
+        runtime()?.backend.device_pools().trim_to(self.device, ops.map(|o| o.as_ref()), keep)
+    }
+
     /// Sets the limit (the release threshold) in bytes; 0 removes it, as in CuPy.
     pub fn set_limit(&self, bytes: u64) -> Result<()> {
         let threshold = if bytes == 0 { NO_LIMIT } else { bytes };

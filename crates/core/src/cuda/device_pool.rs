@@ -34,4 +34,14 @@ impl DevicePools for CudaBackend {
         // Freed as `cuMemAllocAsync`'s allocations are: `cuMemFreeAsync` on the same stream.
         Ok(Box::new(CudaAsyncAlloc { dev: self.devices[ordinal].clone(), ptr, stream: s.queue() }))
     }
+
+    fn trim_to(&self, ordinal: usize, pool: Option<&dyn SharedPoolOps>, keep: u64) -> Result<()> {
+        self.bind(ordinal)?;
+        let raw_pool = match pool {
+            Some(p) => p.handle() as sys::CUmemoryPool,
+            None => raw::device_default_mem_pool(self.devices[ordinal].dev).check("cuDeviceGetDefaultMemPool")?,
+        };
+        // SAFETY: a live pool: the device's default one, or one of ours its caller holds.
+        unsafe { raw::mem_pool_trim_to(raw_pool, keep as usize) }.check("cuMemPoolTrimTo")
+    }
 }

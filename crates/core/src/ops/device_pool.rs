@@ -15,4 +15,7 @@ pub trait DevicePools: Send + Sync + 'static {
     /// (`cuMemAllocFromPoolAsync`), freed on that stream when dropped: the default pool's
     /// allocations while another pool is current.
     fn alloc_from_default(&self, ordinal: usize, size: u64, stream: &dyn StreamOps) -> Result<Box<dyn AllocOps>>;
+    /// Gives the device back what device `ordinal`'s default pool (or `pool`, one of ours made
+    /// here) holds past `keep` bytes and past what is in use (`cuMemPoolTrimTo`).
+    fn trim_to(&self, ordinal: usize, pool: Option<&dyn SharedPoolOps>, keep: u64) -> Result<()>;
 }

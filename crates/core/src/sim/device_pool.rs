@@ -1,6 +1,6 @@
 //! A device's current stream-ordered pool in the simulator: it has the device's default pool
 //! alone (a pool of our own is a shareable one, which it cannot make), so the default pool is
-//! always current, and setting it again is nothing.
+//! always current, and setting it again is nothing. Trimming it is its model's `trim`.
 
 use super::SimBackend;
 use crate::error::{Code, Error, Result};
@@ -21,5 +21,14 @@ impl DevicePools for SimBackend {
 
     fn alloc_from_default(&self, _ordinal: usize, _size: u64, _stream: &dyn StreamOps) -> Result<Box<dyn AllocOps>> {
         Err(not_supported())
+    }
+
+    fn trim_to(&self, ordinal: usize, pool: Option<&dyn SharedPoolOps>, keep: u64) -> Result<()> {
+        if pool.is_some() {
+            return Err(not_supported());
+        }
+        let dev = &self.devices[ordinal];
+        super::lock(&dev.async_pool).trim(keep, dev.for_pool());
+        Ok(())
     }
 }
