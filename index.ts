@@ -70,3 +70,4 @@ export { LineProfileHook, type MemoryFrame } from './lib/memory/hook-line-profil
 export { PinnedMemoryPointer } from './lib/memory/pinned-pointer'
 export type { GeneratorOrdering } from './lib/random'
 export { deviceGetMemPool, deviceSetMemPool, deviceGetDefaultMemPool } from './lib/memory/device-pool'
+export { TextureReference } from './lib/texture/reference'
