@@ -5,8 +5,16 @@ import { MemoryHook, type AllocHookEvent, type MallocHookEvent } from './hook'
 import type { LineSink } from './hook-debug-print'
 
 /** The package's own files: their frames are left out of a report, as CuPy leaves out its own. */
-const PACKAGE = path.resolve(__dirname, '..', '..')
-const OWN = [path.join(PACKAGE, 'lib') + path.sep, path.join(PACKAGE, 'index.'), path.join(PACKAGE, 'native.')]
+let own: string[] | undefined
+function ownFiles(): string[] {
+  // Read when first needed: a browser bundle of the package has no __dirname (and no frames of
+  // these files to leave out).
+  if (own === undefined) {
+    const pkg = typeof __dirname === 'string' ? path.resolve(__dirname, '..', '..') : undefined
+    own = pkg === undefined ? [] : [path.join(pkg, 'lib') + path.sep, path.join(pkg, 'index.'), path.join(pkg, 'native.')]
+  }
+  return own
+}
 
 /** A call site in a report (CuPy's `MemoryFrame`): its bytes include its callees'. */
 export interface MemoryFrame {
@@ -49,6 +57,7 @@ function callers(limit: number): Site[] {
     Error.stackTraceLimit = depth
   }
   const out: Site[] = []
+  const OWN = ownFiles()
   for (let i = sites.length - 1; i >= 0; i--) {
     const file = sites[i].getFileName() ?? sites[i].getScriptNameOrSourceURL()
     if (!file || NODE.some((p) => file.startsWith(p)) || OWN.some((p) => file.startsWith(p))) continue
