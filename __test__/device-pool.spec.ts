@@ -4,7 +4,10 @@ import test from 'ava'
 import { AsyncMemoryPool, CudaError, Device, deviceGetDefaultMemPool, deviceGetMemPool, deviceSetMemPool } from '..'
 import { gpuTest, onGpu } from './helpers'
 
-test('the current pool is the default pool until another is set', (t) => {
+// Every test here runs alone: they share the device's pools, and one changes which is current.
+const gpuSerial: typeof test = onGpu ? test.serial : gpuTest
+
+test.serial('the current pool is the default pool until another is set', (t) => {
   const d = deviceGetDefaultMemPool()
   t.true(d instanceof AsyncMemoryPool)
   t.is(deviceGetDefaultMemPool(), d)
@@ -13,7 +16,7 @@ test('the current pool is the default pool until another is set', (t) => {
   t.is(deviceGetMemPool(new Device(0)), d)
 })
 
-test('setting the default pool (or any pool that is not one of our own) keeps the default current', (t) => {
+test.serial('setting the default pool (or any pool that is not one of our own) keeps the default current', (t) => {
   deviceSetMemPool(deviceGetDefaultMemPool())
   deviceSetMemPool(new AsyncMemoryPool(), 0)
   t.is(deviceGetMemPool(), deviceGetDefaultMemPool())
@@ -22,20 +25,20 @@ test('setting the default pool (or any pool that is not one of our own) keeps th
   p.free()
 })
 
-test('bad input: not a pool, a device that does not exist', (t) => {
+test.serial('bad input: not a pool, a device that does not exist', (t) => {
   t.throws(() => deviceSetMemPool({} as any), { instanceOf: TypeError, message: /AsyncMemoryPool/ })
   t.throws(() => deviceSetMemPool(null as any), { instanceOf: TypeError })
   t.throws(() => deviceGetMemPool(99), { instanceOf: CudaError })
   t.throws(() => deviceSetMemPool(deviceGetDefaultMemPool(), 99), { instanceOf: CudaError })
 })
 
-test('on the simulator no pool of our own can be made, so none can be set', (t) => {
+test.serial('on the simulator no pool of our own can be made, so none can be set', (t) => {
   if (onGpu) return t.pass('a GPU makes pools of its own: see the GPU tests')
   t.like(t.throws(() => new AsyncMemoryPool({ shareable: true })), { code: 'CUDA_ERROR_NOT_SUPPORTED' })
   t.is(deviceGetMemPool(), deviceGetDefaultMemPool())
 })
 
-gpuTest('a pool of ours made current is the current pool; the default pool\'s allocations stay its own', (t) => {
+gpuSerial('a pool of ours made current is the current pool; the default pool\'s allocations stay its own', (t) => {
   const ours = new AsyncMemoryPool({ shareable: true })
   const def = deviceGetDefaultMemPool()
   deviceSetMemPool(ours)
@@ -56,7 +59,7 @@ gpuTest('a pool of ours made current is the current pool; the default pool\'s al
   t.is(deviceGetMemPool(), def)
 })
 
-gpuTest('a current pool is kept alive while current, even destroyed', (t) => {
+gpuSerial('a current pool is kept alive while current, even destroyed', (t) => {
   const ours = new AsyncMemoryPool({ shareable: true })
   deviceSetMemPool(ours)
   ours.destroy()
@@ -67,7 +70,7 @@ gpuTest('a current pool is kept alive while current, even destroyed', (t) => {
   t.is(deviceGetMemPool(), deviceGetDefaultMemPool())
 })
 
-gpuTest('typed errors: a pool of host memory, a pool of another device', (t) => {
+gpuSerial('typed errors: a pool of host memory, a pool of another device', (t) => {
   const host = new AsyncMemoryPool({ shareable: true, location: 'host' })
   t.like(t.throws(() => deviceSetMemPool(host)), { code: 'CUDA_ERROR_INVALID_VALUE' })
   host.destroy()
