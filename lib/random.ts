@@ -6,7 +6,18 @@ import { currentStreamHandle, streamHandle, type StreamLike } from './stream/han
 import { count as countArg, describe, options as checkOptions } from './validate'
 
 /** A cuRAND generator kind: CuPy's names for `curandRngType_t`, or its numbers (161 is Philox). */
-export type GeneratorKind = 'philox' | 'xorwow' | 'mrg32k3a' | 'sobol32'
+export type GeneratorKind = 'philox' | 'xorwow' | 'mrg32k3a' | 'mtgp32' | 'mt19937' | 'sobol32' | 'scrambled_sobol32' | 'sobol64' | 'scrambled_sobol64'
+
+/**
+ * The order a generator writes its results in (`curandOrdering_t`, CuPy's
+ * `CURAND_ORDERING_*`): a pseudo ordering for a pseudorandom generator, `'quasiDefault'` for a
+ * quasirandom one; or cuRAND's number.
+ */
+export type GeneratorOrdering = 'pseudoBest' | 'pseudoDefault' | 'pseudoSeeded' | 'pseudoLegacy' | 'pseudoDynamic' | 'quasiDefault'
+
+const ORDERINGS: Record<GeneratorOrdering, number> = {
+  pseudoBest: 100, pseudoDefault: 101, pseudoSeeded: 102, pseudoLegacy: 103, pseudoDynamic: 104, quasiDefault: 201,
+}
 
 /** Options of {@link curand.createGenerator}. */
 export interface GeneratorOptions {
@@ -20,7 +31,13 @@ export interface GenerateOptions {
   dtype?: 'float32' | 'float64'
 }
 
-const KIND_NUMBERS: Record<number, GeneratorKind> = { 100: 'xorwow', 101: 'xorwow', 121: 'mrg32k3a', 161: 'philox', 200: 'sobol32', 201: 'sobol32' }
+const KIND_NUMBERS: Record<number, GeneratorKind> = {
+  100: 'xorwow', 101: 'xorwow', 121: 'mrg32k3a', 141: 'mtgp32', 142: 'mt19937', 161: 'philox',
+  200: 'sobol32', 201: 'sobol32', 202: 'scrambled_sobol32', 203: 'sobol64', 204: 'scrambled_sobol64',
+}
+
+/** The kinds whose words are 64 bits (`generateLongLong`). */
+const LONG = new Set<string>(['sobol64', 'scrambled_sobol64'])
 
 /** The distributions' numbers the addon takes (crates/node/src/rand.rs). */
 const Dist = { Bits: 0, Uniform: 1, Normal: 2, LogNormal: 3, Poisson: 4 } as const
@@ -55,8 +72,9 @@ function floatType(o: GenerateOptions | undefined): 'float32' | 'float64' {
  * A cuRAND generator (CuPy's `cupy.cuda.curand` generator handle) of one device. Each generate
  * call writes into device memory on the generator's stream (`setStream`), or else on the current
  * stream of its device at the time of the call. On the simulator, Philox writes the same numbers
- * as cuRAND does for the same seed; Sobol32 has one dimension; XORWOW and MRG32k3a are not
- * simulated.
+ * as cuRAND does for the same seed (in every ordering but `'pseudoDynamic'`, whose layout is the
+ * GPU's own: the simulator writes the default layout for it); Sobol32 and Sobol64 have one
+ * dimension; XORWOW, MRG32k3a, MTGP32, MT19937 and the scrambled Sobols are not simulated.
  */
 export class CurandGenerator extends NativeObject {
   #stream: StreamLike | undefined
@@ -108,6 +126,21 @@ export class CurandGenerator extends NativeObject {
     return this
   }
 
+  /**
+   * Sets the order results are written in (`curandSetGeneratorOrdering`): `'pseudoDefault'`,
+   * `'pseudoBest'`, `'pseudoSeeded'`, `'pseudoLegacy'` or `'pseudoDynamic'` for a pseudorandom
+   * generator, `'quasiDefault'` for a quasirandom one, or cuRAND's number.
+   * @throws {TypeError} for an unknown name; {CudaError} `CURAND_STATUS_OUT_OF_RANGE` for an
+   *   ordering of the other class of generator, or one cuRAND refuses for this kind;
+   *   `CURAND_STATUS_TYPE_ERROR` on the simulator for `'pseudoSeeded'` (XORWOW's, not simulated).
+   */
+  setOrdering(ordering: GeneratorOrdering | number): this {
+    const n = typeof ordering === 'number' ? countArg('ordering', ordering) : (ORDERINGS as Record<string, number | undefined>)[ordering as string]
+    if (n === undefined) throw new TypeError(`ordering must be one of ${Object.keys(ORDERINGS).join(', ')} or cuRAND's number, got ${describe(ordering)}`)
+    native.randSetOrdering(own(this), n)
+    return this
+  }
+
   /** Runs later calls on `stream`; `null` (or nothing) goes back to the current stream at each call. */
   setStream(stream?: StreamLike | null): this {
     if (stream !== null && stream !== undefined) handleOf(stream, 'Stream', 'stream')
@@ -126,7 +159,15 @@ export class CurandGenerator extends NativeObject {
     native.randGenerate(own(this), s, own(p.mem), dist, dtype, countArg('count', n), p.byteOffset, a, b)
   }
 
-  /** `count` raw 32-bit words into `out` (uint32; `curandGenerate`). */
+  /**
+   * `count` raw 64-bit words into `out` (uint64; `curandGenerateLongLong`), of a Sobol64 generator.
+   * @throws {CudaError} `CURAND_STATUS_TYPE_ERROR` for a generator of 32-bit words.
+   */
+  generateLongLong(out: MemoryPointer, count: number): void {
+    this.#run(out, count, Dist.Bits, 'uint64', 0, 0)
+  }
+
+  /** `count` raw 32-bit words into `out` (uint32; `curandGenerate`). @throws {CudaError} `CURAND_STATUS_TYPE_ERROR` for a Sobol64 generator (use `generateLongLong`). */
   generate(out: MemoryPointer, count: number): void {
     this.#run(out, count, Dist.Bits, 'uint32', 0, 0)
   }
@@ -202,7 +243,8 @@ export const curand = {
   /**
    * A generator of `kind` on the current device (or `options.device`): `'philox'`
    * (`CURAND_RNG_PSEUDO_PHILOX4_32_10`), `'xorwow'` (cuRAND's default), `'mrg32k3a'`,
-   * `'sobol32'`, or cuRAND's number for one of them.
+   * `'mtgp32'`, `'mt19937'`, `'sobol32'`, `'scrambled_sobol32'`, `'sobol64'`,
+   * `'scrambled_sobol64'`, or cuRAND's number for one of them.
    * @throws {TypeError} for an unknown kind; {CudaError} `CURAND_STATUS_NOT_INITIALIZED` where
    *   cuRAND cannot be loaded (the message names the files looked for),
    *   `CURAND_STATUS_TYPE_ERROR` for a kind the simulator does not simulate.
@@ -230,17 +272,19 @@ export const curand = {
    * simulator writes, and for Philox cuRAND's host-API numbers (65536 subsequences interleaved
    * four values at a time; bits and uniforms exactly, normals by cuRAND's Box-Muller in the
    * host's arithmetic). For comparing a GPU's numbers with. At most 2^24 values.
-   * @throws {CudaError} `CURAND_STATUS_TYPE_ERROR` for XORWOW and MRG32k3a (not modelled).
+   * Sobol64's bits are a BigUint64Array.
+   * @throws {CudaError} `CURAND_STATUS_TYPE_ERROR` for XORWOW, MRG32k3a, MTGP32, MT19937 and the scrambled Sobols (not modelled).
    */
-  hostGenerate(kind: GeneratorKind, count: number, options: HostGenerateOptions = {}): Uint32Array | Float32Array | Float64Array {
+  hostGenerate(kind: GeneratorKind, count: number, options: HostGenerateOptions = {}): Uint32Array | BigUint64Array | Float32Array | Float64Array {
     checkOptions<HostGenerateOptions>('hostGenerate', options, ['seed', 'offset', 'distribution', 'dtype', 'mean', 'stddev', 'lambda'])
     const name = options.distribution ?? 'bits'
     const dist = (DISTRIBUTIONS as Record<string, Dist | undefined>)[name as string]
     if (dist === undefined) throw new TypeError(`distribution must be one of ${Object.keys(DISTRIBUTIONS).join(', ')}, got ${describe(name)}`)
-    const dtype = dist === Dist.Bits || dist === Dist.Poisson ? 'uint32' : floatType({ dtype: options.dtype })
+    const dtype = dist === Dist.Bits && LONG.has(String(kind)) ? 'uint64' : dist === Dist.Bits || dist === Dist.Poisson ? 'uint32' : floatType({ dtype: options.dtype })
     const [a, b] = dist === Dist.Poisson ? [finite('lambda', options.lambda), 0] : [finite('mean', options.mean ?? 0), finite('stddev', options.stddev ?? 1)]
     const bytes = native.randHostGenerate(String(kind), u64('seed', options.seed ?? 0), u64('offset', options.offset ?? 0), dist, dtype, countArg('count', count), a, b)
     const copy = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+    if (dtype === 'uint64') return new BigUint64Array(copy)
     return dtype === 'uint32' ? new Uint32Array(copy) : dtype === 'float32' ? new Float32Array(copy) : new Float64Array(copy)
   },
 }

@@ -1,7 +1,7 @@
 import { native } from '../native'
 import { scope } from '../context'
 import { type Device, deviceOrdinal } from '../device'
-import { describe, options as checkOptions } from '../validate'
+import { count, describe, options as checkOptions } from '../validate'
 import { currentStreamHandle } from '../stream/handle'
 import { allocWatched, memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
@@ -46,6 +46,9 @@ export interface SharedPoolAddress {
   /** A Unix socket in a directory only this user reaches. */
   path: string
 }
+
+/** @internal The native handle of `pool` for `device` (a shareable or imported pool's own device's): device-pool.ts. */
+export let poolHandle: (pool: AsyncMemoryPool, device: number) => number
 
 /** A pool imported by {@link AsyncMemoryPool.connect}: passed to the constructor under a key no user has. */
 const IMPORTED: unique symbol = Symbol('imported pool')
@@ -266,5 +269,19 @@ export class AsyncMemoryPool {
   /** Starts the high-water marks of the current device's pool again from the current counts. */
   resetPeakStats(): void {
     native.asyncPoolResetPeakStats(this.#pools.get())
+  }
+
+  /**
+   * Gives the device back what the pool holds past `bytes` (and past what is in use), without
+   * waiting for the device (`cuMemPoolTrimTo`, CuPy's `runtime.memPoolTrimTo`); of the current
+   * device's pool, or a shareable pool's. `freeAllBlocks()` waits, then trims to 0.
+   * @throws {RangeError} for a negative or fractional size; {CudaError} `CUDA_ERROR_INVALID_VALUE` for an imported pool.
+   */
+  trimTo(bytes: number): void {
+    native.asyncPoolTrimTo(this.#pools.get(this.#device ?? scope().device), count('bytes', bytes))
+  }
+
+  static {
+    poolHandle = (p, device) => p.#pools.get(p.#device ?? device)
   }
 }

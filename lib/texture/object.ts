@@ -13,6 +13,47 @@ function memoryOf(m: unknown): MemoryPointer {
   return m
 }
 
+/** What the addon takes for a texture (`textureCreate`, `texrefCreate`): kind, target, geometry, bits, channel, modes, normalizedCoords, border. */
+type TextureArgs = [string, number, Float64Array, Float64Array, string, string[], boolean, Float64Array]
+
+/**
+ * @internal The addon's arguments for a texture over `resDesc` sampled as `texDesc`, and the
+ * checked descriptor: what a TextureObject and a TextureReference share.
+ */
+export function textureArgs(resDesc: ResourceDescriptor, texDesc: TextureDescriptor = NO_TEXTURE): { args: TextureArgs; checked: TextureDescriptor } {
+  if (typeof resDesc !== 'object' || resDesc === null) throw new TypeError(`resDesc must be a ResourceDescriptor, got ${describe(resDesc)}`)
+  const t = checkOptions<TextureDescriptor>('TextureDescriptor', texDesc, ['addressModes', 'filterMode', 'readMode', 'normalizedCoords', 'borderColor'])
+  const { addressModes = [], filterMode = 'point', readMode = 'element', normalizedCoords = false, borderColor = [0, 0, 0, 0] } = t
+  if (!Array.isArray(addressModes) || !addressModes.every((m) => typeof m === 'string')) throw new TypeError('addressModes must be an array of mode names')
+  if (typeof filterMode !== 'string' || typeof readMode !== 'string') throw new TypeError('filterMode and readMode are strings')
+  if (typeof normalizedCoords !== 'boolean') throw new TypeError(`normalizedCoords must be a boolean, got ${describe(normalizedCoords)}`)
+  if (!Array.isArray(borderColor) || !borderColor.every((c) => typeof c === 'number')) throw new TypeError('borderColor must be 4 numbers')
+  const modes = [filterMode, readMode, ...addressModes]
+  const border = Float64Array.from(borderColor)
+  const r = resDesc
+  switch (r.type) {
+    case 'array':
+      checkOptions('ResourceDescriptor', r, ['type', 'array'])
+      return { args: ['array', arrayHandle(r.array, 'array'), new Float64Array(0), new Float64Array(4), 'float', modes, normalizedCoords, border], checked: t }
+    case 'linear': {
+      checkOptions('ResourceDescriptor', r, ['type', 'memory', 'format', 'sizeInBytes'])
+      const m = memoryOf(r.memory)
+      const f = formatOf(r.format, 'format')
+      const geometry = Float64Array.of(m.byteOffset, count('sizeInBytes', r.sizeInBytes))
+      return { args: ['linear', own(m.mem), geometry, f.bits, f.kind, modes, normalizedCoords, border], checked: t }
+    }
+    case 'pitch2D': {
+      checkOptions('ResourceDescriptor', r, ['type', 'memory', 'format', 'width', 'height', 'pitchInBytes'])
+      const m = memoryOf(r.memory)
+      const f = formatOf(r.format, 'format')
+      const geometry = Float64Array.of(m.byteOffset, count('width', r.width), count('height', r.height), count('pitchInBytes', r.pitchInBytes))
+      return { args: ['pitch2D', own(m.mem), geometry, f.bits, f.kind, modes, normalizedCoords, border], checked: t }
+    }
+    default:
+      throw new RangeError(`a ResourceDescriptor's type is 'array', 'linear' or 'pitch2D', got ${describe((r as { type: unknown }).type)}`)
+  }
+}
+
 /**
  * A texture object (CuPy's `cupy.cuda.texture.TextureObject`, `cuTexObjectCreate`): pass its
  * `handle` to a kernel taking a `cudaTextureObject_t` (an `unsigned long long`). It keeps the
@@ -30,42 +71,10 @@ export class TextureObject {
   readonly texDesc: TextureDescriptor
 
   constructor(resDesc: ResourceDescriptor, texDesc: TextureDescriptor = NO_TEXTURE) {
-    if (typeof resDesc !== 'object' || resDesc === null) throw new TypeError(`resDesc must be a ResourceDescriptor, got ${describe(resDesc)}`)
-    const t = checkOptions<TextureDescriptor>('TextureDescriptor', texDesc, ['addressModes', 'filterMode', 'readMode', 'normalizedCoords', 'borderColor'])
-    const { addressModes = [], filterMode = 'point', readMode = 'element', normalizedCoords = false, borderColor = [0, 0, 0, 0] } = t
-    if (!Array.isArray(addressModes) || !addressModes.every((m) => typeof m === 'string')) throw new TypeError('addressModes must be an array of mode names')
-    if (typeof filterMode !== 'string' || typeof readMode !== 'string') throw new TypeError('filterMode and readMode are strings')
-    if (typeof normalizedCoords !== 'boolean') throw new TypeError(`normalizedCoords must be a boolean, got ${describe(normalizedCoords)}`)
-    if (!Array.isArray(borderColor) || !borderColor.every((c) => typeof c === 'number')) throw new TypeError('borderColor must be 4 numbers')
-    const modes = [filterMode, readMode, ...addressModes]
-    const border = Float64Array.from(borderColor)
-    const r = resDesc
-    switch (r.type) {
-      case 'array':
-        checkOptions('ResourceDescriptor', r, ['type', 'array'])
-        this.#handle = native.textureCreate(this, 'array', arrayHandle(r.array, 'array'), new Float64Array(0), new Float64Array(4), 'float', modes, normalizedCoords, border)
-        break
-      case 'linear': {
-        checkOptions('ResourceDescriptor', r, ['type', 'memory', 'format', 'sizeInBytes'])
-        const m = memoryOf(r.memory)
-        const f = formatOf(r.format, 'format')
-        const geometry = Float64Array.of(m.byteOffset, count('sizeInBytes', r.sizeInBytes))
-        this.#handle = native.textureCreate(this, 'linear', own(m.mem), geometry, f.bits, f.kind, modes, normalizedCoords, border)
-        break
-      }
-      case 'pitch2D': {
-        checkOptions('ResourceDescriptor', r, ['type', 'memory', 'format', 'width', 'height', 'pitchInBytes'])
-        const m = memoryOf(r.memory)
-        const f = formatOf(r.format, 'format')
-        const geometry = Float64Array.of(m.byteOffset, count('width', r.width), count('height', r.height), count('pitchInBytes', r.pitchInBytes))
-        this.#handle = native.textureCreate(this, 'pitch2D', own(m.mem), geometry, f.bits, f.kind, modes, normalizedCoords, border)
-        break
-      }
-      default:
-        throw new RangeError(`a ResourceDescriptor's type is 'array', 'linear' or 'pitch2D', got ${describe((r as { type: unknown }).type)}`)
-    }
+    const { args, checked } = textureArgs(resDesc, texDesc)
+    this.#handle = native.textureCreate(this, ...args)
     this.resDesc = resDesc
-    this.texDesc = t
+    this.texDesc = checked
   }
 
   /** The `CUtexObject` as a bigint, what a kernel takes. @throws {CudaError} `CUDA_ERROR_INVALID_HANDLE` once destroyed. */

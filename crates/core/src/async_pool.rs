@@ -97,8 +97,30 @@ impl AsyncMemoryPool {
     fn alloc(&self, size: u64, stream: &Arc<Stream>) -> Result<DeviceMemory> {
         match &self.shared {
             Some(s) => s.alloc(size, stream),
+            // The device's default pool, while a pool of ours is the device's current one
+            // (`cuMemAllocAsync` takes from the current pool).
+            None if crate::device_pool::replaced(self.device) => crate::device_pool::alloc_from_default(self.device, size, stream),
             None => stream.alloc_async(self.device, size),
         }
+    }
+
+    /// The device whose pool this is.
+    pub fn device(&self) -> usize {
+        self.device
+    }
+
+    /// Makes this `device`'s current pool (`cuDeviceSetMemPool`, `device_pool.rs`): a pool of
+    /// our own, kept alive while current; the device's default pool for an ordinary one.
+    /// `CUDA_ERROR_INVALID_DEVICE` for a pool of another device.
+    pub fn make_current(&self, device: usize) -> Result<()> {
+        runtime()?.ordinal(device as f64)?;
+        if device != self.device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_DEVICE,
+                format!("this pool is of device {}: it cannot be device {device}'s pool", self.device),
+            ));
+        }
+        crate::device_pool::set_current(device, self.shared.as_ref())
     }
 
     pub fn malloc(&self, size: u64, stream: &Arc<Stream>) -> Result<Block> {
@@ -171,6 +193,20 @@ impl AsyncMemoryPool {
             Some(s) => s.trim(),
             None => backend.memory().async_pool_trim(self.device),
         }
+    }
+
+    /// Gives the device back what the pool holds past `keep` bytes and past what is in use
+    /// (`cuMemPoolTrimTo`, CuPy's `runtime.memPoolTrimTo`), without waiting for the device:
+    /// memory freed in stream order is the pool's once its stream has passed the free.
+    pub fn trim_to(&self, keep: u64) -> Result<()> {
+        let ops = match &self.shared {
+            Some(s) if s.is_imported() => {
+                return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "an imported pool holds no memory of its own to trim"))
+            }
+            Some(s) => Some(s.ops()?.0),
+            None => None,
+        };
+        runtime()?.backend.device_pools().trim_to(self.device, ops.map(|o| o.as_ref()), keep)
     }
 
     /// Sets the limit (the release threshold) in bytes; 0 removes it, as in CuPy.

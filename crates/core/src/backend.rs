@@ -9,6 +9,7 @@
 
 use crate::ops::blas::BlasOps;
 use crate::ops::context::Contexts;
+use crate::ops::device_pool::DevicePools;
 use crate::ops::fft::FftOps;
 use crate::ops::host::Pump;
 use crate::ops::nccl::NcclOps;
@@ -38,6 +39,8 @@ pub trait Backend: Send + Sync + 'static {
     fn vmm(&self) -> &dyn VirtualMemory;
     /// Pools other processes import (`ops/shared_pool.rs`).
     fn shared_pools(&self) -> &dyn SharedPools;
+    /// A device's current stream-ordered pool (`ops/device_pool.rs`).
+    fn device_pools(&self) -> &dyn DevicePools;
     /// Device telemetry: NVML, or the simulator's model (`ops/system.rs`).
     fn system(&self) -> &dyn SystemOps;
     /// CUDA arrays, texture and surface objects (`ops/texture.rs`).
@@ -67,6 +70,7 @@ where
         + NcclOps
         + VirtualMemory
         + SharedPools
+        + DevicePools
         + SystemOps
         + Textures
         + RandOps
@@ -105,6 +109,9 @@ where
         self
     }
     fn shared_pools(&self) -> &dyn SharedPools {
+        self
+    }
+    fn device_pools(&self) -> &dyn DevicePools {
         self
     }
     fn system(&self) -> &dyn SystemOps {

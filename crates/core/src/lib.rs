@@ -73,6 +73,7 @@ pub fn take_drop_errors() -> Vec<Error> {
 }
 pub use graph_builder::{Condition, GraphBuilder, NodeRef};
 pub use ops::{CondKind, CondTest};
+pub mod device_pool;
 pub mod fft;
 pub mod fft_multi;
 pub mod graph_builder;

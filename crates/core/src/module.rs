@@ -34,6 +34,16 @@ impl Module {
         Ok(DeviceMemory::from_ops(Box::new(Global { ptr, _module: self.ops.keep_alive() }), self.device, size))
     }
 
+    /// The device the module is loaded on.
+    pub fn device(&self) -> usize {
+        self.device
+    }
+
+    /// The backend's module (texture references are looked up in it: `texture.rs`).
+    pub(crate) fn module_ops(&self) -> &Arc<dyn ModuleOps> {
+        &self.ops
+    }
+
     pub fn function(&self, name: &str) -> Result<Function> {
         if name.is_empty() || name.contains('\0') {
             return Err(Error::type_error("a kernel name must be non-empty and contain no NUL byte"));

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 // The seam's data (`ops/rand.rs`), and cuRAND's Philox on the host for tests to compare with.
 use crate::ops::rand::GeneratorOps;
-pub use crate::ops::rand::{philox_words, Dist, Generate, OutType, RngKind};
+pub use crate::ops::rand::{modelled, philox_words, Dist, Generate, GeneratorOrdering, OutType, RngKind};
 
 /// The most dimensions cuRAND's Sobol32 has.
 pub const MAX_DIMENSIONS: u32 = 20_000;
@@ -73,6 +73,20 @@ impl Generator {
         Ok(())
     }
 
+    /// Sets the order results are written in (`curandSetGeneratorOrdering`): a pseudorandom
+    /// ordering for a pseudorandom generator, `QuasiDefault` for a quasirandom one, as cuRAND
+    /// takes them (it refuses others with `CURAND_STATUS_OUT_OF_RANGE`).
+    pub fn set_ordering(&self, ordering: GeneratorOrdering) -> Result<()> {
+        if ordering.pseudo() == self.kind.quasi() {
+            let (what, takes) = if self.kind.quasi() { ("quasirandom", "'quasiDefault'") } else { ("pseudorandom", "a pseudo ordering") };
+            return Err(Error::named(
+                "CURAND_STATUS_OUT_OF_RANGE",
+                format!("a {} generator is {what}: it takes {takes}, not {ordering:?}", self.kind.name()),
+            ));
+        }
+        self.ops.set_ordering(ordering)
+    }
+
     /// Checks a call: the element type fits the distribution, the count is one cuRAND takes,
     /// the parameters are in range, the output aligned; returns the bytes written.
     pub fn check(&self, g: &Generate) -> Result<u64> {
@@ -108,7 +122,13 @@ impl Generator {
 /// The checks of a call of a `kind` generator of `dims` dimensions ([`Generator::check`]).
 fn check_call(kind: RngKind, dims: u64, g: &Generate) -> Result<u64> {
     match (g.dist, g.dtype) {
-        (Dist::Bits | Dist::Poisson { .. }, OutType::U32) => {}
+        (Dist::Bits, OutType::U32) if kind.long() => {
+            return Err(type_error(format!("a {} generator writes 64-bit words: use generateLongLong", kind.name())))
+        }
+        (Dist::Bits, OutType::U64) if !kind.long() => {
+            return Err(type_error(format!("a {} generator writes 32-bit words: generateLongLong is for Sobol64 generators", kind.name())))
+        }
+        (Dist::Bits, OutType::U32 | OutType::U64) | (Dist::Poisson { .. }, OutType::U32) => {}
         (Dist::Uniform | Dist::Normal { .. } | Dist::LogNormal { .. }, OutType::F32 | OutType::F64) => {}
         (d, t) => return Err(Error::type_error(format!("{d:?} is not generated as {t:?}"))),
     }
@@ -154,11 +174,11 @@ pub fn host_generate(kind: RngKind, seed: u64, offset: u64, g: &Generate) -> Res
     if g.count > 1 << 24 {
         return Err(Error::range(format!("at most {} values at once, got {}", 1 << 24, g.count)));
     }
-    if matches!(kind, RngKind::Xorwow | RngKind::Mrg32k3a) {
+    if !modelled(kind) {
         return Err(Error::named("CURAND_STATUS_TYPE_ERROR", format!("cuRAND's {} generator is not modelled on the host", kind.name())));
     }
     if kind.quasi() && !matches!(g.dist, Dist::Bits | Dist::Uniform) {
-        return Err(Error::named("CURAND_STATUS_TYPE_ERROR", "Sobol32's normals and Poisson counts are not modelled on the host"));
+        return Err(Error::named("CURAND_STATUS_TYPE_ERROR", "Sobol's normals and Poisson counts are not modelled on the host"));
     }
     Ok(crate::ops::rand::host_generate(kind, seed, offset, g))
 }

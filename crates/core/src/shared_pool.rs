@@ -164,6 +164,13 @@ impl SharedPool {
         self.path.is_some()
     }
 
+    /// The backend's pool and where its memory lives, for making it a device's current pool
+    /// (`device_pool.rs`).
+    pub(crate) fn ops(&self) -> Result<(&Arc<dyn SharedPoolOps>, PoolPlace)> {
+        let j = self.joined()?;
+        Ok((&j.ops, j.place))
+    }
+
     fn joined(&self) -> Result<&Joined> {
         self.pool.get().ok_or_else(|| invalid("this pool is not imported yet: await AsyncMemoryPool.connect(path)"))
     }

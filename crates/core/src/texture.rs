@@ -7,12 +7,12 @@
 
 use crate::block::Block;
 use crate::error::{Code, Error, Result};
-use crate::ops::{ArrayDesc, ArrayOps, Linear, ObjectOps, ResourceRef, TexDesc};
+use crate::ops::{ArrayDesc, ArrayOps, Linear, ObjectOps, ResourceRef};
 use crate::runtime;
 use crate::stream::Stream;
 use std::sync::Arc;
 
-pub use crate::ops::{AddressMode, ChannelKind, FilterMode, Format};
+pub use crate::ops::{AddressMode, ChannelKind, FilterMode, Format, TexDesc};
 
 /// The alignment a linear texture's address needs (`CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT`).
 pub const TEXTURE_ALIGNMENT: u64 = 512;
@@ -287,44 +287,51 @@ pub struct TextureObject {
     resource: Resource,
 }
 
+/// Checks `resource` and `desc` together (the read mode and filter the format allows, the memory's
+/// range and alignment), then calls `make` with the device and the checked resource: what a
+/// texture object and a texture reference share.
+fn checked<R>(resource: &Resource, desc: &TexDesc, make: impl FnOnce(usize, &ResourceRef<'_>) -> Result<R>) -> Result<R> {
+    let f = resource.format();
+    if desc.normalized_float && (f.kind == ChannelKind::Float || f.bits == 32) {
+        return Err(Error::range("readMode 'normalizedFloat' reads 8- and 16-bit integer channels only: use 'element'"));
+    }
+    if desc.filter == FilterMode::Linear && f.kind != ChannelKind::Float && !desc.normalized_float {
+        return Err(Error::range("filterMode 'linear' needs float channels, or readMode 'normalizedFloat' over 8- or 16-bit integers"));
+    }
+    let device = resource.device();
+    match resource {
+        Resource::Array(a) => make(device, &ResourceRef::Array(&*a.ops)),
+        Resource::Linear { mem, offset, format, size } => {
+            if *size == 0 || !size.is_multiple_of(format.element_size()) {
+                return Err(Error::range(format!(
+                    "a linear texture's size is a multiple of its {}-byte element above 0, got {size}",
+                    format.element_size()
+                )));
+            }
+            let ptr = Resource::address(mem, *offset, *size, TEXTURE_ALIGNMENT, "a linear texture's")?;
+            make(device, &ResourceRef::Linear { ptr, format: *format, size: *size })
+        }
+        Resource::Pitch2D { mem, offset, format, width, height, pitch } => {
+            let (w, h, p) = (*width, *height, *pitch);
+            if w == 0 || h == 0 || w > 131072 || h > 65000 {
+                return Err(Error::range(format!(
+                    "a pitch2D texture is 1 to 131072 elements wide and 1 to 65000 rows high, got {w} x {h}"
+                )));
+            }
+            if !p.is_multiple_of(PITCH_ALIGNMENT) {
+                return Err(Error::range(format!("a pitch2D texture's pitch is a multiple of {PITCH_ALIGNMENT} bytes, got {p}")));
+            }
+            let len = crate::ops::extent(p, w * format.element_size(), h, "pitch2D")?;
+            let ptr = Resource::address(mem, *offset, len, PITCH_ALIGNMENT, "a pitch2D texture's")?;
+            make(device, &ResourceRef::Pitch2D { ptr, format: *format, width: w, height: h, pitch: p })
+        }
+    }
+}
+
 impl TextureObject {
     pub fn new(resource: Resource, desc: TexDesc) -> Result<TextureObject> {
-        let f = resource.format();
-        if desc.normalized_float && (f.kind == ChannelKind::Float || f.bits == 32) {
-            return Err(Error::range("readMode 'normalizedFloat' reads 8- and 16-bit integer channels only: use 'element'"));
-        }
-        if desc.filter == FilterMode::Linear && f.kind != ChannelKind::Float && !desc.normalized_float {
-            return Err(Error::range("filterMode 'linear' needs float channels, or readMode 'normalizedFloat' over 8- or 16-bit integers"));
-        }
-        let device = resource.device();
         let textures = runtime()?.backend.textures();
-        let ops = match &resource {
-            Resource::Array(a) => textures.create_texture(device, &ResourceRef::Array(&*a.ops), &desc)?,
-            Resource::Linear { mem, offset, format, size } => {
-                if *size == 0 || !size.is_multiple_of(format.element_size()) {
-                    return Err(Error::range(format!(
-                        "a linear texture's size is a multiple of its {}-byte element above 0, got {size}",
-                        format.element_size()
-                    )));
-                }
-                let ptr = Resource::address(mem, *offset, *size, TEXTURE_ALIGNMENT, "a linear texture's")?;
-                textures.create_texture(device, &ResourceRef::Linear { ptr, format: *format, size: *size }, &desc)?
-            }
-            Resource::Pitch2D { mem, offset, format, width, height, pitch } => {
-                let (w, h, p) = (*width, *height, *pitch);
-                if w == 0 || h == 0 || w > 131072 || h > 65000 {
-                    return Err(Error::range(format!(
-                        "a pitch2D texture is 1 to 131072 elements wide and 1 to 65000 rows high, got {w} x {h}"
-                    )));
-                }
-                if !p.is_multiple_of(PITCH_ALIGNMENT) {
-                    return Err(Error::range(format!("a pitch2D texture's pitch is a multiple of {PITCH_ALIGNMENT} bytes, got {p}")));
-                }
-                let len = crate::ops::extent(p, w * format.element_size(), h, "pitch2D")?;
-                let ptr = Resource::address(mem, *offset, len, PITCH_ALIGNMENT, "a pitch2D texture's")?;
-                textures.create_texture(device, &ResourceRef::Pitch2D { ptr, format: *format, width: w, height: h, pitch: p }, &desc)?
-            }
-        };
+        let ops = checked(&resource, &desc, |device, r| textures.create_texture(device, r, &desc))?;
         Ok(TextureObject { ops, resource })
     }
 
@@ -365,6 +372,48 @@ impl SurfaceObject {
     }
     pub fn array(&self) -> &Arc<CudaArray> {
         &self.array
+    }
+}
+
+/// A texture reference (CuPy's `RawModule.get_texref` and `TextureReference`; the driver's
+/// deprecated `cuModuleGetTexRef` and `cuTexRefSet*`): the reference `name` a module declares
+/// (`.global .texref` in PTX; CUDA C++ dropped `texture<>` in CUDA 12), bound to an array or
+/// memory and set to sample as a texture descriptor says. Its handle is the `CUtexref`, which the
+/// module owns; it holds the module and what it reads until it is dropped (binding the reference
+/// again, through another, replaces what kernels read).
+pub struct TextureReference {
+    handle: u64,
+    resource: Resource,
+    _module: Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl TextureReference {
+    pub fn new(module: &crate::module::Module, name: &str, resource: Resource, desc: TexDesc) -> Result<TextureReference> {
+        if name.is_empty() || name.contains('\0') {
+            return Err(Error::type_error("a texture reference's name must be non-empty and contain no NUL byte"));
+        }
+        let device = resource.device();
+        if module.device() != device {
+            return Err(Error::cuda(
+                Code::CUDA_ERROR_INVALID_VALUE,
+                format!("the module is loaded on device {}, what the reference reads is on device {device}", module.device()),
+            ));
+        }
+        let textures = runtime()?.backend.textures();
+        let ops = module.module_ops();
+        let handle = checked(&resource, &desc, |device, r| textures.bind_texref(device, ops.as_ref(), name, r, &desc))?;
+        Ok(TextureReference { handle, resource, _module: ops.keep_alive() })
+    }
+
+    /// The `CUtexref` (what CuPy's `get_texref` returns).
+    pub fn handle(&self) -> u64 {
+        self.handle
+    }
+    pub fn resource(&self) -> &Resource {
+        &self.resource
+    }
+    pub fn device(&self) -> usize {
+        self.resource.device()
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::raw::{BigU64, Count, NodeBuffer, Owner};
 use crate::{memory, stream};
-use cuda_node_core::rand::{self, Dist, Generate, Generator, OutType, RngKind};
+use cuda_node_core::rand::{self, Dist, Generate, Generator, GeneratorOrdering, OutType, RngKind};
 use cuda_node_core::{runtime, Error, Result};
 use std::sync::Arc;
 
@@ -26,18 +26,20 @@ fn dist(code: u32, a: f64, b: f64) -> Result<Dist> {
 fn out_type(dtype: &str) -> Result<OutType> {
     match dtype {
         "uint32" => Ok(OutType::U32),
+        "uint64" => Ok(OutType::U64),
         "float32" => Ok(OutType::F32),
         "float64" => Ok(OutType::F64),
-        other => Err(Error::type_error(format!("dtype must be 'uint32', 'float32' or 'float64', got '{other}'"))),
+        other => Err(Error::type_error(format!("dtype must be 'uint32', 'uint64', 'float32' or 'float64', got '{other}'"))),
     }
 }
 
 crate::exports! {
-    /// A cuRAND generator of `kind` ('philox', 'xorwow', 'mrg32k3a', 'sobol32' or cuRAND's number)
-    /// on `device`, owned by `owner`.
+    /// A cuRAND generator of `kind` ('philox', 'xorwow', 'mrg32k3a', 'mtgp32', 'mt19937',
+    /// 'sobol32', 'scrambled_sobol32', 'sobol64', 'scrambled_sobol64' or cuRAND's number) on
+    /// `device`, owned by `owner`.
     c"randCreate" => fn rand_create(cx, owner: Owner, device: f64, kind: String) -> f64 {
         let k = RngKind::parse(&kind).ok_or_else(|| {
-            Error::type_error(format!("unknown generator kind '{kind}': use 'philox', 'xorwow', 'mrg32k3a' or 'sobol32'"))
+            Error::type_error(format!("unknown generator kind '{kind}': use 'philox', 'xorwow', 'mrg32k3a', 'mtgp32', 'mt19937', 'sobol32', 'scrambled_sobol32', 'sobol64' or 'scrambled_sobol64'"))
         })?;
         insert(cx, &owner, Arc::new(Generator::create(runtime()?.ordinal(device)?, k)?))
     }
@@ -65,6 +67,13 @@ crate::exports! {
     /// Sets a quasirandom generator's dimensions.
     c"randSetDimensions" => fn rand_set_dimensions(_cx, gen: f64, dims: u32) -> () {
         with(gen, |g| g.set_dimensions(dims))
+    }
+
+    /// Sets the order results are written in (`curandOrdering_t`'s number).
+    c"randSetOrdering" => fn rand_set_ordering(_cx, gen: f64, ordering: u32) -> () {
+        let o = GeneratorOrdering::from_number(ordering)
+            .ok_or_else(|| Error::named("CURAND_STATUS_OUT_OF_RANGE", format!("{ordering} is not a curandOrdering_t")))?;
+        with(gen, |g| g.set_ordering(o))
     }
 
     /// Writes `count` values of distribution `dist` (0 bits, 1 uniform, 2 normal, 3 log-normal,

@@ -4,7 +4,7 @@
 
 use crate::raw::{BigU64, Bytes, BytesMut, Count, Numbers, Owner, Strings};
 use crate::{memory, stream};
-use cuda_node_core::texture::{self, Format, Resource};
+use cuda_node_core::texture::{self, Format, Resource, TextureReference};
 use cuda_node_core::{runtime, CudaArray, Error, Result, SurfaceObject, TextureObject};
 use std::sync::Arc;
 
@@ -16,6 +16,11 @@ mod arrays {
 /// The texture objects of this thread.
 mod textures {
     crate::table!(TEXTURES: std::sync::Arc<cuda_node_core::TextureObject>, CUDA_ERROR_INVALID_HANDLE, "this TextureObject was destroyed: create a new one");
+}
+
+/// The texture references of this thread.
+mod texrefs {
+    crate::table!(TEXREFS: std::sync::Arc<cuda_node_core::texture::TextureReference>, CUDA_ERROR_INVALID_HANDLE, "this TextureReference was destroyed: make a new one");
 }
 
 /// The surface objects of this thread.
@@ -42,6 +47,33 @@ fn format(bits: &[f64], kind: &str) -> Result<Format> {
     let b = whole::<4>(bits, "a channel format")?;
     let bits = b.map(|v| u32::try_from(v).unwrap_or(u32::MAX));
     texture::format(bits, kind)
+}
+
+/// A texture's resource and descriptor from `textureCreate`'s arguments (`texrefCreate`'s too).
+#[allow(clippy::too_many_arguments)]
+fn described(kind: &str, target: f64, geometry: &[f64], bits: &[f64], channel: &str, modes: &[String], normalized: bool, border: &[f64]) -> Result<(Resource, texture::TexDesc)> {
+        let m = modes;
+        if m.len() < 2 {
+            return Err(Error::range("modes is [filterMode, readMode, ...addressModes]"));
+        }
+        let b: [f32; 4] = match border {
+            [x, y, z, w] => [*x as f32, *y as f32, *z as f32, *w as f32],
+            _ => return Err(Error::range("borderColor takes 4 numbers")),
+        };
+        let desc = texture::tex_desc(&m[2..], &m[0], &m[1], normalized, b)?;
+        let resource = match kind {
+            "array" => Resource::Array(arrays::get(target)?),
+            "linear" => {
+                let [offset, size] = whole::<2>(geometry, "a linear resource")?;
+                Resource::Linear { mem: memory::get(target)?, offset, format: format(bits, channel)?, size }
+            }
+            "pitch2D" => {
+                let [offset, width, height, pitch] = whole::<4>(geometry, "a pitch2D resource")?;
+                Resource::Pitch2D { mem: memory::get(target)?, offset, format: format(bits, channel)?, width, height, pitch }
+            }
+            _ => return Err(Error::range(format!("a resource is 'array', 'linear' or 'pitch2D', got '{kind}'"))),
+        };
+    Ok((resource, desc))
 }
 
 crate::exports! {
@@ -106,27 +138,7 @@ crate::exports! {
     /// (`target` a memory handle; `geometry` `[offset, size]` or `[offset, width, height,
     /// pitch]`, `bits` and `channel` its format); `modes` `[filter, read, ...addressModes]`.
     c"textureCreate" => fn texture_create(cx, owner: Owner, kind: String, target: f64, geometry: Numbers, bits: Numbers, channel: String, modes: Strings, normalized: bool, border: Numbers) -> f64 {
-        let m = &modes.0;
-        if m.len() < 2 {
-            return Err(Error::range("modes is [filterMode, readMode, ...addressModes]"));
-        }
-        let b: [f32; 4] = match border.0 {
-            [x, y, z, w] => [*x as f32, *y as f32, *z as f32, *w as f32],
-            _ => return Err(Error::range("borderColor takes 4 numbers")),
-        };
-        let desc = texture::tex_desc(&m[2..], &m[0], &m[1], normalized, b)?;
-        let resource = match kind.as_str() {
-            "array" => Resource::Array(arrays::get(target)?),
-            "linear" => {
-                let [offset, size] = whole::<2>(geometry.0, "a linear resource")?;
-                Resource::Linear { mem: memory::get(target)?, offset, format: format(bits.0, &channel)?, size }
-            }
-            "pitch2D" => {
-                let [offset, width, height, pitch] = whole::<4>(geometry.0, "a pitch2D resource")?;
-                Resource::Pitch2D { mem: memory::get(target)?, offset, format: format(bits.0, &channel)?, width, height, pitch }
-            }
-            _ => return Err(Error::range(format!("a resource is 'array', 'linear' or 'pitch2D', got '{kind}'"))),
-        };
+        let (resource, desc) = described(&kind, target, geometry.0, bits.0, &channel, &modes.0, normalized, border.0)?;
         textures::insert(cx, &owner, Arc::new(TextureObject::new(resource, desc)?))
     }
 
@@ -155,6 +167,25 @@ crate::exports! {
     /// Destroys the surface object (again: nothing).
     c"surfaceDestroy" => fn surface_destroy(_cx, surf: f64) -> () {
         drop(surfaces::take(surf));
+        Ok(())
+    }
+
+    /// The texture reference `name` of `module` (CuPy's `get_texref`), bound to a resource and
+    /// set to sample as `textureCreate`'s arguments say; owned by `owner`.
+    c"texrefCreate" => fn texref_create(cx, owner: Owner, module: f64, name: String, kind: String, target: f64, geometry: Numbers, bits: Numbers, channel: String, modes: Strings, normalized: bool, border: Numbers) -> f64 {
+        let (resource, desc) = described(&kind, target, geometry.0, bits.0, &channel, &modes.0, normalized, border.0)?;
+        let m = crate::module::get(module)?;
+        texrefs::insert(cx, &owner, Arc::new(TextureReference::new(&m, &name, resource, desc)?))
+    }
+
+    /// The `CUtexref`.
+    c"texrefHandle" => fn texref_handle(_cx, texref: f64) -> BigU64 {
+        texrefs::with(texref, |t| Ok(BigU64(t.handle())))
+    }
+
+    /// Lets go of the reference (again: nothing): what it reads and its module go once nothing else holds them.
+    c"texrefDestroy" => fn texref_destroy(_cx, texref: f64) -> () {
+        drop(texrefs::take(texref));
         Ok(())
     }
 }

@@ -30,6 +30,12 @@ impl Drop for Loaded {
 
 pub struct CudaModule(Arc<Loaded>);
 
+/// The `CUmodule` of a module's `keep_alive()` value (texture references are looked up in it:
+/// `texture.rs`); `None` for another backend's.
+pub(super) fn raw_module(kept: &(dyn Any + Send + Sync)) -> Option<sys::CUmodule> {
+    kept.downcast_ref::<Loaded>().map(|l| l.raw)
+}
+
 impl CudaModule {
     pub(super) fn load(dev: Arc<CudaDevice>, image: &[u8]) -> Result<CudaModule> {
         dev.bind()?;

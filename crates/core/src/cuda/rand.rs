@@ -6,7 +6,7 @@ use super::own::own;
 use super::stream::CudaStream;
 use crate::dynlib;
 use crate::error::{Error, Result};
-use crate::ops::rand::{Dist, Generate, GeneratorOps, OutType, RandOps, RngKind};
+use crate::ops::rand::{Dist, Generate, GeneratorOps, GeneratorOrdering, OutType, RandOps, RngKind};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
@@ -25,7 +25,9 @@ struct Curand {
     set_seed: unsafe extern "C" fn(Gen, c_ulonglong) -> Status,
     set_offset: unsafe extern "C" fn(Gen, c_ulonglong) -> Status,
     set_dims: unsafe extern "C" fn(Gen, c_uint) -> Status,
+    set_ordering: unsafe extern "C" fn(Gen, c_int) -> Status,
     bits: unsafe extern "C" fn(Gen, *mut c_uint, usize) -> Status,
+    bits64: unsafe extern "C" fn(Gen, *mut c_ulonglong, usize) -> Status,
     uniform: unsafe extern "C" fn(Gen, *mut f32, usize) -> Status,
     uniform_d: unsafe extern "C" fn(Gen, *mut f64, usize) -> Status,
     normal: unsafe extern "C" fn(Gen, *mut f32, usize, f32, f32) -> Status,
@@ -57,7 +59,9 @@ fn curand() -> Result<&'static Curand> {
             set_seed: sym!(b"curandSetPseudoRandomGeneratorSeed\0"),
             set_offset: sym!(b"curandSetGeneratorOffset\0"),
             set_dims: sym!(b"curandSetQuasiRandomGeneratorDimensions\0"),
+            set_ordering: sym!(b"curandSetGeneratorOrdering\0"),
             bits: sym!(b"curandGenerate\0"),
+            bits64: sym!(b"curandGenerateLongLong\0"),
             uniform: sym!(b"curandGenerateUniform\0"),
             uniform_d: sym!(b"curandGenerateUniformDouble\0"),
             normal: sym!(b"curandGenerateNormal\0"),
@@ -139,6 +143,12 @@ impl GeneratorOps for CudaGenerator {
         status(unsafe { (curand()?.set_dims)(self.raw as Gen, dims) }, "curandSetQuasiRandomGeneratorDimensions")
     }
 
+    fn set_ordering(&self, ordering: GeneratorOrdering) -> Result<()> {
+        self.dev.bind()?;
+        // SAFETY: as in `set_seed`; `ordering` is a `curandOrdering_t` value.
+        status(unsafe { (curand()?.set_ordering)(self.raw as Gen, ordering as c_int) }, "curandSetGeneratorOrdering")
+    }
+
     fn generate(&self, stream: &dyn StreamOps, g: &Generate, out: &dyn AllocOps) -> Result<()> {
         let s = own::<CudaStream>(stream.as_any());
         let api = curand()?;
@@ -156,6 +166,7 @@ impl GeneratorOps for CudaGenerator {
         // from `p`, aligned to the element (checked by the model).
         let r = unsafe {
             match (g.dist, g.dtype) {
+                (Dist::Bits, OutType::U64) => (api.bits64)(h, p as *mut c_ulonglong, n),
                 (Dist::Bits, _) => (api.bits)(h, p as *mut c_uint, n),
                 (Dist::Poisson { lambda }, _) => (api.poisson)(h, p as *mut c_uint, n, lambda),
                 (Dist::Uniform, OutType::F64) => (api.uniform_d)(h, p as *mut f64, n),

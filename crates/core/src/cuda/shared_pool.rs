@@ -154,6 +154,10 @@ impl SharedPoolOps for CudaSharedPool {
         // SAFETY: the pool is live.
         unsafe { raw::mem_pool_trim_to(self.pool, 0) }.check("cuMemPoolTrimTo")
     }
+
+    fn handle(&self) -> u64 {
+        self.pool as u64
+    }
 }
 
 impl SharedPools for CudaBackend {

@@ -3,15 +3,17 @@
 //! is never read or written after the call returns.
 
 use super::device::{CudaBackend, CudaDevice};
+use super::module::raw_module;
 use super::own::own;
 use super::raw::texture as raw;
 use super::stream::CudaStream;
-use crate::error::{Check, Result};
+use crate::error::{Check, Error, Result};
 use crate::ops::{
-    AddressMode, ArrayDesc, ArrayOps, ChannelKind, FilterMode, Format, Linear, ObjectOps, ResourceRef, StreamOps, TexDesc, Textures,
+    AddressMode, ArrayDesc, ArrayOps, ChannelKind, FilterMode, Format, Linear, ModuleOps, ObjectOps, ResourceRef, StreamOps, TexDesc, Textures,
 };
 use cudarc::driver::sys;
 use std::any::Any;
+use std::ffi::CString;
 use std::sync::Arc;
 
 fn format(f: &Format) -> sys::CUarray_format {
@@ -264,5 +266,43 @@ impl Textures for CudaBackend {
         // was made for surface loads and stores.
         let raw = unsafe { raw::surf_object_create(&r) }.check("cuSurfObjectCreate")?;
         Ok(Box::new(CudaObject { dev: self.devices[ordinal].clone(), raw, surface: true }))
+    }
+
+    fn bind_texref(&self, ordinal: usize, module: &dyn ModuleOps, name: &str, res: &ResourceRef<'_>, desc: &TexDesc) -> Result<u64> {
+        self.bind(ordinal)?;
+        let kept = module.keep_alive();
+        let Some(hmod) = raw_module(kept.as_ref()) else {
+            return Err(Error::cuda(crate::error::Code::CUDA_ERROR_INVALID_HANDLE, "the module is not the cuda backend's"));
+        };
+        let cname = CString::new(name).map_err(|_| Error::type_error("a texture reference's name must not contain a NUL byte"))?;
+        // SAFETY: the module is loaded (the model holds it), its device's context current.
+        let texref = unsafe { raw::module_get_texref(hmod, &cname) }.check(&format!("cuModuleGetTexRef(\"{name}\")"))?;
+        let (target, f) = match *res {
+            ResourceRef::Array(a) => (raw::TexRefTarget::Array(a.handle() as sys::CUarray), own::<CudaArray>(a.as_any()).desc.format),
+            ResourceRef::Linear { ptr, format: f, size } => {
+                (raw::TexRefTarget::Linear { ptr, bytes: size as usize, format: format(&f), channels: f.channels }, f)
+            }
+            ResourceRef::Pitch2D { ptr, format: f, width, height, pitch } => {
+                let d = sys::CUDA_ARRAY_DESCRIPTOR { Width: width as usize, Height: height as usize, Format: format(&f), NumChannels: f.channels };
+                (raw::TexRefTarget::Pitch2D { desc: d, ptr, pitch: pitch as usize }, f)
+            }
+        };
+        // As for a texture object: integers read as they are unless read as normalized floats.
+        let mut flags = 0;
+        if !desc.normalized_float && f.kind != ChannelKind::Float {
+            flags |= sys::CU_TRSF_READ_AS_INTEGER;
+        }
+        if desc.normalized_coords {
+            flags |= sys::CU_TRSF_NORMALIZED_COORDINATES;
+        }
+        let filter = match desc.filter {
+            FilterMode::Point => sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            FilterMode::Linear => sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
+        };
+        // SAFETY: the reference is the loaded module's; the model holds the array or memory it is
+        // bound to for as long as the reference object lives, and checked the memory's range and
+        // alignment (so the byte offset is 0).
+        unsafe { raw::texref_bind(texref, &target, desc.address.map(address), filter, flags, desc.border) }.check("cuTexRefSet*")?;
+        Ok(texref as u64)
     }
 }

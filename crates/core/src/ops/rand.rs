@@ -10,18 +10,29 @@ use crate::ops::{AllocOps, StreamOps};
 pub enum RngKind {
     Xorwow = 101,
     Mrg32k3a = 121,
+    Mtgp32 = 141,
+    Mt19937 = 142,
     Philox = 161,
     Sobol32 = 201,
+    ScrambledSobol32 = 202,
+    Sobol64 = 203,
+    ScrambledSobol64 = 204,
 }
 
 impl RngKind {
-    /// The kind a name gives (CuPy's names, lower case, and cuRAND's numbers as text).
+    /// The kind a name gives (CuPy's names, lower case, and cuRAND's numbers as text; 100 and
+    /// 200 are cuRAND's defaults, XORWOW and Sobol32).
     pub fn parse(name: &str) -> Option<RngKind> {
         Some(match name {
             "philox" | "philox4_32_10" | "161" => RngKind::Philox,
             "xorwow" | "default" | "101" | "100" => RngKind::Xorwow,
             "mrg32k3a" | "121" => RngKind::Mrg32k3a,
+            "mtgp32" | "141" => RngKind::Mtgp32,
+            "mt19937" | "142" => RngKind::Mt19937,
             "sobol32" | "201" | "200" => RngKind::Sobol32,
+            "scrambled_sobol32" | "202" => RngKind::ScrambledSobol32,
+            "sobol64" | "203" => RngKind::Sobol64,
+            "scrambled_sobol64" | "204" => RngKind::ScrambledSobol64,
             _ => return None,
         })
     }
@@ -30,21 +41,62 @@ impl RngKind {
         match self {
             RngKind::Xorwow => "xorwow",
             RngKind::Mrg32k3a => "mrg32k3a",
+            RngKind::Mtgp32 => "mtgp32",
+            RngKind::Mt19937 => "mt19937",
             RngKind::Philox => "philox",
             RngKind::Sobol32 => "sobol32",
+            RngKind::ScrambledSobol32 => "scrambled_sobol32",
+            RngKind::Sobol64 => "sobol64",
+            RngKind::ScrambledSobol64 => "scrambled_sobol64",
         }
     }
 
     /// A quasirandom kind: it has dimensions, no seed.
     pub fn quasi(self) -> bool {
-        self == RngKind::Sobol32
+        matches!(self, RngKind::Sobol32 | RngKind::ScrambledSobol32 | RngKind::Sobol64 | RngKind::ScrambledSobol64)
+    }
+
+    /// A kind whose words are 64 bits (`curandGenerateLongLong`; `curandGenerate` is refused).
+    pub fn long(self) -> bool {
+        matches!(self, RngKind::Sobol64 | RngKind::ScrambledSobol64)
+    }
+}
+
+/// The order results are written in, numbered as `curandOrdering_t` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeneratorOrdering {
+    PseudoBest = 100,
+    PseudoDefault = 101,
+    PseudoSeeded = 102,
+    PseudoLegacy = 103,
+    PseudoDynamic = 104,
+    QuasiDefault = 201,
+}
+
+impl GeneratorOrdering {
+    /// The ordering cuRAND numbers `n`.
+    pub fn from_number(n: u32) -> Option<GeneratorOrdering> {
+        Some(match n {
+            100 => GeneratorOrdering::PseudoBest,
+            101 => GeneratorOrdering::PseudoDefault,
+            102 => GeneratorOrdering::PseudoSeeded,
+            103 => GeneratorOrdering::PseudoLegacy,
+            104 => GeneratorOrdering::PseudoDynamic,
+            201 => GeneratorOrdering::QuasiDefault,
+            _ => return None,
+        })
+    }
+
+    /// An ordering of pseudorandom generators.
+    pub fn pseudo(self) -> bool {
+        self != GeneratorOrdering::QuasiDefault
     }
 }
 
 /// What a generate call writes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Dist {
-    /// Raw 32-bit words (`curandGenerate`).
+    /// Raw words: 32 bits (`curandGenerate`), or 64 of a 64-bit generator (`curandGenerateLongLong`).
     Bits,
     /// Uniform on (0, 1].
     Uniform,
@@ -66,6 +118,8 @@ pub enum Dist {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutType {
     U32,
+    /// 64-bit words (`curandGenerateLongLong`).
+    U64,
     F32,
     F64,
 }
@@ -74,7 +128,7 @@ impl OutType {
     pub fn size(self) -> u64 {
         match self {
             OutType::U32 | OutType::F32 => 4,
-            OutType::F64 => 8,
+            OutType::U64 | OutType::F64 => 8,
         }
     }
 }
@@ -99,6 +153,9 @@ pub trait GeneratorOps: Send + Sync {
     fn set_seed(&self, seed: u64) -> Result<()>;
     fn set_offset(&self, offset: u64) -> Result<()>;
     fn set_dimensions(&self, dims: u32) -> Result<()>;
+    /// Sets the order results are written in (`curandSetGeneratorOrdering`), one the model
+    /// checked fits the generator's kind.
+    fn set_ordering(&self, ordering: GeneratorOrdering) -> Result<()>;
     /// Queues the generation on `stream`, into `out`.
     fn generate(&self, stream: &dyn StreamOps, g: &Generate, out: &dyn AllocOps) -> Result<()>;
     /// The handle as a number (`curandGenerator_t`; the simulator's is made up).
@@ -229,6 +286,26 @@ pub fn sobol32_dim1(position: u64, count: usize) -> Vec<u32> {
     (0..count as u64).map(|i| gray(position + i)).collect()
 }
 
+/// Sobol64 in one dimension (cuRAND's first dimension: direction numbers `2^(63-k)`, Gray-code
+/// order): `count` words from point `position`.
+pub fn sobol64_dim1(position: u64, count: usize) -> Vec<u64> {
+    let gray = |n: u64| -> u64 {
+        let g = n ^ (n >> 1);
+        (0..64).filter(|k| g >> k & 1 == 1).fold(0u64, |acc, k| acc ^ (1u64 << (63 - k)))
+    };
+    (0..count as u64).map(|i| gray(position.wrapping_add(i))).collect()
+}
+
+/// cuRAND's float uniform of a 64-bit word (`_curand_uniform(unsigned long long)`): its high 32 bits.
+pub fn uniform_f32_of_u64(x: u64) -> f32 {
+    uniform_f32((x >> 32) as u32)
+}
+
+/// cuRAND's double uniform of a 64-bit word (`_curand_uniform_double(unsigned long long)`): its high 53 bits.
+pub fn uniform_f64_of_u64(x: u64) -> f64 {
+    (x >> 11) as f64 * POW53_INV + POW53_INV / 2.0
+}
+
 /// A Poisson count of mean `lambda` from its own device-API Philox subsequence (Knuth's product
 /// of uniforms below 64, a rounded normal above): cuRAND's distribution, not its numbers.
 fn poisson(seed: u64, index: u64, position: u64, lambda: f64) -> u32 {
@@ -265,6 +342,15 @@ pub fn host_generate(kind: RngKind, seed: u64, offset: u64, g: &Generate) -> Vec
         _ => philox_host_words(seed, offset, n),
     };
     let finish = |v: f64, log: bool| if log { v.exp() } else { v };
+    if kind.long() {
+        let words = sobol64_dim1(offset, n);
+        match g.dtype {
+            OutType::F32 => words.iter().for_each(|x| out.extend_from_slice(&uniform_f32_of_u64(*x).to_le_bytes())),
+            OutType::F64 => words.iter().for_each(|x| out.extend_from_slice(&uniform_f64_of_u64(*x).to_le_bytes())),
+            _ => words.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        }
+        return out;
+    }
     match (g.dist, g.dtype) {
         (Dist::Bits, _) => words(n).iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         (Dist::Poisson { lambda }, _) => (0..g.count).for_each(|i| out.extend_from_slice(&poisson(seed, i, offset, lambda).to_le_bytes())),
@@ -300,6 +386,13 @@ pub fn host_generate(kind: RngKind, seed: u64, offset: u64, g: &Generate) -> Vec
     }
     out.truncate(n * g.dtype.size() as usize);
     out
+}
+
+/// Whether the host computes a `kind` generator's numbers (`host_generate`, the simulator):
+/// Philox (cuRAND's numbers), Sobol32 and Sobol64 in their first dimension. XORWOW, MRG32k3a,
+/// MTGP32 and MT19937 are not, nor the scrambled Sobols (their scramble constants are cuRAND's).
+pub fn modelled(kind: RngKind) -> bool {
+    matches!(kind, RngKind::Philox | RngKind::Sobol32 | RngKind::Sobol64)
 }
 
 #[cfg(test)]
@@ -360,6 +453,24 @@ mod tests {
     #[test]
     fn sobol_dimension_one_is_van_der_corput_in_gray_order() {
         assert_eq!(sobol32_dim1(0, 4), vec![0, 0x8000_0000, 0xC000_0000, 0x4000_0000]);
+    }
+
+    #[test]
+    fn sobol64_dimension_one_is_van_der_corput_in_gray_order() {
+        assert_eq!(sobol64_dim1(0, 4), vec![0, 1 << 63, 3 << 62, 1 << 62]);
+        // Its high 32 bits are Sobol32's first dimension.
+        let (a, b) = (sobol64_dim1(5, 40), sobol32_dim1(5, 40));
+        assert!(a.iter().zip(&b).all(|(x, y)| (x >> 32) as u32 == *y));
+        assert_eq!(uniform_f32_of_u64(1 << 63), uniform_f32(1 << 31));
+        assert_eq!(uniform_f64_of_u64(1 << 63), 0.5 + POW53_INV / 2.0);
+    }
+
+    #[test]
+    fn orderings_are_curand_numbers() {
+        assert_eq!(GeneratorOrdering::from_number(101), Some(GeneratorOrdering::PseudoDefault));
+        assert_eq!(GeneratorOrdering::from_number(201), Some(GeneratorOrdering::QuasiDefault));
+        assert_eq!(GeneratorOrdering::from_number(105), None);
+        assert!(!GeneratorOrdering::QuasiDefault.pseudo());
     }
 
     #[test]

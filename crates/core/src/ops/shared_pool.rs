@@ -47,4 +47,6 @@ pub trait SharedPoolOps: Send + Sync + 'static {
     fn set(&self, attr: PoolAttr, value: u64) -> Result<()>;
     /// Releases the pool's unused memory (`cuMemPoolTrimTo(pool, 0)`).
     fn trim(&self) -> Result<()>;
+    /// The driver's pool (`CUmemoryPool`) as a number, for `cuDeviceSetMemPool`.
+    fn handle(&self) -> u64;
 }

@@ -5,7 +5,7 @@
 //! which resource — are the model's (`texture.rs`): a backend is called with checked values.
 
 use crate::error::Result;
-use crate::ops::{AllocOps, StreamOps};
+use crate::ops::{AllocOps, ModuleOps, StreamOps};
 use std::any::Any;
 
 /// How a channel's bits read: `CU_AD_FORMAT_{SIGNED,UNSIGNED}_INT*`, `_HALF`, `_FLOAT`.
@@ -132,6 +132,9 @@ pub trait Textures: Send + Sync + 'static {
     fn create_texture(&self, ordinal: usize, res: &ResourceRef<'_>, desc: &TexDesc) -> Result<Box<dyn ObjectOps>>;
     /// A surface object over an array made with `surface` (`cuSurfObjectCreate`), destroyed when dropped.
     fn create_surface(&self, ordinal: usize, array: &dyn ArrayOps) -> Result<Box<dyn ObjectOps>>;
+    /// The texture reference `name` of `module` (`cuModuleGetTexRef`), bound to `res` and set to
+    /// sample as `desc` says (`cuTexRefSet*`); its `CUtexref`, which the module owns.
+    fn bind_texref(&self, ordinal: usize, module: &dyn ModuleOps, name: &str, res: &ResourceRef<'_>, desc: &TexDesc) -> Result<u64>;
 }
 
 /// One CUDA array.

@@ -1,13 +1,15 @@
 //! The simulator's cuRAND: Philox4x32-10 in cuRAND's host-API layout (`ops::rand::host_generate`:
 //! the same seed gives the same words), its uniforms and Box-Muller normals, computed on the host
-//! in stream order; Sobol32 in its first dimension, bits and uniforms. XORWOW and MRG32k3a are
-//! not simulated: creating one is a `CURAND_STATUS_TYPE_ERROR` saying so.
+//! in stream order; Sobol32 and Sobol64 in their first dimension, bits and uniforms. XORWOW,
+//! MRG32k3a, MTGP32, MT19937 and the scrambled Sobols are not simulated: creating one is a
+//! `CURAND_STATUS_TYPE_ERROR` saying so. Orderings: Philox's default, best and legacy are one
+//! layout, cuRAND's; its dynamic ordering (a layout per GPU model) is written in that layout too.
 
 use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::{Error, Result};
-use crate::ops::rand::{advance, host_generate, Dist, Generate, GeneratorOps, RandOps, RngKind};
+use crate::ops::rand::{advance, host_generate, Dist, Generate, GeneratorOps, GeneratorOrdering, RandOps, RngKind};
 use crate::ops::{AllocOps, StreamOps};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -30,11 +32,11 @@ struct SimGenerator {
 
 impl RandOps for SimBackend {
     fn create_generator(&self, _ordinal: usize, kind: RngKind) -> Result<Box<dyn GeneratorOps>> {
-        if matches!(kind, RngKind::Xorwow | RngKind::Mrg32k3a) {
+        if !crate::ops::rand::modelled(kind) {
             return Err(Error::named(
                 "CURAND_STATUS_TYPE_ERROR",
                 format!(
-                    "the simulator does not simulate cuRAND's {} generator: use 'philox' (the same numbers as on a GPU) or 'sobol32'",
+                    "the simulator does not simulate cuRAND's {} generator: use 'philox' (the same numbers as on a GPU), 'sobol32' or 'sobol64'",
                     kind.name()
                 ),
             ));
@@ -67,18 +69,31 @@ impl GeneratorOps for SimGenerator {
         if dims != 1 {
             return Err(Error::named(
                 "CURAND_STATUS_TYPE_ERROR",
-                format!("the simulator's Sobol32 has one dimension (its direction numbers for {dims} are not simulated)"),
+                format!("the simulator's Sobol has one dimension (its direction numbers for {dims} are not simulated)"),
             ));
         }
         self.state().dims = dims;
         Ok(())
     }
 
+    fn set_ordering(&self, ordering: GeneratorOrdering) -> Result<()> {
+        // cuRAND's Philox writes the same layout in its default, best and legacy orderings; its
+        // dynamic ordering's layout depends on the GPU, so the legacy one (the same distribution)
+        // stands for it. The seeded ordering is XORWOW's, which is not simulated.
+        match ordering {
+            GeneratorOrdering::PseudoSeeded => Err(Error::named(
+                "CURAND_STATUS_TYPE_ERROR",
+                "the simulator does not simulate cuRAND's seeded ordering (it is XORWOW's, which is not simulated)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn generate(&self, stream: &dyn StreamOps, g: &Generate, out: &dyn AllocOps) -> Result<()> {
-        if self.kind == RngKind::Sobol32 && matches!(g.dist, Dist::Normal { .. } | Dist::LogNormal { .. } | Dist::Poisson { .. }) {
+        if self.kind.quasi() && matches!(g.dist, Dist::Normal { .. } | Dist::LogNormal { .. } | Dist::Poisson { .. }) {
             return Err(Error::named(
                 "CURAND_STATUS_TYPE_ERROR",
-                "the simulator's Sobol32 makes bits and uniforms only (cuRAND's inverse-CDF normals and Poisson counts of a quasirandom generator are not simulated)",
+                "the simulator's Sobol makes bits and uniforms only (cuRAND's inverse-CDF normals and Poisson counts of a quasirandom generator are not simulated)",
             ));
         }
         let s = super::own::<SimStream>(stream.as_any());

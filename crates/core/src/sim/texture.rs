@@ -7,7 +7,7 @@
 use super::memory::{host_oom, sim_alloc};
 use super::{lock, SimBackend, SimDevice};
 use crate::error::{Code, Error, Result};
-use crate::ops::{ArrayDesc, ArrayOps, Linear, ObjectOps, ResourceRef, StreamOps, TexDesc, Textures};
+use crate::ops::{ArrayDesc, ArrayOps, Linear, ModuleOps, ObjectOps, ResourceRef, StreamOps, TexDesc, Textures};
 use std::any::Any;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -106,5 +106,10 @@ impl Textures for SimBackend {
 
     fn create_surface(&self, ordinal: usize, _array: &dyn ArrayOps) -> Result<Box<dyn ObjectOps>> {
         Ok(self.object(ordinal))
+    }
+
+    fn bind_texref(&self, _ordinal: usize, _module: &dyn ModuleOps, _name: &str, _res: &ResourceRef<'_>, _desc: &TexDesc) -> Result<u64> {
+        // Never reached: the simulator loads no module to hold a texture reference.
+        Err(super::stream::no_kernels())
     }
 }
