@@ -9,7 +9,9 @@ use crate::runtime;
 use crate::stream::Stream;
 
 // The seam's trait and data (`ops/blas.rs`), re-exported here where they were first defined.
-pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Entry, Gemm, Library, MatMul, Real};
+pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Entry, Gemm, Library, MatMul, Real, Setting};
+use crate::ops::blas_table::{self, value_size, value_words, Call};
+pub use crate::ops::blas_table::{Choice, Elem, Entry as EntryPoint, Io, Kind, Len, Param, Routine, Shape, ENTRIES};
 
 impl Gemm {
     /// Checks the operands' extents against their allocations, and cuBLAS's 32-bit sizes.
@@ -249,6 +251,126 @@ pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> R
         return Ok(());
     }
     runtime()?.backend.blas().axpy(stream.ops()?, op, x.ops()?, y.ops()?)
+}
+
+/// The calling thread's cuBLAS handle's `setting` for the device (`cublasGet<Setting>`), set first
+/// to `value` where one is given (`cublasSet<Setting>`).
+pub fn setting(device: usize, setting: Setting, value: Option<f64>) -> Result<i32> {
+    let v = match value {
+        None => None,
+        Some(v) => {
+            let ok = v.fract() == 0.0
+                && match setting {
+                    Setting::PointerMode | Setting::AtomicsMode => v == 0.0 || v == 1.0,
+                    Setting::MathMode => (0.0..=19.0).contains(&v) && (v as i32 & !16) <= 3,
+                    Setting::Version => return Err(Error::type_error("cuBLAS's version cannot be set")),
+                };
+            if !ok {
+                return Err(Error::range(format!("{v} is not a value of cuBLAS's {setting:?}")));
+            }
+            Some(v as i32)
+        }
+    };
+    runtime()?.backend.blas().setting(device, setting, v)
+}
+
+/// A typed cuBLAS entry point by CuPy's name (`sgemv`, `zherk`, …), on `stream` through the
+/// device's cuBLAS handle bound to it. `ints`: each int, long and enum parameter in the header's
+/// order; `host`: in host pointer mode, the input values (a complex one as re, im); `operands`:
+/// the arrays in order, then in device pointer mode the values, each a block and a byte offset in
+/// it. Every size is checked against the memory given. Returns the host pointer mode's outputs.
+pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &[(&Block, u64)]) -> Result<Vec<f64>> {
+    let entry = blas_table::entry(name)?;
+    let int_params: Vec<Param> = entry.params.iter().filter(|p| !p.is_pointer()).copied().collect();
+    if ints.len() != int_params.len() {
+        let names: Vec<&str> = int_params.iter().map(|p| p.name()).collect();
+        return Err(Error::range(format!("{name} takes {} sizes and modes ({}), got {}", names.len(), names.join(", "), ints.len())));
+    }
+    let mut vals = Vec::with_capacity(ints.len());
+    for (p, &v) in int_params.iter().zip(ints) {
+        let (lo, hi, what) = match p {
+            Param::Int(_) => (0.0, i32::MAX as f64, "a whole number from 0 to 2147483647 (cuBLAS's 32-bit sizes)"),
+            Param::Long(_) => (0.0, 9007199254740991.0, "a whole number of at least 0"),
+            Param::Enum(_, c) => (0.0, (c.values() - 1) as f64, "one of cuBLAS's values for it"),
+            _ => unreachable!("ints only"),
+        };
+        if !(v >= lo && v <= hi && v.fract() == 0.0) {
+            return Err(Error::range(format!("{name}: {} is {v}, not {what}", p.name())));
+        }
+        vals.push(v as i64);
+    }
+    let device_values = setting(stream.device(), Setting::PointerMode, None)? == 1;
+    let mut c = Call { entry, ints: vals, host: host.to_vec(), device_values, offsets: Vec::with_capacity(operands.len()) };
+    // cuBLAS's own refusals, said before the call: herk's family takes N or C, a complex syrk's N or T.
+    let trans = c.int("trans");
+    match entry.routine {
+        Routine::Herk | Routine::Her2k | Routine::Herkx if trans == 1 => {
+            return Err(Error::range(format!("{name} takes trans 'N' or 'C' (op(A) = Aᴴ), not 'T'")))
+        }
+        Routine::Syrk | Routine::Syr2k | Routine::Syrkx if trans == 2 && entry.elem.complex() => {
+            return Err(Error::range(format!("{name} takes trans 'N' or 'T' (op(A) = Aᵀ), not 'C'")))
+        }
+        _ => {}
+    }
+    let values: Vec<(&str, Kind, Io, u8)> =
+        entry.params.iter().filter_map(|p| if let Param::Value(n, k, io, len) = *p { Some((n, k, io, len)) } else { None }).collect();
+    let want_host: usize =
+        if device_values { 0 } else { values.iter().filter(|v| v.2 != Io::Out).map(|v| value_words(entry.elem, v.1) * v.3 as usize).sum() };
+    if host.len() != want_host {
+        return Err(Error::range(if device_values {
+            format!("{name}: the handle's pointer mode is device, so its scalars are device memory, not numbers")
+        } else {
+            format!("{name} takes {want_host} numbers for its scalars in host pointer mode, got {}", host.len())
+        }));
+    }
+    let arrays: Vec<(&str, Io, Shape)> =
+        entry.params.iter().filter_map(|p| if let Param::Array(n, io, s) = *p { Some((n, io, s)) } else { None }).collect();
+    let want_mems = arrays.len() + if device_values { values.len() } else { 0 };
+    if operands.len() != want_mems {
+        return Err(Error::range(format!(
+            "{name} takes {want_mems} memory operands in {} pointer mode, got {}",
+            if device_values { "device" } else { "host" },
+            operands.len()
+        )));
+    }
+    let mut mems: Vec<Option<&DeviceMemory>> = Vec::with_capacity(want_mems);
+    let mut place = |i: usize, what: &str, bytes: u64, align: u64, c: &mut Call| -> Result<()> {
+        let (block, off) = operands[i];
+        let (mem, at) = block.range(off, bytes, what)?;
+        if at % align != 0 {
+            return Err(Error::range(format!("{what} starts {at} bytes into its allocation, not a multiple of its {align}-byte elements")));
+        }
+        stream.same_device(mem, name)?;
+        c.offsets.push(at);
+        mems.push((bytes > 0).then_some(mem));
+        Ok(())
+    };
+    for (i, &(what, io, shape)) in arrays.iter().enumerate() {
+        let elems = c.span(shape, what)?;
+        if let (Io::Out | Io::InOut, Shape::Matrix { rows, cols, ld, batch: Some((stride, count)) }) = (io, shape) {
+            let one = c.span(Shape::Matrix { rows, cols, ld, batch: None }, what)?;
+            if c.int(count) > 1 && (c.int(stride) as u64) < one {
+                return Err(Error::range(format!(
+                    "{stride} ({}) is less than the {one} elements one {what} spans: the batch's results would overlap",
+                    c.int(stride)
+                )));
+            }
+        }
+        let bytes = elems.checked_mul(entry.elem.size()).ok_or_else(|| Error::range(format!("{what} is too large")))?;
+        place(i, what, bytes, entry.elem.size(), &mut c)?;
+    }
+    if device_values {
+        for (i, &(what, kind, _, len)) in values.iter().enumerate() {
+            let size = value_size(entry.elem, kind);
+            place(arrays.len() + i, what, size * len as u64, size, &mut c)?;
+        }
+    }
+    stream.legacy_ok("a cuBLAS call")?;
+    if !device_values && values.iter().any(|v| v.2 != Io::In) {
+        stream.not_capturing(&format!("{name} returning its result to the host (set the pointer mode to device to capture it)"))?;
+    }
+    let ops: Vec<Option<&dyn crate::ops::AllocOps>> = mems.iter().map(|m| m.map(|m| m.ops()).transpose()).collect::<Result<_>>()?;
+    runtime()?.backend.blas().call(stream.ops()?, &c, &ops)
 }
 
 /// Matrices A, B and C of `extents` bytes placed in their blocks, matrix `i` at `offset(i)` of

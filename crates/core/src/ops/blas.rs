@@ -16,6 +16,28 @@ pub trait BlasOps: Send + Sync + 'static {
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;
     /// A typed, strided-batched or `Ex` matrix product ([`MatMul`]), checked above the seam.
     fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
+    /// A typed entry point of the table ([`Call`], checked above the seam): `mems` are the
+    /// arrays, then (device pointer mode) the values, `None` where one spans no element. Returns
+    /// the host pointer mode's output values (`Out` and `InOut`, in order, as JS numbers).
+    fn call(&self, stream: &dyn StreamOps, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>>;
+    /// The calling thread's cuBLAS handle's `setting` for the device, set first to `value` where
+    /// one is given (checked above the seam).
+    fn setting(&self, ordinal: usize, setting: Setting, value: Option<i32>) -> Result<i32>;
+}
+
+pub use super::blas_table::Call;
+
+/// A cuBLAS handle's setting (`cublasGet<Setting>`, `cublasSet<Setting>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// `cublasPointerMode_t`: host 0, device 1.
+    PointerMode,
+    /// `cublasMath_t`: default 0, tensor-op 1, pedantic 2, TF32 3, with 16 (no reduced-precision reductions).
+    MathMode,
+    /// `cublasAtomicsMode_t`: not allowed 0, allowed 1.
+    AtomicsMode,
+    /// `cublasGetVersion` (read only).
+    Version,
 }
 
 /// The libraries whose handles a device hands out (CuPy's `Device.<lib>_handle`).

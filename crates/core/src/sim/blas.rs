@@ -5,7 +5,8 @@ use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;
-use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Gemm, Library, MatMul, Real};
+use crate::ops::blas::{host_gemm, Axpy, BlasOps, Call, Compute, DataType, Gemm, Library, MatMul, Real, Setting};
+use crate::ops::blas_table::{encode, value_size, Io, Kind, Param};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
@@ -32,6 +33,124 @@ impl BlasOps for SimBackend {
     fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
         matmul(sim_stream(stream), g, a, b, c)
     }
+
+    fn call(&self, stream: &dyn StreamOps, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>> {
+        run_call(sim_stream(stream), call, mems)
+    }
+
+    fn setting(&self, ordinal: usize, setting: Setting, value: Option<i32>) -> Result<i32> {
+        thread_local! {
+            /// This thread's handles' pointer, math and atomics modes, by device.
+            static SETTINGS: std::cell::RefCell<Vec<(usize, [i32; 3])>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let i = match setting {
+            Setting::PointerMode => 0,
+            Setting::MathMode => 1,
+            Setting::AtomicsMode => 2,
+            // No cuBLAS is loaded: the simulator's version is 0.
+            Setting::Version => return Ok(0),
+        };
+        Ok(SETTINGS.with(|t| {
+            let mut t = t.borrow_mut();
+            let k = t.iter().position(|(d, _)| *d == ordinal).unwrap_or_else(|| {
+                t.push((ordinal, [0; 3]));
+                t.len() - 1
+            });
+            if let Some(v) = value {
+                t[k].1[i] = v;
+            }
+            t[k].1[i]
+        }))
+    }
+}
+
+/// Where an operand's bytes are: an allocation's buffer and the offset in it, or (host pointer
+/// mode) the values' own bytes.
+enum Place {
+    Device(std::sync::Arc<Buffer>, usize),
+    Host(Vec<u8>),
+    Empty,
+}
+
+/// A typed entry point on the host (`blas_ref.rs`), in stream order. Operands are copied out
+/// first and only the elements an output addresses are written back: operands may share an
+/// allocation, interleaved. A host pointer mode's outputs are waited for, as cuBLAS blocks for them.
+fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>> {
+    let elem = call.entry.elem;
+    let place = |i: usize| match mems[i] {
+        Some(m) => Place::Device(sim_alloc(m).buffer.clone(), call.offsets[i] as usize),
+        None => Place::Empty,
+    };
+    let (mut arrays, mut values) = (Vec::new(), Vec::new());
+    let mut host = call.host.iter().copied();
+    for p in call.entry.params {
+        match *p {
+            Param::Array(name, io, shape) => arrays.push((place(arrays.len()), (call.span(shape, name)? * elem.size()) as usize, io, shape, name)),
+            Param::Value(_, kind, io, len) => {
+                let bytes = (value_size(elem, kind) * len as u64) as usize;
+                values.push((Place::Empty, bytes, io, kind));
+                let words = crate::ops::blas_table::value_words(elem, kind) * len as usize;
+                if !call.device_values {
+                    let given: Vec<f64> = if io == Io::Out { vec![0.0; words] } else { host.by_ref().take(words).collect() };
+                    values.last_mut().unwrap().0 = Place::Host(encode(elem, kind, &given));
+                }
+            }
+            _ => {}
+        }
+    }
+    if call.device_values {
+        for (i, v) in values.iter_mut().enumerate() {
+            v.0 = place(arrays.len() + i);
+        }
+    }
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Vec<u8>>::new()));
+    let (result, call2) = (out.clone(), call.clone());
+    s.run("kernel", call.entry.name, move || {
+        let load = |p: &Place, len: usize| match p {
+            Place::Device(b, off) => b.lock()[*off..*off + len].to_vec(),
+            Place::Host(v) => v.clone(),
+            Place::Empty => vec![0; len],
+        };
+        let mut a: Vec<Vec<u8>> = arrays.iter().map(|(p, len, ..)| load(p, *len)).collect();
+        let mut v: Vec<Vec<u8>> = values.iter().map(|(p, len, ..)| load(p, *len)).collect();
+        // The model checked every extent; were the reference still to fail, the stream goes on
+        // and nothing is written (a panic here would stop the simulated device).
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::blas_ref::run(&call2, &mut a, &mut v)));
+        if ran.is_err() {
+            return;
+        }
+        for ((p, _, io, shape, name), bytes) in arrays.iter().zip(&a) {
+            if let (Place::Device(b, off), true) = (p, *io != Io::In) {
+                let w = elem.size() as usize;
+                let mut buf = b.lock();
+                for i in super::blas_ref::addressed(&call2, *shape, name) {
+                    buf[off + i * w..off + i * w + w].copy_from_slice(&bytes[i * w..i * w + w]);
+                }
+            }
+        }
+        for ((p, len, io, _), bytes) in values.iter().zip(&v) {
+            if let (Place::Device(b, off), true) = (p, *io != Io::In) {
+                b.lock()[*off..*off + len].copy_from_slice(bytes);
+            }
+        }
+        let kept: Vec<Vec<u8>> = values.iter().zip(v).filter(|((.., io, _), _)| *io != Io::In).map(|(_, b)| b).collect();
+        *result.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+    })?;
+    let outputs: Vec<Kind> = call
+        .entry
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Value(_, kind, io, _) if *io != Io::In => Some(*kind),
+            _ => None,
+        })
+        .collect();
+    if call.device_values || outputs.is_empty() {
+        return Ok(vec![]);
+    }
+    s.synchronize()?;
+    let bytes = std::mem::take(&mut *out.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(outputs.iter().zip(bytes).flat_map(|(k, b)| crate::ops::blas_table::decode(elem, *k, &b)).collect())
 }
 
 /// Single rounded to TF32 (10 bits of mantissa, to nearest even), as the tensor cores read
