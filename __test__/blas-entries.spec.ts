@@ -569,6 +569,31 @@ function makeCase(name: CublasEntry, seed: number): Case {
         },
       }
     }
+    case 'gemmBatched':
+    case 'gemm3mBatched':
+    case 'trsmBatched': {
+      // One random case of gemm or trsm a batch, each matrix in its own allocation.
+      const batchCount = pick(r, [0, 1, 2, 3])
+      const one = name.replace('Batched', '') as CublasEntry
+      const cases = Array.from({ length: batchCount }, (_, q) => makeCase(one, seed + q))
+      // The batch shares the first case's sizes and scalars: remake the others with its options.
+      const first = makeCase(one, seed)
+      const keys = routine === 'trsmBatched' ? ['A', 'B'] : ['A', 'B', 'C']
+      const batch = Array.from({ length: batchCount }, (_, q) => (q === 0 ? first : sameShape(first, cases[q], keys)))
+      const options: CublasOptions = { ...first.options, batchCount }
+      for (const k of keys) (options as Record<string, unknown>)[k] = batch.map((b) => b.arrays[k].mem)
+      const arrays: Record<string, Arr> = {}
+      batch.forEach((b, q) => keys.forEach((k) => (arrays[`${k}${q}`] = b.arrays[k])))
+      return {
+        options,
+        arrays,
+        expect: () => {
+          const out: Record<string, C[]> = {}
+          batch.forEach((b, q) => Object.entries(b.expect().arrays).forEach(([k, v]) => (out[`${k}${q}`] = v)))
+          return { arrays: out }
+        },
+      }
+    }
     case 'tpttr':
     case 'trttp': {
       const lda = Math.max(n, 1) + pick(r, [0, 1])
@@ -592,6 +617,36 @@ function makeCase(name: CublasEntry, seed: number): Case {
     }
   }
   throw new Error(`no reference for ${name}`)
+}
+
+/** `other`'s arrays refilled at random in `first`'s shapes: a case of the same sizes and scalars. */
+function sameShape(first: Case, other: Case, keys: string[]): Case {
+  const r = rng(other.arrays[keys[0]]?.v.length ?? 7)
+  const arrays: Record<string, Arr> = {}
+  for (const k of keys) {
+    const a = first.arrays[k]
+    arrays[k] = new Arr(a.elem, a.v.map((v, i) => (i % 3 === 0 ? v : scalar(r, a.elem))))
+  }
+  if ('diag' in first.options && !('beta' in first.options) && !('C' in first.options)) {
+    // A trsm: keep the solve well conditioned, as the first case's A is.
+    arrays.A = new Arr(arrays.A.elem, first.arrays.A.v.map((v) => add(v, c(r() * 0.1))))
+  }
+  const options = { ...first.options } as Record<string, unknown>
+  for (const k of keys) options[k] = arrays[k].mem
+  return { options: options as CublasOptions, arrays, expect: reference(first, arrays) }
+}
+
+/** `first`'s reference, run on other arrays of the same shapes. */
+function reference(first: Case, arrays: Record<string, Arr>): Case['expect'] {
+  return () => {
+    const saved = Object.fromEntries(Object.keys(arrays).map((k) => [k, first.arrays[k].v]))
+    Object.keys(arrays).forEach((k) => (first.arrays[k].v = arrays[k].v))
+    try {
+      return first.expect()
+    } finally {
+      Object.keys(arrays).forEach((k) => (first.arrays[k].v = saved[k]))
+    }
+  }
 }
 
 /** |got − want| within the type's precision, relative to the inputs' scale. */
@@ -624,7 +679,7 @@ function check(name: CublasEntry, seed: number): string | undefined {
 const REFERENCED: CublasEntry[] = Object.keys(cublas).filter((k) => !/^(get|set)/.test(k)) as CublasEntry[]
 
 test('every typed entry point has a method, by CuPy name', (t) => {
-  t.is(REFERENCED.length, 185)
+  t.is(REFERENCED.length, 194)
   for (const name of ['isamax', 'zdotc', 'csrot', 'drotmg', 'sgbmv', 'chpr2', 'ztbsv', 'cgemm3m', 'zherkx', 'dgeam', 'ctpttr', 'zgemmStridedBatched'] as const) {
     t.is(typeof cublas[name], 'function', name)
   }
@@ -634,7 +689,7 @@ for (const group of [
   ['amax', 'amin', 'asum', 'nrm2', 'axpy', 'copy', 'dot', 'scal', 'swap', 'rot', 'rotm'],
   ['gemv', 'gbmv', 'ger', 'symv', 'hemv', 'sbmv', 'hbmv', 'spmv', 'hpmv'],
   ['syr', 'her', 'spr', 'hpr', 'trmv', 'tbmv', 'tpmv', 'trsv', 'tbsv', 'tpsv'],
-  ['gemm', 'symm', 'hemm', 'syrk', 'herk', 'syr2k', 'her2k', 'trmm', 'trsm'],
+  ['gemm', 'symm', 'hemm', 'syrk', 'herk', 'syr2k', 'her2k', 'trmm', 'trsm', 'Batched'],
   ['geam', 'dgmm', 'tpttr', 'trttp'],
 ]) {
   const names = REFERENCED.filter((n) => group.some((g) => n.includes(g)) && !/rotg|rotmg/.test(n))
@@ -697,6 +752,18 @@ test('bad sizes, increments and leading dimensions are refused before anything r
   t.throws(() => cublas.dgemmStridedBatched({ m: 2, n: 2, k: 2, alpha: 1, A: a, lda: 2, strideA: 4, B: a, ldb: 2, strideB: 4, beta: 0, C: y, ldc: 2, strideC: 3, batchCount: 2 }), {
     instanceOf: RangeError,
     message: /overlap/,
+  })
+  t.throws(() => cublas.dgemmBatched({ m: 2, n: 2, k: 2, alpha: 1, A: [a], lda: 2, B: [a, a], ldb: 2, beta: 0, C: [x, y], ldc: 2, batchCount: 2 }), {
+    instanceOf: RangeError,
+    message: /a matrix a batch/,
+  })
+  t.throws(() => cublas.dgemmBatched({ m: 30, n: 30, k: 2, alpha: 1, A: [a, a], lda: 30, B: [a, a], ldb: 2, beta: 0, C: [x, y], ldc: 30, batchCount: 2 }), {
+    instanceOf: RangeError,
+    message: /C\[0\]/,
+  })
+  t.throws(() => cublas.dgemmBatched({ m: 2, n: 2, k: 2, alpha: 1, A: a as never, lda: 2, B: [a], ldb: 2, beta: 0, C: [x], ldc: 2, batchCount: 1 }), {
+    instanceOf: TypeError,
+    message: /array of MemoryPointers/,
   })
   t.throws(() => cublas.dsymv({ n: 2, alpha: 1, A: a, lda: 2, x, beta: 0, y } as never), { instanceOf: TypeError, message: /uplo/ })
   t.throws(() => cublas.dgemv({ trans: 'X' as never, m: 1, n: 1, alpha: 1, A: a, lda: 1, x, beta: 0, y }), { instanceOf: TypeError, message: /trans/ })
@@ -768,6 +835,10 @@ test('an entry point that returns to the host is refused while its stream captur
   const x = new Arr('d', [c(1), c(2)])
   s.beginCapture()
   t.throws(() => cublas.dnrm2({ n: 2, x: x.mem, stream: s }), { message: /capture/ })
+  const m = alloc(64)
+  t.throws(() => cublas.dgemmBatched({ m: 1, n: 1, k: 1, alpha: 1, A: [m], lda: 1, B: [m], ldb: 1, beta: 0, C: [m], ldc: 1, batchCount: 1, stream: s }), {
+    message: /arrays of pointers/,
+  })
   s.endCapture()
   s.destroy()
 })

@@ -380,9 +380,10 @@ export interface CublasOptions {
   param?: readonly number[] | MemoryPointer
   x?: MemoryPointer
   y?: MemoryPointer
-  A?: MemoryPointer
-  B?: MemoryPointer
-  C?: MemoryPointer
+  /** A matrix, or for the `Batched` entry points (gemmBatched, trsmBatched) one a batch. */
+  A?: MemoryPointer | readonly MemoryPointer[]
+  B?: MemoryPointer | readonly MemoryPointer[]
+  C?: MemoryPointer | readonly MemoryPointer[]
   AP?: MemoryPointer
   /** Where a result goes in device pointer mode (dot, nrm2, amax…). */
   result?: MemoryPointer
@@ -399,7 +400,7 @@ export type CublasResult = undefined | number | BlasComplex | number[] | Record<
 
 interface ParamSpec {
   name: string
-  kind: 'int' | 'long' | 'enum' | 'value' | 'array'
+  kind: 'int' | 'long' | 'enum' | 'value' | 'array' | 'batch'
   choice?: 'op' | 'fill' | 'side' | 'diag'
   of?: 'elem' | 'real' | 'index'
   io?: 'in' | 'out' | 'inout'
@@ -464,6 +465,14 @@ function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
       device ??= m.deviceId
       mems.push(own(m.mem))
       offsets.push(m.byteOffset)
+    } else if (p.kind === 'batch') {
+      if (!Array.isArray(v)) throw new TypeError(`${e.name}: ${p.name} must be an array of MemoryPointers, one a batch, got ${describe(v)}`)
+      v.forEach((x, i) => {
+        const m = ptr(`${p.name}[${i}]`, x)
+        device ??= m.deviceId
+        mems.push(own(m.mem))
+        offsets.push(m.byteOffset)
+      })
     } else if (v instanceof MemoryPointer) {
       deviceValues.push(v)
     } else if (p.io !== 'out') {

@@ -323,13 +323,23 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
             format!("{name} takes {want_host} numbers for its scalars in host pointer mode, got {}", host.len())
         }));
     }
-    let arrays: Vec<(&str, Io, Shape)> =
-        entry.params.iter().filter_map(|p| if let Param::Array(n, io, s) = *p { Some((n, io, s)) } else { None }).collect();
-    let want_mems = arrays.len() + if device_values { values.len() } else { 0 };
+    // Each array parameter and how many memory operands it is (a pointer array: one a matrix).
+    let arrays: Vec<(&str, Io, Shape, usize)> = entry
+        .params
+        .iter()
+        .filter_map(|p| match *p {
+            Param::Array(n, io, s) | Param::Batch(n, io, s) => Some((n, io, s, entry.operands(*p, &c))),
+            _ => None,
+        })
+        .collect();
+    let array_mems: usize = arrays.iter().map(|a| a.3).sum();
+    let batched = entry.params.iter().any(|p| matches!(p, Param::Batch(..)));
+    let want_mems = array_mems + if device_values { values.len() } else { 0 };
     if operands.len() != want_mems {
         return Err(Error::range(format!(
-            "{name} takes {want_mems} memory operands in {} pointer mode, got {}",
+            "{name} takes {want_mems} memory operands in {} pointer mode{}, got {}",
             if device_values { "device" } else { "host" },
+            if batched { " (a matrix a batch for each array of pointers)" } else { "" },
             operands.len()
         )));
     }
@@ -345,7 +355,8 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
         mems.push((bytes > 0).then_some(mem));
         Ok(())
     };
-    for (i, &(what, io, shape)) in arrays.iter().enumerate() {
+    let mut at = 0;
+    for &(what, io, shape, count) in &arrays {
         let elems = c.span(shape, what)?;
         if let (Io::Out | Io::InOut, Shape::Matrix { rows, cols, ld, batch: Some((stride, count)) }) = (io, shape) {
             let one = c.span(Shape::Matrix { rows, cols, ld, batch: None }, what)?;
@@ -357,12 +368,19 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
             }
         }
         let bytes = elems.checked_mul(entry.elem.size()).ok_or_else(|| Error::range(format!("{what} is too large")))?;
-        place(i, what, bytes, entry.elem.size(), &mut c)?;
+        for b in 0..count {
+            let label = if batched { format!("{what}[{b}]") } else { what.to_string() };
+            place(at, &label, bytes, entry.elem.size(), &mut c)?;
+            at += 1;
+        }
+    }
+    if batched {
+        stream.not_capturing(&format!("{name} (its arrays of pointers are copied from the host)"))?;
     }
     if device_values {
         for (i, &(what, kind, _, len)) in values.iter().enumerate() {
             let size = value_size(entry.elem, kind);
-            place(arrays.len() + i, what, size * len as u64, size, &mut c)?;
+            place(array_mems + i, what, size * len as u64, size, &mut c)?;
         }
     }
     stream.legacy_ok("a cuBLAS call")?;

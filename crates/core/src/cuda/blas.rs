@@ -529,7 +529,11 @@ impl Drop for HostScalars {
 
 /// A typed entry point of the table: its C arguments in the header's order, host scalars in
 /// buffers that outlive the call (cuBLAS blocks for a host result), the outputs read back.
-fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, c: &Call, mems: &[u64]) -> Result<Vec<f64>> {
+///
+/// A `Batched` entry's arrays of pointers are made here: stream-ordered allocations the
+/// pointers are copied into before the call (the driver stages the pageable bytes before the
+/// copy returns) and freed in stream order after it.
+fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &Call, mems: &[u64]) -> Result<Vec<f64>> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
     let f = symbol(c.entry.symbol)?;
@@ -550,6 +554,7 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, c: &Call, mems: &[u64]) ->
     }
     let (mut ints, mut ai, mut vi) = (c.ints.iter(), 0, 0);
     let mut args = Vec::with_capacity(c.entry.params.len());
+    let mut pointer_arrays: Vec<Box<dyn AllocOps>> = Vec::new();
     for p in c.entry.params {
         args.push(match p {
             Param::Int(_) | Param::Enum(..) => CArg::I(*ints.next().unwrap_or(&0) as c_int),
@@ -557,6 +562,20 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, c: &Call, mems: &[u64]) ->
             Param::Array(..) => {
                 ai += 1;
                 CArg::P(mems[ai - 1] as *mut c_void)
+            }
+            Param::Batch(..) => {
+                let n = c.entry.operands(*p, c);
+                let bytes: Vec<u8> = mems[ai..ai + n].iter().flat_map(|p| p.to_le_bytes()).collect();
+                ai += n;
+                if n == 0 {
+                    CArg::P(std::ptr::null_mut())
+                } else {
+                    let buf = ops.alloc_async(bytes.len() as u64)?;
+                    ops.copy_htod(&*buf, 0, &bytes)?;
+                    let at = buf.ptr();
+                    pointer_arrays.push(buf);
+                    CArg::P(at as *mut c_void)
+                }
             }
             Param::Value(..) => {
                 vi += 1;
@@ -569,6 +588,8 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, c: &Call, mems: &[u64]) ->
     // extents the sizes imply (checked by the model; 0 where an array spans nothing); host
     // scalars live in `host` until after the call, which blocks for host results.
     let s = unsafe { blas_abi::call(f, h, &args) }.ok_or_else(|| Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("{}: no C signature for it", c.entry.symbol)))?;
+    // Freed in stream order, after the call's work.
+    drop(pointer_arrays);
     status(Lib::Cublas, s, c.entry.symbol)?;
     if c.device_values {
         return Ok(vec![]);
@@ -617,7 +638,7 @@ impl BlasOps for CudaBackend {
     fn call(&self, stream: &dyn StreamOps, c: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>> {
         let s = cuda_stream(stream);
         let ptrs: Vec<u64> = mems.iter().zip(&c.offsets).map(|(m, off)| m.map_or(0, |m| m.ptr() + off)).collect();
-        call(&s.dev, s.queue(), c, &ptrs)
+        call(&s.dev, s.queue(), stream, c, &ptrs)
     }
 
     fn setting(&self, ordinal: usize, s: Setting, value: Option<i32>) -> Result<i32> {

@@ -107,6 +107,8 @@ signatures! {
     (i p i p i p p),
     (i p p i),
     (i p p i p i),
+    (i i i i i p p i p i p p i i),
+    (i i i i i i p p i p i i),
     (p p p p),
     (p p p p p),
 }

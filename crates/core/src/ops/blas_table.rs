@@ -128,18 +128,21 @@ pub enum Param {
     Value(&'static str, Kind, Io, u8),
     /// A device array of the entry's element type.
     Array(&'static str, Io, Shape),
+    /// A device array of `batchCount` pointers, each to an array of `Shape` (the `Batched`
+    /// entry points' `const float* const Aarray[]`): given as one memory operand a matrix.
+    Batch(&'static str, Io, Shape),
 }
 
 impl Param {
     pub fn name(self) -> &'static str {
         match self {
-            Param::Int(n) | Param::Long(n) | Param::Enum(n, _) | Param::Value(n, ..) | Param::Array(n, ..) => n,
+            Param::Int(n) | Param::Long(n) | Param::Enum(n, _) | Param::Value(n, ..) | Param::Array(n, ..) | Param::Batch(n, ..) => n,
         }
     }
 
     /// Whether the C parameter is a pointer (else an `int`, or a `long long` for [`Param::Long`]).
     pub fn is_pointer(self) -> bool {
-        matches!(self, Param::Value(..) | Param::Array(..))
+        matches!(self, Param::Value(..) | Param::Array(..) | Param::Batch(..))
     }
 }
 
@@ -186,6 +189,7 @@ pub enum Routine {
     Tpsv,
     Gemm,
     GemmStridedBatched,
+    GemmBatched,
     Symm,
     Hemm,
     Syrk,
@@ -196,6 +200,7 @@ pub enum Routine {
     Herkx,
     Trmm,
     Trsm,
+    TrsmBatched,
     Geam,
     Dgmm,
     Tpttr,
@@ -219,7 +224,7 @@ use Choice::{Diag, Fill, Op, Side};
 use Io::{In, InOut, Out};
 use Kind::{Elem as E, Index, Real};
 use Len::{Band, ByOp, BySide, Of, Plus1};
-use Param::{Array, Enum, Int, Long, Value};
+use Param::{Array, Batch, Enum, Int, Long, Value};
 
 const fn vec(len: Len, inc: &'static str) -> Shape {
     Shape::Vector { len, inc }
@@ -399,6 +404,36 @@ const TRMM: &[Param] = &[
     LDC,
 ];
 const TRSM: &[Param] = &[SIDE, UPLO, TRANS, DIAG, Int("m"), Int("n"), ALPHA, A_SIDE, LDA, Array("B", InOut, mat(M, N, "ldb")), LDB];
+const GEMM_BATCHED: &[Param] = &[
+    Enum("transa", Op),
+    Enum("transb", Op),
+    Int("m"),
+    Int("n"),
+    Int("k"),
+    ALPHA,
+    Batch("A", In, op_a("transa")),
+    LDA,
+    Batch("B", In, mat(ByOp("transb", "k", "n"), ByOp("transb", "n", "k"), "ldb")),
+    LDB,
+    BETA,
+    Batch("C", InOut, mat(M, N, "ldc")),
+    LDC,
+    Int("batchCount"),
+];
+const TRSM_BATCHED: &[Param] = &[
+    SIDE,
+    UPLO,
+    TRANS,
+    DIAG,
+    Int("m"),
+    Int("n"),
+    ALPHA,
+    Batch("A", In, mat(BySide("side", "m", "n"), BySide("side", "m", "n"), "lda")),
+    LDA,
+    Batch("B", InOut, mat(M, N, "ldb")),
+    LDB,
+    Int("batchCount"),
+];
 const GEAM: &[Param] = &[
     Enum("transa", Op),
     Enum("transb", Op),
@@ -482,6 +517,10 @@ entries! {
     GemmStridedBatched GEMM_STRIDED: "sgemmStridedBatched" "cublasSgemmStridedBatched" S,
         "dgemmStridedBatched" "cublasDgemmStridedBatched" D, "cgemmStridedBatched" "cublasCgemmStridedBatched" C,
         "zgemmStridedBatched" "cublasZgemmStridedBatched" Z, "cgemm3mStridedBatched" "cublasCgemm3mStridedBatched" C;
+    GemmBatched GEMM_BATCHED: "sgemmBatched" "cublasSgemmBatched" S, "dgemmBatched" "cublasDgemmBatched" D,
+        "cgemmBatched" "cublasCgemmBatched" C, "zgemmBatched" "cublasZgemmBatched" Z, "cgemm3mBatched" "cublasCgemm3mBatched" C;
+    TrsmBatched TRSM_BATCHED: "strsmBatched" "cublasStrsmBatched" S, "dtrsmBatched" "cublasDtrsmBatched" D,
+        "ctrsmBatched" "cublasCtrsmBatched" C, "ztrsmBatched" "cublasZtrsmBatched" Z;
     Symm SYMM: "ssymm" "cublasSsymm_v2" S, "dsymm" "cublasDsymm_v2" D, "csymm" "cublasCsymm_v2" C, "zsymm" "cublasZsymm_v2" Z;
     Hemm SYMM: "chemm" "cublasChemm_v2" C, "zhemm" "cublasZhemm_v2" Z;
     Syrk SYRK: "ssyrk" "cublasSsyrk_v2" S, "dsyrk" "cublasDsyrk_v2" D, "csyrk" "cublasCsyrk_v2" C, "zsyrk" "cublasZsyrk_v2" Z;
@@ -580,6 +619,17 @@ impl Call {
     }
 }
 
+impl Entry {
+    /// How many memory operands an array parameter is: a matrix a batch for [`Param::Batch`].
+    pub fn operands(&self, p: Param, call: &Call) -> usize {
+        match p {
+            Param::Array(..) => 1,
+            Param::Batch(..) => call.int("batchCount").max(0) as usize,
+            _ => 0,
+        }
+    }
+}
+
 /// The bytes of one scalar of `kind` for `elem`.
 pub fn value_size(elem: Elem, kind: Kind) -> u64 {
     match kind {
@@ -642,7 +692,7 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.name != e.name && o.symbol != e.symbol), "{} twice", e.name);
             // Every name a shape refers to is one of the entry's ints.
             for p in e.params {
-                if let Param::Array(name, _, shape) = p {
+                if let Param::Array(name, _, shape) | Param::Batch(name, _, shape) = p {
                     let names: Vec<&str> = match *shape {
                         Shape::Vector { len, inc } => [lens(len), vec![inc]].concat(),
                         Shape::Matrix { rows, cols, ld, batch } => {

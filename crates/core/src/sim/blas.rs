@@ -81,11 +81,20 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
         Some(m) => Place::Device(sim_alloc(m).buffer.clone(), call.offsets[i] as usize),
         None => Place::Empty,
     };
+    // Each array's places: one, or one a batch for an array of pointers (`Batched` entries).
     let (mut arrays, mut values) = (Vec::new(), Vec::new());
+    let (mut at, mut batches) = (0, 1);
     let mut host = call.host.iter().copied();
     for p in call.entry.params {
         match *p {
-            Param::Array(name, io, shape) => arrays.push((place(arrays.len()), (call.span(shape, name)? * elem.size()) as usize, io, shape, name)),
+            Param::Array(name, io, shape) | Param::Batch(name, io, shape) => {
+                let n = call.entry.operands(*p, call);
+                if matches!(p, Param::Batch(..)) {
+                    batches = n;
+                }
+                arrays.push(((at..at + n).map(place).collect::<Vec<_>>(), (call.span(shape, name)? * elem.size()) as usize, io, shape, name));
+                at += n;
+            }
             Param::Value(_, kind, io, len) => {
                 let bytes = (value_size(elem, kind) * len as u64) as usize;
                 values.push((Place::Empty, bytes, io, kind));
@@ -100,7 +109,7 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
     }
     if call.device_values {
         for (i, v) in values.iter_mut().enumerate() {
-            v.0 = place(arrays.len() + i);
+            v.0 = place(at + i);
         }
     }
     let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Vec<u8>>::new()));
@@ -111,20 +120,24 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
             Place::Host(v) => v.clone(),
             Place::Empty => vec![0; len],
         };
-        let mut a: Vec<Vec<u8>> = arrays.iter().map(|(p, len, ..)| load(p, *len)).collect();
         let mut v: Vec<Vec<u8>> = values.iter().map(|(p, len, ..)| load(p, *len)).collect();
-        // The model checked every extent; were the reference still to fail, the stream goes on
-        // and nothing is written (a panic here would stop the simulated device).
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::blas_ref::run(&call2, &mut a, &mut v)));
-        if ran.is_err() {
-            return;
-        }
-        for ((p, _, io, shape, name), bytes) in arrays.iter().zip(&a) {
-            if let (Place::Device(b, off), true) = (p, *io != Io::In) {
-                let w = elem.size() as usize;
-                let mut buf = b.lock();
-                for i in super::blas_ref::addressed(&call2, *shape, name) {
-                    buf[off + i * w..off + i * w + w].copy_from_slice(&bytes[i * w..i * w + w]);
+        // A batched entry is its routine once a batch, on that batch's matrices.
+        for batch in 0..batches {
+            let pick = |places: &Vec<Place>| if places.len() == 1 { 0 } else { batch };
+            let mut a: Vec<Vec<u8>> = arrays.iter().map(|(p, len, ..)| load(&p[pick(p)], *len)).collect();
+            // The model checked every extent; were the reference still to fail, the stream goes
+            // on and nothing is written (a panic here would stop the simulated device).
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::blas_ref::run(&call2, &mut a, &mut v)));
+            if ran.is_err() {
+                return;
+            }
+            for ((p, _, io, shape, name), bytes) in arrays.iter().zip(&a) {
+                if let (Place::Device(b, off), true) = (&p[pick(p)], *io != Io::In) {
+                    let w = elem.size() as usize;
+                    let mut buf = b.lock();
+                    for i in super::blas_ref::addressed(&call2, *shape, name) {
+                        buf[off + i * w..off + i * w + w].copy_from_slice(&bytes[i * w..i * w + w]);
+                    }
                 }
             }
         }

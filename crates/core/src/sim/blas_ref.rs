@@ -245,7 +245,7 @@ impl<'c, T: Num> Frame<'c, T> {
         let mut vi = 0;
         for p in self.c.entry.params {
             match *p {
-                Param::Array(name, io, shape) => {
+                Param::Array(name, io, shape) | Param::Batch(name, io, shape) => {
                     if io != Io::In {
                         for i in addressed(self.c, shape, name) {
                             self.arrays[ai][i].write(&mut arrays[ai][i * T::W..]);
@@ -276,7 +276,7 @@ impl<'c, T: Num> Frame<'c, T> {
     }
 
     fn array(&self, name: &str) -> usize {
-        let arrays = self.c.entry.params.iter().filter(|p| matches!(p, Param::Array(..)));
+        let arrays = self.c.entry.params.iter().filter(|p| matches!(p, Param::Array(..) | Param::Batch(..)));
         arrays.enumerate().find(|(_, p)| p.name() == name).map(|(i, _)| i).expect("an array of the entry")
     }
 
@@ -541,7 +541,7 @@ impl<'c, T: Num> Frame<'c, T> {
                 solve(&t, n, lower, &mut x);
                 self.set_vector("x", &x);
             }
-            Gemm => self.gemm(0),
+            Gemm | GemmBatched => self.gemm(0),
             GemmStridedBatched => {
                 for b in 0..c.int("batchCount").max(0) as usize {
                     self.gemm(b);
@@ -568,7 +568,7 @@ impl<'c, T: Num> Frame<'c, T> {
                 self.store_dense("C", store, m, n, &cm, |_, _| true);
             }
             Syrk | Herk | Syr2k | Her2k | Syrkx | Herkx => self.rank_k(),
-            Trmm | Trsm => {
+            Trmm | Trsm | TrsmBatched => {
                 let (left, trans) = (c.int("side") == 0, c.int("trans"));
                 let ka = if left { m } else { n };
                 let t = self.triangular("A", ka, trans);
