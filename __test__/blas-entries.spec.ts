@@ -75,7 +75,7 @@ interface Case {
   options: CublasOptions
   arrays: Record<string, Arr>
   /** The reference: the outputs' expected contents, and the returned result. */
-  expect(): { arrays: Record<string, C[]>; result?: unknown }
+  expect(): { arrays: Record<string, C[]>; result?: unknown; problem?: string }
 }
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
@@ -155,6 +155,46 @@ function elemOf(name: string): Elem {
   if (name.startsWith('i')) return name[1] as Elem
   if (MIXED.includes(name)) return (name.startsWith('s') || name.startsWith('c') ? 'c' : 'z') as Elem
   return name[0] as Elem
+}
+
+/** LAPACK's getf2 on a dense matrix: L\U and the 1-based pivots (the largest |re| + |im| first). */
+function luOf(m0: C[][]): { lu: C[][]; piv: number[] } {
+  const m = m0.map((row) => row.slice())
+  const n = m.length
+  const piv: number[] = []
+  const abs1 = (z: C) => Math.abs(z.re) + Math.abs(z.im)
+  for (let j = 0; j < n; j++) {
+    let p = j
+    for (let i = j + 1; i < n; i++) if (abs1(m[i][j]) > abs1(m[p][j])) p = i
+    piv.push(p + 1)
+    ;[m[j], m[p]] = [m[p], m[j]]
+    for (let i = j + 1; i < n; i++) {
+      m[i][j] = div(m[i][j], m[j][j])
+      for (let k = j + 1; k < n; k++) m[i][k] = sub(m[i][k], mul(m[i][j], m[j][k]))
+    }
+  }
+  return { lu: m, piv }
+}
+function identityOf(n: number): C[][] {
+  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? ONE : ZERO)))
+}
+/** X with M·X = B, by Gauss–Jordan elimination with partial pivoting. */
+function gaussSolve(m0: C[][], b0: C[][]): C[][] {
+  const n = m0.length
+  const m = m0.map((row, i) => [...row, ...b0[i]])
+  const abs = (z: C) => Math.hypot(z.re, z.im)
+  for (let j = 0; j < n; j++) {
+    let p = j
+    for (let i = j + 1; i < n; i++) if (abs(m[i][j]) > abs(m[p][j])) p = i
+    ;[m[j], m[p]] = [m[p], m[j]]
+    const d = m[j][j]
+    m[j] = m[j].map((v) => div(v, d))
+    for (let i = 0; i < n; i++) if (i !== j) {
+      const f = m[i][j]
+      m[i] = m[i].map((v, k) => sub(v, mul(f, m[j][k])))
+    }
+  }
+  return m.map((row) => row.slice(n))
 }
 
 /** A random case of `name` (its routine after the type letter(s)). */
@@ -594,6 +634,79 @@ function makeCase(name: CublasEntry, seed: number): Case {
         },
       }
     }
+    case 'getrfBatched':
+    case 'getrsBatched':
+    case 'getriBatched':
+    case 'matinvBatched': {
+      const batchSize = pick(r, [0, 1, 2, 3])
+      const lda = Math.max(n, 1) + pick(r, [0, 1])
+      const ldOut = Math.max(n, 1) + pick(r, [0, 1])
+      const nrhs = pick(r, [1, 2, 3])
+      const t = pick(r, cplx ? ['N', 'T', 'C'] : ['N', 'T'])
+      // Well conditioned: a strong diagonal, so each solve is accurate in single precision.
+      const originals = Array.from({ length: batchSize }, () => boostDiagonal(matOf(r, e, lda, n), full(lda), n))
+      const factored = originals.map((a) => {
+        const { lu } = luOf(dense(a.v, full(lda), n, n))
+        const v = a.v.slice()
+        for (let j = 0; j < n; j++) for (let i = 0; i < n; i++) v[i + j * lda] = lu[i][j]
+        return new Arr(e, v)
+      })
+      const pivots = originals.flatMap((a) => luOf(dense(a.v, full(lda), n, n)).piv)
+      const ints = (v: number[]) => {
+        const m = alloc(Math.max(v.length * 4, 4))
+        if (v.length) m.copyFromHost(Int32Array.from(v))
+        return m
+      }
+      const readInts = (m: MemoryPointer, len: number) => {
+        const h = new Int32Array(len)
+        if (len) m.copyToHost(h)
+        return Array.from(h)
+      }
+      const P = ints(routine === 'getrfBatched' ? pivots.map(() => -7) : pivots)
+      const info = ints(Array.from({ length: batchSize }, () => -7))
+      const outs = Array.from({ length: batchSize }, () => matOf(r, e, ldOut, Math.max(n, nrhs)))
+      const rhs = Array.from({ length: batchSize }, () => matOf(r, e, ldOut, nrhs))
+      const arrays: Record<string, Arr> = {}
+      const inverse = (a: Arr) => gaussSolve(dense(a.v, full(lda), n, n), identityOf(n))
+      let options: CublasOptions
+      if (routine === 'getrfBatched') {
+        originals.forEach((a, q) => (arrays[`A${q}`] = a))
+        options = { n, A: originals.map((a) => a.mem), lda, P, info, batchSize }
+      } else if (routine === 'getrsBatched') {
+        rhs.forEach((b, q) => (arrays[`B${q}`] = b))
+        options = { trans: t, n, nrhs, A: factored.map((a) => a.mem), lda, devIpiv: P, B: rhs.map((b) => b.mem), ldb: ldOut, batchSize }
+      } else if (routine === 'getriBatched') {
+        outs.forEach((o, q) => (arrays[`C${q}`] = o))
+        options = { n, A: factored.map((a) => a.mem), lda, P, C: outs.map((o) => o.mem), ldc: ldOut, info, batchSize }
+      } else {
+        outs.forEach((o, q) => (arrays[`Ainv${q}`] = o))
+        options = { n, A: originals.map((a) => a.mem), lda, Ainv: outs.map((o) => o.mem), lda_inv: ldOut, info, batchSize }
+      }
+      return {
+        options,
+        arrays,
+        expect: () => {
+          const out: Record<string, C[]> = {}
+          const put = (name: string, base: Arr, m: C[][], ld: number) => {
+            const v = base.v.slice()
+            m.forEach((row, i) => row.forEach((x, j) => (v[i + j * ld] = x)))
+            out[name] = v
+          }
+          originals.forEach((a, q) => {
+            if (routine === 'getrfBatched') put(`A${q}`, a, luOf(dense(a.v, full(lda), n, n)).lu, lda)
+            if (routine === 'getrsBatched') put(`B${q}`, rhs[q], gaussSolve(opOf(dense(a.v, full(lda), n, n), t, n), dense(rhs[q].v, full(ldOut), n, nrhs)), ldOut)
+            if (routine === 'getriBatched') put(`C${q}`, outs[q], inverse(a), ldOut)
+            if (routine === 'matinvBatched') put(`Ainv${q}`, outs[q], inverse(a), ldOut)
+          })
+          // Read after the call: the pivots and infos the device wrote.
+          const got = { P: readInts(P, pivots.length), info: readInts(info, batchSize) }
+          let problem: string | undefined
+          if (routine === 'getrfBatched' && JSON.stringify(got.P) !== JSON.stringify(pivots)) problem = `pivots ${got.P}, want ${pivots}`
+          if (routine !== 'getrsBatched' && got.info.some((v) => v !== 0)) problem = `infos ${got.info}, want zeros`
+          return { arrays: out, problem }
+        },
+      }
+    }
     case 'tpttr':
     case 'trttp': {
       const lda = Math.max(n, 1) + pick(r, [0, 1])
@@ -660,8 +773,10 @@ const asC = (v: unknown): C => (typeof v === 'number' ? c(v) : (v as C))
 function check(name: CublasEntry, seed: number): string | undefined {
   const cs = makeCase(name, seed)
   const e = elemOf(name)
-  const want = cs.expect()
   const result = (cublas[name] as (o: CublasOptions) => unknown)(cs.options)
+  // The reference reads the inputs' host copies (and, for the LU calls, what the device wrote).
+  const want = cs.expect()
+  if (want.problem) return `${name} seed ${seed}: ${want.problem}`
   const scale = Math.max(1, ...Object.values(want.arrays).flatMap((v) => v.map((z) => Math.abs(z.re) + Math.abs(z.im))))
   if (want.result !== undefined) {
     const ok = name.startsWith('i') ? result === want.result : close(asC(result), asC(want.result), e, scale)
@@ -679,7 +794,7 @@ function check(name: CublasEntry, seed: number): string | undefined {
 const REFERENCED: CublasEntry[] = Object.keys(cublas).filter((k) => !/^(get|set)/.test(k)) as CublasEntry[]
 
 test('every typed entry point has a method, by CuPy name', (t) => {
-  t.is(REFERENCED.length, 194)
+  t.is(REFERENCED.length, 210)
   for (const name of ['isamax', 'zdotc', 'csrot', 'drotmg', 'sgbmv', 'chpr2', 'ztbsv', 'cgemm3m', 'zherkx', 'dgeam', 'ctpttr', 'zgemmStridedBatched'] as const) {
     t.is(typeof cublas[name], 'function', name)
   }
@@ -691,6 +806,7 @@ for (const group of [
   ['syr', 'her', 'spr', 'hpr', 'trmv', 'tbmv', 'tpmv', 'trsv', 'tbsv', 'tpsv'],
   ['gemm', 'symm', 'hemm', 'syrk', 'herk', 'syr2k', 'her2k', 'trmm', 'trsm', 'Batched'],
   ['geam', 'dgmm', 'tpttr', 'trttp'],
+  ['getrfBatched', 'getrsBatched', 'getriBatched', 'matinvBatched'],
 ]) {
   const names = REFERENCED.filter((n) => group.some((g) => n.includes(g)) && !/rotg|rotmg/.test(n))
   test(`${group.join(', ')}: each entry point matches the BLAS reference on random inputs`, (t) => {

@@ -385,6 +385,16 @@ export interface CublasOptions {
   B?: MemoryPointer | readonly MemoryPointer[]
   C?: MemoryPointer | readonly MemoryPointer[]
   AP?: MemoryPointer
+  /** getrfBatched's, getrsBatched's and getriBatched's pivots (ints, n a batch). */
+  P?: MemoryPointer
+  devIpiv?: MemoryPointer
+  /** The batched LU calls' infos (ints, one a batch). */
+  info?: MemoryPointer
+  nrhs?: number
+  batchSize?: number
+  /** matinvBatched's inverses (one a batch) and their leading dimension. */
+  Ainv?: readonly MemoryPointer[]
+  lda_inv?: number
   /** Where a result goes in device pointer mode (dot, nrm2, amax…). */
   result?: MemoryPointer
   /** The stream to run on; the current stream of the first array's device by default. */
@@ -400,7 +410,7 @@ export type CublasResult = undefined | number | BlasComplex | number[] | Record<
 
 interface ParamSpec {
   name: string
-  kind: 'int' | 'long' | 'enum' | 'value' | 'array' | 'batch'
+  kind: 'int' | 'long' | 'enum' | 'value' | 'array' | 'batch' | 'internal'
   choice?: 'op' | 'fill' | 'side' | 'diag'
   of?: 'elem' | 'real' | 'index'
   io?: 'in' | 'out' | 'inout'
@@ -443,7 +453,7 @@ function hostNumbers(entry: string, p: ParamSpec, complex: boolean, v: unknown):
 }
 
 function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
-  const keys = [...e.params.map((p) => p.name), 'stream'] as (keyof CublasOptions & string)[]
+  const keys = [...e.params.filter((p) => p.kind !== 'internal').map((p) => p.name), 'stream'] as (keyof CublasOptions & string)[]
   if (e.params.some((p) => p.kind === 'value' && p.io !== 'in')) keys.push(...e.params.filter((p) => p.kind === 'value' && p.io !== 'in').map((p) => p.name as keyof CublasOptions & string))
   checkOptions<CublasOptions>(e.name, o, keys)
   const complex = e.elem.startsWith('complex')
@@ -456,6 +466,7 @@ function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
   let device: number | undefined
   for (const p of e.params) {
     const v = opts[p.name]
+    if (p.kind === 'internal') continue
     if (p.kind === 'int' || p.kind === 'long') {
       ints.push(count(p.name, v ?? (p.name.startsWith('inc') ? 1 : v)))
     } else if (p.kind === 'enum') {

@@ -323,16 +323,18 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
             format!("{name} takes {want_host} numbers for its scalars in host pointer mode, got {}", host.len())
         }));
     }
-    // Each array parameter and how many memory operands it is (a pointer array: one a matrix).
-    let arrays: Vec<(&str, Io, Shape, usize)> = entry
+    // Each array parameter, its elements' bytes, and how many memory operands it is (a pointer
+    // array: one a matrix).
+    let arrays: Vec<(&str, Io, Shape, u64, usize)> = entry
         .params
         .iter()
         .filter_map(|p| match *p {
-            Param::Array(n, io, s) | Param::Batch(n, io, s) => Some((n, io, s, entry.operands(*p, &c))),
+            Param::Array(n, io, s) | Param::Batch(n, io, s) => Some((n, io, s, entry.elem.size(), entry.operands(*p, &c))),
+            Param::Ints(n, io, len) => Some((n, io, Shape::Vector { len, inc: "" }, 4, 1)),
             _ => None,
         })
         .collect();
-    let array_mems: usize = arrays.iter().map(|a| a.3).sum();
+    let array_mems: usize = arrays.iter().map(|a| a.4).sum();
     let batched = entry.params.iter().any(|p| matches!(p, Param::Batch(..)));
     let want_mems = array_mems + if device_values { values.len() } else { 0 };
     if operands.len() != want_mems {
@@ -356,7 +358,7 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
         Ok(())
     };
     let mut at = 0;
-    for &(what, io, shape, count) in &arrays {
+    for &(what, io, shape, size, count) in &arrays {
         let elems = c.span(shape, what)?;
         if let (Io::Out | Io::InOut, Shape::Matrix { rows, cols, ld, batch: Some((stride, count)) }) = (io, shape) {
             let one = c.span(Shape::Matrix { rows, cols, ld, batch: None }, what)?;
@@ -367,10 +369,11 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
                 )));
             }
         }
-        let bytes = elems.checked_mul(entry.elem.size()).ok_or_else(|| Error::range(format!("{what} is too large")))?;
+        let bytes = elems.checked_mul(size).ok_or_else(|| Error::range(format!("{what} is too large")))?;
         for b in 0..count {
-            let label = if batched { format!("{what}[{b}]") } else { what.to_string() };
-            place(at, &label, bytes, entry.elem.size(), &mut c)?;
+            let label =
+                if batched && count > 0 && matches!(shape, Shape::Matrix { .. }) { format!("{what}[{b}]") } else { what.to_string() };
+            place(at, &label, bytes, size, &mut c)?;
             at += 1;
         }
     }

@@ -49,6 +49,8 @@ fn entries_json() -> String {
                 Param::Value(n, k, i, len) => format!(r#"{{"name":"{n}","kind":"value","of":"{}","io":"{}","len":{len}}}"#, kind(k), io(i)),
                 Param::Array(n, i, _) => format!(r#"{{"name":"{n}","kind":"array","io":"{}"}}"#, io(i)),
                 Param::Batch(n, i, _) => format!(r#"{{"name":"{n}","kind":"batch","io":"{}"}}"#, io(i)),
+                Param::Ints(n, i, _) => format!(r#"{{"name":"{n}","kind":"array","io":"{}"}}"#, io(i)),
+                Param::HostInfo(n) => format!(r#"{{"name":"{n}","kind":"internal"}}"#),
             })
             .collect()
     };

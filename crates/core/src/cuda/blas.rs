@@ -555,6 +555,7 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     let (mut ints, mut ai, mut vi) = (c.ints.iter(), 0, 0);
     let mut args = Vec::with_capacity(c.entry.params.len());
     let mut pointer_arrays: Vec<Box<dyn AllocOps>> = Vec::new();
+    let mut info: c_int = 0;
     for p in c.entry.params {
         args.push(match p {
             Param::Int(_) | Param::Enum(..) => CArg::I(*ints.next().unwrap_or(&0) as c_int),
@@ -563,6 +564,11 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
                 ai += 1;
                 CArg::P(mems[ai - 1] as *mut c_void)
             }
+            Param::Ints(..) => {
+                ai += 1;
+                CArg::P(mems[ai - 1] as *mut c_void)
+            }
+            Param::HostInfo(_) => CArg::P(&mut info as *mut c_int as *mut c_void),
             Param::Batch(..) => {
                 let n = c.entry.operands(*p, c);
                 let bytes: Vec<u8> = mems[ai..ai + n].iter().flat_map(|p| p.to_le_bytes()).collect();
@@ -591,6 +597,9 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     // Freed in stream order, after the call's work.
     drop(pointer_arrays);
     status(Lib::Cublas, s, c.entry.symbol)?;
+    if info != 0 {
+        return Err(Error::named("CUBLAS_STATUS_INVALID_VALUE", format!("{}: cuBLAS found parameter {} invalid", c.entry.symbol, -info)));
+    }
     if c.device_values {
         return Ok(vec![]);
     }

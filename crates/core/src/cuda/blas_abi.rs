@@ -109,6 +109,10 @@ signatures! {
     (i p p i p i),
     (i i i i i p p i p i p p i i),
     (i i i i i i p p i p i i),
+    (i p i p p i),
+    (i i i p i p p i p i),
+    (i p i p p i p i),
+    (i p i p i p i),
     (p p p p),
     (p p p p p),
 }

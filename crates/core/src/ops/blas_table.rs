@@ -96,6 +96,8 @@ pub enum Len {
     Plus1(&'static str),
     /// `kl + ku + 1` (a general band's rows).
     Band(&'static str, &'static str),
+    /// `a · b` (a batch's pivots: n a matrix).
+    Product(&'static str, &'static str),
     /// By an operation: the first where it is N, else the second.
     ByOp(&'static str, &'static str, &'static str),
     /// By a side: the first where it is left, else the second.
@@ -131,18 +133,24 @@ pub enum Param {
     /// A device array of `batchCount` pointers, each to an array of `Shape` (the `Batched`
     /// entry points' `const float* const Aarray[]`): given as one memory operand a matrix.
     Batch(&'static str, Io, Shape),
+    /// A device array of `len` ints (getrf's pivots and infos).
+    Ints(&'static str, Io, Len),
+    /// A host int the call writes (getrsBatched's `info`: which parameter was invalid). The
+    /// model checks the parameters first; a non-zero one is reported as an error.
+    HostInfo(&'static str),
 }
 
 impl Param {
     pub fn name(self) -> &'static str {
         match self {
             Param::Int(n) | Param::Long(n) | Param::Enum(n, _) | Param::Value(n, ..) | Param::Array(n, ..) | Param::Batch(n, ..) => n,
+            Param::Ints(n, ..) | Param::HostInfo(n) => n,
         }
     }
 
     /// Whether the C parameter is a pointer (else an `int`, or a `long long` for [`Param::Long`]).
     pub fn is_pointer(self) -> bool {
-        matches!(self, Param::Value(..) | Param::Array(..) | Param::Batch(..))
+        matches!(self, Param::Value(..) | Param::Array(..) | Param::Batch(..) | Param::Ints(..) | Param::HostInfo(..))
     }
 }
 
@@ -201,6 +209,10 @@ pub enum Routine {
     Trmm,
     Trsm,
     TrsmBatched,
+    GetrfBatched,
+    GetrsBatched,
+    GetriBatched,
+    MatinvBatched,
     Geam,
     Dgmm,
     Tpttr,
@@ -224,7 +236,7 @@ use Choice::{Diag, Fill, Op, Side};
 use Io::{In, InOut, Out};
 use Kind::{Elem as E, Index, Real};
 use Len::{Band, ByOp, BySide, Of, Plus1};
-use Param::{Array, Batch, Enum, Int, Long, Value};
+use Param::{Array, Batch, Enum, HostInfo, Int, Ints, Long, Value};
 
 const fn vec(len: Len, inc: &'static str) -> Shape {
     Shape::Vector { len, inc }
@@ -434,6 +446,46 @@ const TRSM_BATCHED: &[Param] = &[
     LDB,
     Int("batchCount"),
 ];
+const PIVOTS: Len = Len::Product("n", "batchSize");
+const GETRF: &[Param] = &[
+    Int("n"),
+    Batch("A", InOut, mat(N, N, "lda")),
+    LDA,
+    Ints("P", Out, PIVOTS),
+    Ints("info", Out, Of("batchSize")),
+    Int("batchSize"),
+];
+const GETRS: &[Param] = &[
+    TRANS,
+    Int("n"),
+    Int("nrhs"),
+    Batch("A", In, mat(N, N, "lda")),
+    LDA,
+    Ints("devIpiv", In, PIVOTS),
+    Batch("B", InOut, mat(N, Of("nrhs"), "ldb")),
+    LDB,
+    HostInfo("info"),
+    Int("batchSize"),
+];
+const GETRI: &[Param] = &[
+    Int("n"),
+    Batch("A", In, mat(N, N, "lda")),
+    LDA,
+    Ints("P", In, PIVOTS),
+    Batch("C", Out, mat(N, N, "ldc")),
+    LDC,
+    Ints("info", Out, Of("batchSize")),
+    Int("batchSize"),
+];
+const MATINV: &[Param] = &[
+    Int("n"),
+    Batch("A", In, mat(N, N, "lda")),
+    LDA,
+    Batch("Ainv", Out, mat(N, N, "lda_inv")),
+    Int("lda_inv"),
+    Ints("info", Out, Of("batchSize")),
+    Int("batchSize"),
+];
 const GEAM: &[Param] = &[
     Enum("transa", Op),
     Enum("transb", Op),
@@ -521,6 +573,14 @@ entries! {
         "cgemmBatched" "cublasCgemmBatched" C, "zgemmBatched" "cublasZgemmBatched" Z, "cgemm3mBatched" "cublasCgemm3mBatched" C;
     TrsmBatched TRSM_BATCHED: "strsmBatched" "cublasStrsmBatched" S, "dtrsmBatched" "cublasDtrsmBatched" D,
         "ctrsmBatched" "cublasCtrsmBatched" C, "ztrsmBatched" "cublasZtrsmBatched" Z;
+    GetrfBatched GETRF: "sgetrfBatched" "cublasSgetrfBatched" S, "dgetrfBatched" "cublasDgetrfBatched" D,
+        "cgetrfBatched" "cublasCgetrfBatched" C, "zgetrfBatched" "cublasZgetrfBatched" Z;
+    GetrsBatched GETRS: "sgetrsBatched" "cublasSgetrsBatched" S, "dgetrsBatched" "cublasDgetrsBatched" D,
+        "cgetrsBatched" "cublasCgetrsBatched" C, "zgetrsBatched" "cublasZgetrsBatched" Z;
+    GetriBatched GETRI: "sgetriBatched" "cublasSgetriBatched" S, "dgetriBatched" "cublasDgetriBatched" D,
+        "cgetriBatched" "cublasCgetriBatched" C, "zgetriBatched" "cublasZgetriBatched" Z;
+    MatinvBatched MATINV: "smatinvBatched" "cublasSmatinvBatched" S, "dmatinvBatched" "cublasDmatinvBatched" D,
+        "cmatinvBatched" "cublasCmatinvBatched" C, "zmatinvBatched" "cublasZmatinvBatched" Z;
     Symm SYMM: "ssymm" "cublasSsymm_v2" S, "dsymm" "cublasDsymm_v2" D, "csymm" "cublasCsymm_v2" C, "zsymm" "cublasZsymm_v2" Z;
     Hemm SYMM: "chemm" "cublasChemm_v2" C, "zhemm" "cublasZhemm_v2" Z;
     Syrk SYRK: "ssyrk" "cublasSsyrk_v2" S, "dsyrk" "cublasDsyrk_v2" D, "csyrk" "cublasCsyrk_v2" C, "zsyrk" "cublasZsyrk_v2" Z;
@@ -565,6 +625,11 @@ impl Call {
         i.map_or(0, |i| self.ints[i])
     }
 
+    /// A `Batched` entry's count (its header names it `batchCount` or `batchSize`).
+    pub fn batch_count(&self) -> usize {
+        self.int("batchCount").max(self.int("batchSize")).max(0) as usize
+    }
+
     /// A length's value for this call.
     pub fn len_of(&self, len: Len) -> i64 {
         let side = |s: &str| self.int(s) == 0;
@@ -572,6 +637,7 @@ impl Call {
             Of(n) => self.int(n),
             Plus1(k) => self.int(k) + 1,
             Band(l, u) => self.int(l) + self.int(u) + 1,
+            Len::Product(a, b) => self.int(a).saturating_mul(self.int(b)),
             ByOp(t, a, b) => self.int(if self.int(t) == 0 { a } else { b }),
             BySide(s, a, b) => self.int(if side(s) { a } else { b }),
         }
@@ -583,7 +649,8 @@ impl Call {
         let too_large = || Error::range(format!("{name} is too large"));
         Ok(match shape {
             Shape::Vector { len, inc } => {
-                let (n, inc_v) = (self.len_of(len) as u64, self.int(inc));
+                // An int array (`inc` empty) is contiguous.
+                let (n, inc_v) = (self.len_of(len).max(0) as u64, if inc.is_empty() { 1 } else { self.int(inc) });
                 if inc_v < 1 {
                     return Err(Error::range(format!("{inc} is {inc_v}: this library takes increments of at least 1")));
                 }
@@ -624,7 +691,8 @@ impl Entry {
     pub fn operands(&self, p: Param, call: &Call) -> usize {
         match p {
             Param::Array(..) => 1,
-            Param::Batch(..) => call.int("batchCount").max(0) as usize,
+            Param::Batch(..) => call.batch_count(),
+            Param::Ints(..) => 1,
             _ => 0,
         }
     }
@@ -692,6 +760,11 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.name != e.name && o.symbol != e.symbol), "{} twice", e.name);
             // Every name a shape refers to is one of the entry's ints.
             for p in e.params {
+                if let Param::Ints(name, _, len) = p {
+                    for n in lens(*len) {
+                        assert!(e.params.iter().any(|p| !p.is_pointer() && p.name() == n), "{}: {name} names {n}", e.name);
+                    }
+                }
                 if let Param::Array(name, _, shape) | Param::Batch(name, _, shape) = p {
                     let names: Vec<&str> = match *shape {
                         Shape::Vector { len, inc } => [lens(len), vec![inc]].concat(),
@@ -711,7 +784,7 @@ mod tests {
     fn lens(l: Len) -> Vec<&'static str> {
         match l {
             Of(a) | Plus1(a) => vec![a],
-            Band(a, b) => vec![a, b],
+            Band(a, b) | Len::Product(a, b) => vec![a, b],
             ByOp(t, a, b) | BySide(t, a, b) => vec![t, a, b],
         }
     }

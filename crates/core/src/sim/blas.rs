@@ -6,7 +6,7 @@ use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;
 use crate::ops::blas::{host_gemm, Axpy, BlasOps, Call, Compute, DataType, Gemm, Library, MatMul, Real, Setting};
-use crate::ops::blas_table::{encode, value_size, Io, Kind, Param};
+use crate::ops::blas_table::{encode, value_size, Io, Kind, Param, Shape};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
@@ -92,8 +92,13 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
                 if matches!(p, Param::Batch(..)) {
                     batches = n;
                 }
-                arrays.push(((at..at + n).map(place).collect::<Vec<_>>(), (call.span(shape, name)? * elem.size()) as usize, io, shape, name));
+                arrays.push(((at..at + n).map(place).collect::<Vec<_>>(), (call.span(shape, name)? * elem.size()) as usize, io, shape, name, elem.size() as usize));
                 at += n;
+            }
+            Param::Ints(name, io, len) => {
+                let shape = Shape::Vector { len, inc: "" };
+                arrays.push((vec![place(at)], (call.span(shape, name)? * 4) as usize, io, shape, name, 4));
+                at += 1;
             }
             Param::Value(_, kind, io, len) => {
                 let bytes = (value_size(elem, kind) * len as u64) as usize;
@@ -127,13 +132,13 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
             let mut a: Vec<Vec<u8>> = arrays.iter().map(|(p, len, ..)| load(&p[pick(p)], *len)).collect();
             // The model checked every extent; were the reference still to fail, the stream goes
             // on and nothing is written (a panic here would stop the simulated device).
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::blas_ref::run(&call2, &mut a, &mut v)));
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::blas_ref::run(&call2, batch, &mut a, &mut v)));
             if ran.is_err() {
                 return;
             }
-            for ((p, _, io, shape, name), bytes) in arrays.iter().zip(&a) {
+            for ((p, _, io, shape, name, w), bytes) in arrays.iter().zip(&a) {
                 if let (Place::Device(b, off), true) = (&p[pick(p)], *io != Io::In) {
-                    let w = elem.size() as usize;
+                    let w = *w;
                     let mut buf = b.lock();
                     for i in super::blas_ref::addressed(&call2, *shape, name) {
                         buf[off + i * w..off + i * w + w].copy_from_slice(&bytes[i * w..i * w + w]);

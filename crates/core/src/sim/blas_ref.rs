@@ -154,14 +154,21 @@ impl<R: Real> Num for Cx<R> {
 
 /// Runs `call` on its operands' bytes: `arrays` (each from its first element) and `values` (each
 /// scalar's bytes), in the order of the entry's parameters; outputs are written into them.
-pub fn run(call: &Call, arrays: &mut [Vec<u8>], values: &mut [Vec<u8>]) {
+/// `batch`: which batch of a `Batched` entry the arrays of pointers' matrices are (the int
+/// arrays hold every batch's).
+pub fn run(call: &Call, batch: usize, arrays: &mut [Vec<u8>], values: &mut [Vec<u8>]) {
     use crate::ops::blas_table::Elem;
     match call.entry.elem {
-        Elem::S => Frame::<f32>::new(call, arrays, values).run(arrays, values),
-        Elem::D => Frame::<f64>::new(call, arrays, values).run(arrays, values),
-        Elem::C => Frame::<Cx<f32>>::new(call, arrays, values).run(arrays, values),
-        Elem::Z => Frame::<Cx<f64>>::new(call, arrays, values).run(arrays, values),
+        Elem::S => Frame::<f32>::new(call, batch, arrays, values).run(arrays, values),
+        Elem::D => Frame::<f64>::new(call, batch, arrays, values).run(arrays, values),
+        Elem::C => Frame::<Cx<f32>>::new(call, batch, arrays, values).run(arrays, values),
+        Elem::Z => Frame::<Cx<f64>>::new(call, batch, arrays, values).run(arrays, values),
     }
+}
+
+/// Whether `p` is an array of the call (its elements, a batch's matrix, or ints).
+fn is_array(p: &Param) -> bool {
+    matches!(p, Param::Array(..) | Param::Batch(..) | Param::Ints(..))
 }
 
 /// The elements of an array's span its shape addresses (not the gaps between columns or
@@ -170,7 +177,7 @@ pub fn addressed(c: &Call, shape: Shape, name: &str) -> Vec<usize> {
     let count = |n: i64| n.max(0) as usize;
     match shape {
         Shape::Vector { len, inc } => {
-            let inc = count(c.int(inc));
+            let inc = if inc.is_empty() { 1 } else { count(c.int(inc)) };
             (0..count(c.len_of(len))).map(|i| i * inc).collect()
         }
         Shape::Matrix { rows, cols, ld, batch } => {
@@ -219,13 +226,25 @@ impl Store {
 /// A call's operands as elements of `T`, by name.
 struct Frame<'c, T: Num> {
     c: &'c Call,
+    batch: usize,
     arrays: Vec<Vec<T>>,
     values: Vec<Vec<T>>,
 }
 
 impl<'c, T: Num> Frame<'c, T> {
-    fn new(c: &'c Call, arrays: &[Vec<u8>], values: &[Vec<u8>]) -> Self {
-        let arrays = arrays.iter().map(|b| b.chunks_exact(T::W).map(T::read).collect()).collect();
+    fn new(c: &'c Call, batch: usize, arrays: &[Vec<u8>], values: &[Vec<u8>]) -> Self {
+        let int = |w: &[u8]| T::real(T::R::f(i32::from_le_bytes(w.try_into().unwrap()) as f64));
+        let arrays = c
+            .entry
+            .params
+            .iter()
+            .filter(|p| is_array(p))
+            .zip(arrays)
+            .map(|(p, b)| match p {
+                Param::Ints(..) => b.chunks_exact(4).map(int).collect(),
+                _ => b.chunks_exact(T::W).map(T::read).collect(),
+            })
+            .collect();
         let kinds = c.entry.params.iter().filter_map(|p| if let Param::Value(_, k, ..) = p { Some(*k) } else { None });
         let values = values
             .iter()
@@ -236,7 +255,7 @@ impl<'c, T: Num> Frame<'c, T> {
                 Kind::Index => b.chunks_exact(4).map(|w| T::real(T::R::f(i32::from_le_bytes(w.try_into().unwrap()) as f64))).collect(),
             })
             .collect();
-        Frame { c, arrays, values }
+        Frame { c, batch, arrays, values }
     }
 
     /// Writes the outputs back: each element an output array addresses, and each output value.
@@ -249,6 +268,14 @@ impl<'c, T: Num> Frame<'c, T> {
                     if io != Io::In {
                         for i in addressed(self.c, shape, name) {
                             self.arrays[ai][i].write(&mut arrays[ai][i * T::W..]);
+                        }
+                    }
+                    ai += 1;
+                }
+                Param::Ints(_, io, _) => {
+                    if io != Io::In {
+                        for (i, v) in self.arrays[ai].iter().enumerate() {
+                            arrays[ai][i * 4..i * 4 + 4].copy_from_slice(&(v.re().to_f64() as i32).to_le_bytes());
                         }
                     }
                     ai += 1;
@@ -276,7 +303,7 @@ impl<'c, T: Num> Frame<'c, T> {
     }
 
     fn array(&self, name: &str) -> usize {
-        let arrays = self.c.entry.params.iter().filter(|p| matches!(p, Param::Array(..) | Param::Batch(..)));
+        let arrays = self.c.entry.params.iter().filter(|p| is_array(p));
         arrays.enumerate().find(|(_, p)| p.name() == name).map(|(i, _)| i).expect("an array of the entry")
     }
 
@@ -634,6 +661,42 @@ impl<'c, T: Num> Frame<'c, T> {
                 let store = self.full("ldc");
                 self.store_dense("C", store, m, n, &out, |_, _| true);
             }
+            GetrfBatched | MatinvBatched => {
+                let (lda, b) = (self.int("lda"), self.batch);
+                let mut a = self.dense("A", self.full("lda"), n, n);
+                let (piv, info) = lu(&mut a, n);
+                let ii = self.array("info");
+                self.arrays[ii][b] = T::real(T::R::f(info as f64));
+                if c.entry.routine == GetrfBatched {
+                    self.store_dense("A", Store::Full { ld: lda }, n, n, &a, |_, _| true);
+                    let ip = self.array("P");
+                    for (j, p) in piv.iter().enumerate() {
+                        self.arrays[ip][b * n + j] = T::real(T::R::f(*p as f64));
+                    }
+                } else {
+                    let inv = lu_solve(&a, &piv, n, 0, &identity(n), n);
+                    self.store_dense("Ainv", Store::Full { ld: self.int("lda_inv") }, n, n, &inv, |_, _| true);
+                }
+            }
+            GetrsBatched | GetriBatched => {
+                let b = self.batch;
+                let a = self.dense("A", self.full("lda"), n, n);
+                let pname = if c.entry.routine == GetrsBatched { "devIpiv" } else { "P" };
+                let ip = self.array(pname);
+                let piv: Vec<usize> = (0..n).map(|j| self.arrays[ip][b * n + j].re().to_f64() as usize).collect();
+                if c.entry.routine == GetrsBatched {
+                    let nrhs = self.int("nrhs");
+                    let rhs = self.dense("B", self.full("ldb"), n, nrhs);
+                    let x = lu_solve(&a, &piv, n, c.int("trans"), &rhs, nrhs);
+                    self.store_dense("B", Store::Full { ld: self.int("ldb") }, n, nrhs, &x, |_, _| true);
+                } else {
+                    let inv = lu_solve(&a, &piv, n, 0, &identity(n), n);
+                    self.store_dense("C", Store::Full { ld: self.int("ldc") }, n, n, &inv, |_, _| true);
+                    let ii = self.array("info");
+                    let singular = (0..n).find(|&i| a[i + i * n].is_zero()).map_or(0, |i| i + 1);
+                    self.arrays[ii][b] = T::real(T::R::f(singular as f64));
+                }
+            }
             Tpttr | Trttp => {
                 let uplo = c.int("uplo");
                 let (from, to) = if c.entry.routine == Tpttr { ("AP", "A") } else { ("A", "AP") };
@@ -877,6 +940,77 @@ impl<'c, T: Num> Frame<'c, T> {
         self.set_value("d2", T::real(d2));
         self.set_value("x1", T::real(x1));
     }
+}
+
+/// LAPACK's getf2 on a dense n×n column-major matrix, in place: L (unit, below) and U, the
+/// 1-based pivots, and info (the first zero pivot, 1-based, or 0).
+fn lu<T: Num>(a: &mut [T], n: usize) -> (Vec<usize>, usize) {
+    let mut piv = vec![0; n];
+    let mut info = 0;
+    for j in 0..n {
+        let mut p = j;
+        for i in j + 1..n {
+            if a[i + j * n].abs1() > a[p + j * n].abs1() {
+                p = i;
+            }
+        }
+        piv[j] = p + 1;
+        if !a[p + j * n].is_zero() {
+            if p != j {
+                for k in 0..n {
+                    a.swap(j + k * n, p + k * n);
+                }
+            }
+            let d = a[j + j * n];
+            for i in j + 1..n {
+                a[i + j * n] = a[i + j * n] / d;
+            }
+        } else if info == 0 {
+            info = j + 1;
+        }
+        for k in j + 1..n {
+            for i in j + 1..n {
+                a[i + k * n] = a[i + k * n] - a[i + j * n] * a[j + k * n];
+            }
+        }
+    }
+    (piv, info)
+}
+
+fn identity<T: Num>(n: usize) -> Vec<T> {
+    (0..n * n).map(|k| if k % n == k / n { T::one() } else { T::default() }).collect()
+}
+
+/// Solves op(A)·X = B (n×nrhs) from `lu`'s factors and pivots (LAPACK's getrs).
+fn lu_solve<T: Num>(lu: &[T], piv: &[usize], n: usize, trans: i64, b: &[T], nrhs: usize) -> Vec<T> {
+    let l = |i: usize, j: usize| if i == j { T::one() } else if i > j { lu[i + j * n] } else { T::default() };
+    let u = |i: usize, j: usize| if i <= j { lu[i + j * n] } else { T::default() };
+    let swap_rows = |x: &mut Vec<T>, order: &mut dyn Iterator<Item = usize>| {
+        for i in order {
+            let p = piv[i].saturating_sub(1).min(n - 1);
+            for k in 0..nrhs {
+                x.swap(i + k * n, p + k * n);
+            }
+        }
+    };
+    let mut x = b.to_vec();
+    if trans == 0 {
+        swap_rows(&mut x, &mut (0..n));
+    }
+    let (first, second) = if trans == 0 {
+        (op_matrix(n, n, 0, l), op_matrix(n, n, 0, u))
+    } else {
+        (op_matrix(n, n, trans, u), op_matrix(n, n, trans, l))
+    };
+    for k in 0..nrhs {
+        let col = &mut x[k * n..k * n + n];
+        solve(&first, n, true, col);
+        solve(&second, n, false, col);
+    }
+    if trans != 0 {
+        swap_rows(&mut x, &mut (0..n).rev());
+    }
+    x
 }
 
 /// `alpha·s + beta·old`, `old` not read where beta is 0 (BLAS's rule: C may hold NaNs then).
