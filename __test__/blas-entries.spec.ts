@@ -175,6 +175,36 @@ function luOf(m0: C[][]): { lu: C[][]; piv: number[] } {
   }
   return { lu: m, piv }
 }
+/** LAPACK's geqr2: R above the diagonal, the reflectors below, and their taus. */
+function qrOf(a0: C[][]): { qr: C[][]; tau: C[] } {
+  const a = a0.map((row) => row.slice())
+  const m = a.length
+  const n = m ? a[0].length : 0
+  const tau: C[] = []
+  for (let j = 0; j < Math.min(m, n); j++) {
+    const alpha = a[j][j]
+    let xnorm2 = 0
+    for (let i = j + 1; i < m; i++) xnorm2 += a[i][j].re ** 2 + a[i][j].im ** 2
+    if (xnorm2 === 0 && alpha.im === 0) {
+      tau.push(ZERO)
+      continue
+    }
+    const norm = Math.sqrt(alpha.re ** 2 + alpha.im ** 2 + xnorm2)
+    const beta = c(alpha.re >= 0 ? -norm : norm)
+    const t = div(sub(beta, alpha), beta)
+    tau.push(t)
+    const scale = div(ONE, sub(alpha, beta))
+    for (let i = j + 1; i < m; i++) a[i][j] = mul(a[i][j], scale)
+    a[j][j] = beta
+    const v = (i: number) => (i === j ? ONE : a[i][j])
+    for (let k = j + 1; k < n; k++) {
+      let w = ZERO
+      for (let i = j; i < m; i++) w = add(w, mul(conj(v(i)), a[i][k]))
+      for (let i = j; i < m; i++) a[i][k] = sub(a[i][k], mul(mul(conj(t), v(i)), w))
+    }
+  }
+  return { qr: a, tau }
+}
 function identityOf(n: number): C[][] {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? ONE : ZERO)))
 }
@@ -707,6 +737,81 @@ function makeCase(name: CublasEntry, seed: number): Case {
         },
       }
     }
+    case 'geqrfBatched':
+    case 'gelsBatched': {
+      const batchSize = pick(r, [0, 1, 2])
+      const rows = routine === 'gelsBatched' ? n + pick(r, [0, 1, 2]) : m
+      const lda = Math.max(rows, 1) + pick(r, [0, 1])
+      const ldc = Math.max(rows, 1) + pick(r, [0, 1])
+      const nrhs = pick(r, [1, 2])
+      const as = Array.from({ length: batchSize }, () => matOf(r, e, lda, n))
+      if (routine === 'gelsBatched') as.forEach((a, q) => (as[q] = boostDiagonal(a, full(lda), n)))
+      const taus = Array.from({ length: batchSize }, () => new Arr(e, Array.from({ length: Math.max(Math.min(rows, n), 1) }, () => scalar(r, e))))
+      const cs = Array.from({ length: batchSize }, () => matOf(r, e, ldc, nrhs))
+      const info = alloc(Math.max(batchSize * 4, 4))
+      const arrays: Record<string, Arr> = {}
+      as.forEach((a, q) => (arrays[`A${q}`] = a))
+      const options: CublasOptions =
+        routine === 'geqrfBatched'
+          ? { m: rows, n, A: as.map((a) => a.mem), lda, TauArray: taus.map((t) => t.mem), batchSize }
+          : { trans: 'N', m: rows, n, nrhs, A: as.map((a) => a.mem), lda, C: cs.map((x) => x.mem), ldc, devInfoArray: info, batchSize }
+      if (routine === 'geqrfBatched') taus.forEach((t, q) => (arrays[`T${q}`] = t))
+      else cs.forEach((x, q) => (arrays[`C${q}`] = x))
+      return {
+        options,
+        arrays,
+        expect: () => {
+          const out: Record<string, C[]> = {}
+          let problem: string | undefined
+          as.forEach((a, q) => {
+            const { qr, tau } = qrOf(dense(a.v, full(lda), rows, n))
+            const v = a.v.slice()
+            qr.forEach((row, i) => row.forEach((x, j) => (v[i + j * lda] = x)))
+            out[`A${q}`] = v
+            if (routine === 'geqrfBatched') {
+              out[`T${q}`] = taus[q].v.map((x, i) => (i < tau.length ? tau[i] : x))
+              return
+            }
+            // Qᴴ·C, then R·X = (Qᴴ·C)[..n]; rows n.. keep the residual's components.
+            const x = dense(cs[q].v, full(ldc), rows, nrhs)
+            tau.forEach((t, j) => {
+              const vj = (i: number) => (i < j ? ZERO : i === j ? ONE : qr[i][j])
+              for (let k = 0; k < nrhs; k++) {
+                let w = ZERO
+                for (let i = j; i < rows; i++) w = add(w, mul(conj(vj(i)), x[i][k]))
+                for (let i = j; i < rows; i++) x[i][k] = sub(x[i][k], mul(mul(conj(t), vj(i)), w))
+              }
+            })
+            for (let k = 0; k < nrhs; k++) {
+              const col = solveTri(
+                qr.slice(0, n).map((row, i) => row.map((z, j) => (j >= i ? z : ZERO))),
+                x.slice(0, n).map((row) => row[k]),
+              )
+              col.forEach((z, i) => (x[i][k] = z))
+            }
+            const vc = cs[q].v.slice()
+            x.forEach((row, i) => row.forEach((z, k) => (vc[i + k * ldc] = z)))
+            out[`C${q}`] = vc
+            // The least-squares solution, independently: Aᴴ·A·X = Aᴴ·C.
+            const ad = dense(a.v, full(lda), rows, n)
+            const ah = opOf(ad, 'C', n)
+            const ne = gaussSolve(matmul(ah, ad, n), matmul(ah, dense(cs[q].v, full(ldc), rows, nrhs), nrhs))
+            const scale = 1 + Math.max(0, ...ne.flat().map((z) => Math.abs(z.re) + Math.abs(z.im)))
+            ne.forEach((row, i) =>
+              row.forEach((z, k) => {
+                if (!close(x[i][k], z, e, scale * 10)) problem = `C${q} row ${i}: QR gives ${JSON.stringify(x[i][k])}, normal equations ${JSON.stringify(z)}`
+              }),
+            )
+          })
+          if (routine === 'gelsBatched') {
+            const h = new Int32Array(batchSize)
+            if (batchSize) info.copyToHost(h)
+            if (h.some((v) => v !== 0)) problem = `devInfoArray ${Array.from(h)}, want zeros`
+          }
+          return { arrays: out, problem }
+        },
+      }
+    }
     case 'tpttr':
     case 'trttp': {
       const lda = Math.max(n, 1) + pick(r, [0, 1])
@@ -794,7 +899,7 @@ function check(name: CublasEntry, seed: number): string | undefined {
 const REFERENCED: CublasEntry[] = Object.keys(cublas).filter((k) => !/^(get|set)/.test(k)) as CublasEntry[]
 
 test('every typed entry point has a method, by CuPy name', (t) => {
-  t.is(REFERENCED.length, 210)
+  t.is(REFERENCED.length, 218)
   for (const name of ['isamax', 'zdotc', 'csrot', 'drotmg', 'sgbmv', 'chpr2', 'ztbsv', 'cgemm3m', 'zherkx', 'dgeam', 'ctpttr', 'zgemmStridedBatched'] as const) {
     t.is(typeof cublas[name], 'function', name)
   }
@@ -806,7 +911,7 @@ for (const group of [
   ['syr', 'her', 'spr', 'hpr', 'trmv', 'tbmv', 'tpmv', 'trsv', 'tbsv', 'tpsv'],
   ['gemm', 'symm', 'hemm', 'syrk', 'herk', 'syr2k', 'her2k', 'trmm', 'trsm', 'Batched'],
   ['geam', 'dgmm', 'tpttr', 'trttp'],
-  ['getrfBatched', 'getrsBatched', 'getriBatched', 'matinvBatched'],
+  ['getrfBatched', 'getrsBatched', 'getriBatched', 'matinvBatched', 'geqrfBatched', 'gelsBatched'],
 ]) {
   const names = REFERENCED.filter((n) => group.some((g) => n.includes(g)) && !/rotg|rotmg/.test(n))
   test(`${group.join(', ')}: each entry point matches the BLAS reference on random inputs`, (t) => {

@@ -392,6 +392,10 @@ export interface CublasOptions {
   info?: MemoryPointer
   nrhs?: number
   batchSize?: number
+  /** geqrfBatched's reflectors' taus (min(m, n) a batch). */
+  TauArray?: readonly MemoryPointer[]
+  /** gelsBatched's infos (ints, one a batch). */
+  devInfoArray?: MemoryPointer
   /** matinvBatched's inverses (one a batch) and their leading dimension. */
   Ainv?: readonly MemoryPointer[]
   lda_inv?: number

@@ -113,6 +113,8 @@ signatures! {
     (i i i p i p p i p i),
     (i p i p p i p i),
     (i p i p i p i),
+    (i i p i p p i),
+    (i i i i p i p i p p i),
     (p p p p),
     (p p p p p),
 }

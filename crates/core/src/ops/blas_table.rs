@@ -96,6 +96,8 @@ pub enum Len {
     Plus1(&'static str),
     /// `kl + ku + 1` (a general band's rows).
     Band(&'static str, &'static str),
+    /// The smaller of two (geqrf's reflectors).
+    Min(&'static str, &'static str),
     /// `a · b` (a batch's pivots: n a matrix).
     Product(&'static str, &'static str),
     /// By an operation: the first where it is N, else the second.
@@ -213,6 +215,8 @@ pub enum Routine {
     GetrsBatched,
     GetriBatched,
     MatinvBatched,
+    GeqrfBatched,
+    GelsBatched,
     Geam,
     Dgmm,
     Tpttr,
@@ -486,6 +490,28 @@ const MATINV: &[Param] = &[
     Ints("info", Out, Of("batchSize")),
     Int("batchSize"),
 ];
+const GEQRF: &[Param] = &[
+    Int("m"),
+    Int("n"),
+    Batch("A", InOut, mat(M, N, "lda")),
+    LDA,
+    Batch("TauArray", Out, vec(Len::Min("m", "n"), "")),
+    HostInfo("info"),
+    Int("batchSize"),
+];
+const GELS: &[Param] = &[
+    TRANS,
+    Int("m"),
+    Int("n"),
+    Int("nrhs"),
+    Batch("A", InOut, mat(M, N, "lda")),
+    LDA,
+    Batch("C", InOut, mat(M, Of("nrhs"), "ldc")),
+    LDC,
+    HostInfo("info"),
+    Ints("devInfoArray", Out, Of("batchSize")),
+    Int("batchSize"),
+];
 const GEAM: &[Param] = &[
     Enum("transa", Op),
     Enum("transb", Op),
@@ -581,6 +607,10 @@ entries! {
         "cgetriBatched" "cublasCgetriBatched" C, "zgetriBatched" "cublasZgetriBatched" Z;
     MatinvBatched MATINV: "smatinvBatched" "cublasSmatinvBatched" S, "dmatinvBatched" "cublasDmatinvBatched" D,
         "cmatinvBatched" "cublasCmatinvBatched" C, "zmatinvBatched" "cublasZmatinvBatched" Z;
+    GeqrfBatched GEQRF: "sgeqrfBatched" "cublasSgeqrfBatched" S, "dgeqrfBatched" "cublasDgeqrfBatched" D,
+        "cgeqrfBatched" "cublasCgeqrfBatched" C, "zgeqrfBatched" "cublasZgeqrfBatched" Z;
+    GelsBatched GELS: "sgelsBatched" "cublasSgelsBatched" S, "dgelsBatched" "cublasDgelsBatched" D,
+        "cgelsBatched" "cublasCgelsBatched" C, "zgelsBatched" "cublasZgelsBatched" Z;
     Symm SYMM: "ssymm" "cublasSsymm_v2" S, "dsymm" "cublasDsymm_v2" D, "csymm" "cublasCsymm_v2" C, "zsymm" "cublasZsymm_v2" Z;
     Hemm SYMM: "chemm" "cublasChemm_v2" C, "zhemm" "cublasZhemm_v2" Z;
     Syrk SYRK: "ssyrk" "cublasSsyrk_v2" S, "dsyrk" "cublasDsyrk_v2" D, "csyrk" "cublasCsyrk_v2" C, "zsyrk" "cublasZsyrk_v2" Z;
@@ -638,6 +668,7 @@ impl Call {
             Plus1(k) => self.int(k) + 1,
             Band(l, u) => self.int(l) + self.int(u) + 1,
             Len::Product(a, b) => self.int(a).saturating_mul(self.int(b)),
+            Len::Min(a, b) => self.int(a).min(self.int(b)),
             ByOp(t, a, b) => self.int(if self.int(t) == 0 { a } else { b }),
             BySide(s, a, b) => self.int(if side(s) { a } else { b }),
         }
@@ -767,7 +798,7 @@ mod tests {
                 }
                 if let Param::Array(name, _, shape) | Param::Batch(name, _, shape) = p {
                     let names: Vec<&str> = match *shape {
-                        Shape::Vector { len, inc } => [lens(len), vec![inc]].concat(),
+                        Shape::Vector { len, inc } => [lens(len), if inc.is_empty() { vec![] } else { vec![inc] }].concat(),
                         Shape::Matrix { rows, cols, ld, batch } => {
                             [lens(rows), lens(cols), vec![ld], batch.map_or(vec![], |(s, c)| vec![s, c])].concat()
                         }
@@ -784,7 +815,7 @@ mod tests {
     fn lens(l: Len) -> Vec<&'static str> {
         match l {
             Of(a) | Plus1(a) => vec![a],
-            Band(a, b) | Len::Product(a, b) => vec![a, b],
+            Band(a, b) | Len::Product(a, b) | Len::Min(a, b) => vec![a, b],
             ByOp(t, a, b) | BySide(t, a, b) => vec![t, a, b],
         }
     }

@@ -697,6 +697,40 @@ impl<'c, T: Num> Frame<'c, T> {
                     self.arrays[ii][b] = T::real(T::R::f(singular as f64));
                 }
             }
+            GeqrfBatched | GelsBatched => {
+                let mut a = self.dense("A", self.full("lda"), m, n);
+                let tau = qr(&mut a, m, n);
+                self.store_dense("A", Store::Full { ld: self.int("lda") }, m, n, &a, |_, _| true);
+                if c.entry.routine == GeqrfBatched {
+                    let it = self.array("TauArray");
+                    self.arrays[it][..tau.len()].copy_from_slice(&tau);
+                } else {
+                    let nrhs = self.int("nrhs");
+                    let mut x = self.dense("C", self.full("ldc"), m, nrhs);
+                    // Qᴴ·C, then R·X = (Qᴴ·C)[..n]; rows n.. keep the residual's components.
+                    for (j, t) in tau.iter().enumerate() {
+                        let v: Vec<T> = (0..m).map(|i| if i < j { T::default() } else if i == j { T::one() } else { a[i + j * m] }).collect();
+                        for k in 0..nrhs {
+                            let w = (j..m).fold(T::default(), |s, i| s + v[i].conj() * x[i + k * m]);
+                            for i in j..m {
+                                x[i + k * m] = x[i + k * m] - t.conj() * v[i] * w;
+                            }
+                        }
+                    }
+                    let r: Vec<T> = (0..n * n).map(|k| if k % n <= k / n { a[k % n + (k / n) * m] } else { T::default() }).collect();
+                    let singular = (0..n).find(|&i| r[i + i * n].is_zero()).map_or(0, |i| i + 1);
+                    if singular == 0 {
+                        for k in 0..nrhs {
+                            let mut col: Vec<T> = x[k * m..k * m + n].to_vec();
+                            solve(&r, n, false, &mut col);
+                            x[k * m..k * m + n].copy_from_slice(&col);
+                        }
+                    }
+                    self.store_dense("C", Store::Full { ld: self.int("ldc") }, m, nrhs, &x, |_, _| true);
+                    let ii = self.array("devInfoArray");
+                    self.arrays[ii][self.batch] = T::real(T::R::f(singular as f64));
+                }
+            }
             Tpttr | Trttp => {
                 let uplo = c.int("uplo");
                 let (from, to) = if c.entry.routine == Tpttr { ("AP", "A") } else { ("A", "AP") };
@@ -975,6 +1009,41 @@ fn lu<T: Num>(a: &mut [T], n: usize) -> (Vec<usize>, usize) {
         }
     }
     (piv, info)
+}
+
+/// LAPACK's geqr2 on a dense m×n column-major matrix, in place: R above the diagonal and the
+/// reflectors' vectors below it (their first element 1, implied), and the reflectors' taus
+/// (H = I − tau·v·vᴴ, Qᴴ·A = R with Qᴴ = H(k)ᴴ…H(1)ᴴ as zgeqr2 applies them).
+fn qr<T: Num>(a: &mut [T], m: usize, n: usize) -> Vec<T> {
+    let k = m.min(n);
+    let mut tau = vec![T::default(); k];
+    for j in 0..k {
+        // zlarfg: beta = −sign(re α)·‖(α, x)‖, tau = (beta − α)/beta, v = x/(α − beta).
+        let alpha = a[j + j * m];
+        let xnorm2 = (j + 1..m).fold(T::R::default(), |s, i| s + a[i + j * m].norm2());
+        if xnorm2 == T::R::default() && alpha.im() == T::R::default() {
+            continue;
+        }
+        let norm = (alpha.norm2() + xnorm2).sqrt();
+        let beta = if alpha.re() >= T::R::default() { -norm } else { norm };
+        let b = T::real(beta);
+        tau[j] = (b - alpha) / b;
+        let scale = T::one() / (alpha - b);
+        for i in j + 1..m {
+            a[i + j * m] = a[i + j * m] * scale;
+        }
+        a[j + j * m] = b;
+        // zlarf with conj(tau): A(j.., j+1..) −= conj(tau)·v·(vᴴ·A(j.., j+1..)).
+        let v: Vec<T> = (0..m).map(|i| if i < j { T::default() } else if i == j { T::one() } else { a[i + j * m] }).collect();
+        let t = tau[j].conj();
+        for c in j + 1..n {
+            let w = (j..m).fold(T::default(), |s, i| s + v[i].conj() * a[i + c * m]);
+            for i in j..m {
+                a[i + c * m] = a[i + c * m] - t * v[i] * w;
+            }
+        }
+    }
+    tau
 }
 
 fn identity<T: Num>(n: usize) -> Vec<T> {
