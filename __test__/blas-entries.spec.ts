@@ -986,6 +986,13 @@ test('bad sizes, increments and leading dimensions are refused before anything r
     instanceOf: TypeError,
     message: /array of MemoryPointers/,
   })
+  t.throws(() => cublas.dgelsBatched({ trans: 'T', m: 2, n: 2, nrhs: 1, A: [a], lda: 2, C: [x], ldc: 2, devInfoArray: y, batchSize: 1 }), {
+    instanceOf: RangeError,
+    message: /m ≥ n/,
+  })
+  t.throws(() => cublas.dgelsBatched({ m: 1, n: 2, nrhs: 1, A: [a], lda: 1, C: [x], ldc: 1, devInfoArray: y, batchSize: 1 }), { instanceOf: RangeError, message: /m ≥ n/ })
+  t.throws(() => cublas.smatinvBatched({ n: 33, A: [a], lda: 33, Ainv: [x], lda_inv: 33, info: y, batchSize: 1 }), { instanceOf: RangeError, message: /at most 32/ })
+  t.throws(() => cublas.dgetrfBatched({ n: 2, A: [a, a], lda: 2, P: y, info: x.offset(4094), batchSize: 2 }), { instanceOf: RangeError, message: /info/ })
   t.throws(() => cublas.dsymv({ n: 2, alpha: 1, A: a, lda: 2, x, beta: 0, y } as never), { instanceOf: TypeError, message: /uplo/ })
   t.throws(() => cublas.dgemv({ trans: 'X' as never, m: 1, n: 1, alpha: 1, A: a, lda: 1, x, beta: 0, y }), { instanceOf: TypeError, message: /trans/ })
   t.throws(() => cublas.dgemv({ m: 1, n: 1, alpha: { re: 1, im: 1 }, A: a, lda: 1, x, beta: 0, y }), { instanceOf: TypeError, message: /alpha/ })

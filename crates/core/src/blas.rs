@@ -301,7 +301,8 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
     }
     let device_values = setting(stream.device(), Setting::PointerMode, None)? == 1;
     let mut c = Call { entry, ints: vals, host: host.to_vec(), device_values, offsets: Vec::with_capacity(operands.len()) };
-    // cuBLAS's own refusals, said before the call: herk's family takes N or C, a complex syrk's N or T.
+    // cuBLAS's own refusals, said before the call: herk's family takes N or C, a complex syrk's
+    // N or T, gels N with m ≥ n, matinv n ≤ 32.
     let trans = c.int("trans");
     match entry.routine {
         Routine::Herk | Routine::Her2k | Routine::Herkx if trans == 1 => {
@@ -309,6 +310,20 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
         }
         Routine::Syrk | Routine::Syr2k | Routine::Syrkx if trans == 2 && entry.elem.complex() => {
             return Err(Error::range(format!("{name} takes trans 'N' or 'T' (op(A) = Aᵀ), not 'C'")))
+        }
+        Routine::GelsBatched if trans != 0 || c.int("m") < c.int("n") => {
+            return Err(Error::range(format!(
+                "{name} solves trans 'N' with m ≥ n only (cuBLAS's gelsBatched), got trans {} with m {} and n {}",
+                ["'N'", "'T'", "'C'"][trans as usize],
+                c.int("m"),
+                c.int("n")
+            )))
+        }
+        Routine::MatinvBatched if c.int("n") > 32 => {
+            return Err(Error::range(format!(
+                "{name} inverts matrices of at most 32 rows (n is {}): use getrfBatched and getriBatched",
+                c.int("n")
+            )))
         }
         _ => {}
     }
