@@ -405,6 +405,9 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
     if !device_values && values.iter().any(|v| v.2 != Io::In) {
         stream.not_capturing(&format!("{name} returning its result to the host (set the pointer mode to device to capture it)"))?;
     }
+    if batched && c.batch_count() == 0 {
+        return Ok(vec![]);
+    }
     let ops: Vec<Option<&dyn crate::ops::AllocOps>> = mems.iter().map(|m| m.map(|m| m.ops()).transpose()).collect::<Result<_>>()?;
     runtime()?.backend.blas().call(stream.ops()?, &c, &ops)
 }

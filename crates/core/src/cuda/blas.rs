@@ -543,13 +543,20 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     let values = c.entry.params.iter().filter(|p| matches!(p, Param::Value(..))).count();
     let arrays = mems.len() - if c.device_values { values } else { 0 };
     // Host pointer mode: each value's bytes, inputs encoded, outputs zeroed.
-    let mut host: Vec<Vec<u8>> = Vec::with_capacity(values);
+    // Each in 8-byte words, aligned for any scalar cuBLAS reads (at most five doubles: rotm's).
+    let mut host: Vec<[u64; 5]> = Vec::with_capacity(values);
     let mut given = c.host.iter().copied();
     for p in c.entry.params {
         if let Param::Value(_, kind, io, len) = *p {
             let words = value_words(elem, kind) * len as usize;
             let v: Vec<f64> = if io == Io::Out || c.device_values { vec![0.0; words] } else { given.by_ref().take(words).collect() };
-            host.push(encode(elem, kind, &v));
+            let mut w = [0u64; 5];
+            for (k, chunk) in encode(elem, kind, &v).chunks(8).enumerate().take(5) {
+                let mut b = [0u8; 8];
+                b[..chunk.len()].copy_from_slice(chunk);
+                w[k] = u64::from_le_bytes(b);
+            }
+            host.push(w);
         }
     }
     let (mut ints, mut ai, mut vi) = (c.ints.iter(), 0, 0);
@@ -608,7 +615,8 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     for p in c.entry.params {
         if let Param::Value(_, kind, io, len) = *p {
             if io != Io::In {
-                out.extend(decode(elem, kind, &host[i][..(value_size(elem, kind) * len as u64) as usize]));
+                let bytes: Vec<u8> = host[i].iter().flat_map(|w| w.to_le_bytes()).collect();
+                out.extend(decode(elem, kind, &bytes[..(value_size(elem, kind) * len as u64) as usize]));
             }
             i += 1;
         }
