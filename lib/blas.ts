@@ -303,7 +303,9 @@ export type BlasSide = 'L' | 'R'
 export type BlasDiag = 'N' | 'U'
 /** A complex scalar. */
 export interface BlasComplex {
+  /** The real part. */
   re: number
+  /** The imaginary part. */
   im: number
 }
 /**
@@ -341,28 +343,51 @@ export type CublasEntry =
  * Arrays are column-major, as in BLAS.
  */
 export interface CublasOptions {
+  /** Rows of op(A) and C (or of A, B and C where no op applies). */
   m?: number
+  /** Columns of C, or the order of a square matrix, or the length of the vectors (Level 1). */
   n?: number
+  /** The inner dimension of a product; the bands of a band matrix (sbmv, tbmv…). */
   k?: number
+  /** Sub-diagonals of a general band matrix (gbmv). */
   kl?: number
+  /** Super-diagonals of a general band matrix (gbmv). */
   ku?: number
+  /** A's leading dimension, in elements (at least its rows, and 1). */
   lda?: number
+  /** B's leading dimension, in elements. */
   ldb?: number
+  /** C's leading dimension, in elements. */
   ldc?: number
+  /** Elements between consecutive elements of x; 1 by default, at least 1. */
   incx?: number
+  /** Elements between consecutive elements of y; 1 by default, at least 1. */
   incy?: number
+  /** How many products (the strided- and pointer-batched entry points). */
   batchCount?: number
+  /** Elements from one A to the next (strided-batched). */
   strideA?: number
+  /** Elements from one B to the next (strided-batched). */
   strideB?: number
+  /** Elements from one C to the next (strided-batched); the results may not overlap. */
   strideC?: number
+  /** op(A): `'N'` (the default), `'T'` or `'C'`. */
   trans?: BlasOperation
+  /** op(A) of a product: `'N'` (the default), `'T'` or `'C'`. */
   transa?: BlasOperation
+  /** op(B) of a product: `'N'` (the default), `'T'` or `'C'`. */
   transb?: BlasOperation
+  /** Which triangle of a symmetric, Hermitian, triangular or packed matrix is stored: `'U'` or `'L'` (required). */
   uplo?: BlasFill
+  /** Whether A multiplies from the left (`'L'`, the default) or the right (`'R'`). */
   side?: BlasSide
+  /** dgmm's side: `'L'` (diag(x)·A, the default) or `'R'` (A·diag(x)). */
   mode?: BlasSide
+  /** Whether a triangular A's diagonal is taken as ones (`'U'`) or read (`'N'`, the default). */
   diag?: BlasDiag
+  /** The scalar that scales the product (a number, `{ re, im }`, or a MemoryPointer in device pointer mode). */
   alpha?: BlasScalar
+  /** The scalar that scales the output before the sum (as alpha). */
   beta?: BlasScalar
   /** A rotation's cosine (rot) or rotg's output in device pointer mode. */
   c?: BlasScalar
@@ -370,27 +395,39 @@ export interface CublasOptions {
   s?: BlasScalar
   /** rotg's inputs. */
   a?: BlasScalar
+  /** rotg's second input. */
   b?: BlasScalar
   /** rotmg's inputs. */
   d1?: BlasScalar
+  /** rotmg's second scale factor. */
   d2?: BlasScalar
+  /** rotmg's x coordinate. */
   x1?: BlasScalar
+  /** rotmg's y coordinate. */
   y1?: BlasScalar
   /** rotm's five parameters (flag, h11, h21, h12, h22), or rotmg's output in device pointer mode. */
   param?: readonly number[] | MemoryPointer
+  /** The vector x. */
   x?: MemoryPointer
+  /** The vector y. */
   y?: MemoryPointer
   /** A matrix, or for the `Batched` entry points (gemmBatched, trsmBatched) one a batch. */
   A?: MemoryPointer | readonly MemoryPointer[]
+  /** The matrix B (one a batch for the `Batched` entry points). */
   B?: MemoryPointer | readonly MemoryPointer[]
+  /** The matrix C (one a batch for the `Batched` entry points). */
   C?: MemoryPointer | readonly MemoryPointer[]
+  /** A packed triangle, column by column (n(n+1)/2 elements). */
   AP?: MemoryPointer
   /** getrfBatched's, getrsBatched's and getriBatched's pivots (ints, n a batch). */
   P?: MemoryPointer
+  /** getrsBatched's pivots (ints, n a batch), as getrfBatched wrote them. */
   devIpiv?: MemoryPointer
   /** The batched LU calls' infos (ints, one a batch). */
   info?: MemoryPointer
+  /** Right-hand sides: the columns of B (getrsBatched) or C (gelsBatched). */
   nrhs?: number
+  /** How many matrices (the batched LU and QR calls). */
   batchSize?: number
   /** geqrfBatched's reflectors' taus (min(m, n) a batch). */
   TauArray?: readonly MemoryPointer[]
@@ -398,6 +435,7 @@ export interface CublasOptions {
   devInfoArray?: MemoryPointer
   /** matinvBatched's inverses (one a batch) and their leading dimension. */
   Ainv?: readonly MemoryPointer[]
+  /** matinvBatched's inverses' leading dimension. */
   lda_inv?: number
   /** Where a result goes in device pointer mode (dot, nrm2, amax…). */
   result?: MemoryPointer
@@ -525,7 +563,15 @@ function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
 export type BlasMathMode = 'default' | 'tensorOp' | 'pedantic' | 'tf32'
 const MATH_MODES: readonly BlasMathMode[] = ['default', 'tensorOp', 'pedantic', 'tf32']
 
-/** Options of {@link cublas.setMathMode}. */
+/** A cuBLAS handle's math mode. */
+export interface MathMode {
+  /** The mode: default, tensor-op (deprecated by cuBLAS), pedantic, or TF32 tensor cores. */
+  mode: BlasMathMode
+  /** `CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION` is set. */
+  disallowReducedPrecisionReduction: boolean
+}
+
+/** Options of cuBLAS's math mode ({@link CublasSettings.setMathMode}). */
 export interface MathModeOptions {
   /** `CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION`: reductions keep the compute type's precision. */
   disallowReducedPrecisionReduction?: boolean
@@ -536,7 +582,38 @@ function setting(name: string, device: unknown, value?: number): number {
   return native.blasSetting(deviceOrdinal(device), name, value)
 }
 
-const handleSettings = {
+/** The calling thread's cuBLAS handle's settings, per device: part of {@link cublas}. */
+export interface CublasSettings {
+  /** The cuBLAS version (`cublasGetVersion`: major × 10000 + minor × 100 + patch; 0 on the simulator). */
+  getVersion(device?: Device | number): number
+  /**
+   * Where the handle reads scalars and writes results (`cublasGetPointerMode`): `'host'`
+   * (numbers in and out) or `'device'` (MemoryPointers).
+   */
+  getPointerMode(device?: Device | number): 'host' | 'device'
+  /**
+   * Sets the handle's pointer mode (`cublasSetPointerMode`). The `blas` products (gemm, axpy…)
+   * take host scalars whatever it is.
+   * @throws {TypeError} for another value.
+   */
+  setPointerMode(mode: 'host' | 'device', device?: Device | number): void
+  /** The handle's math mode (`cublasGetMathMode`). */
+  getMathMode(device?: Device | number): MathMode
+  /**
+   * Sets the handle's math mode (`cublasSetMathMode`).
+   * @throws {TypeError} for an unknown mode.
+   */
+  setMathMode(mode: BlasMathMode, options?: MathModeOptions, device?: Device | number): void
+  /** Whether the handle may use atomics (`cublasGetAtomicsMode`). */
+  getAtomicsMode(device?: Device | number): boolean
+  /**
+   * Lets the handle use atomics, or not (`cublasSetAtomicsMode`).
+   * @throws {TypeError} for a non-boolean.
+   */
+  setAtomicsMode(allowed: boolean, device?: Device | number): void
+}
+
+const handleSettings: CublasSettings = {
   /** The cuBLAS version (`cublasGetVersion`: major × 10000 + minor × 100 + patch; 0 on the simulator). */
   getVersion(device?: Device | number): number {
     return setting('version', device)
@@ -558,7 +635,7 @@ const handleSettings = {
     setting('pointerMode', device, mode === 'device' ? 1 : 0)
   },
   /** The handle's math mode (`cublasGetMathMode`). */
-  getMathMode(device?: Device | number): { mode: BlasMathMode; disallowReducedPrecisionReduction: boolean } {
+  getMathMode(device?: Device | number): MathMode {
     const v = setting('mathMode', device)
     return { mode: MATH_MODES[v & ~16] ?? 'default', disallowReducedPrecisionReduction: (v & 16) !== 0 }
   },
@@ -584,7 +661,7 @@ const handleSettings = {
 }
 
 /** The typed entry points and the handle's settings: what {@link cublas} is. */
-export type Cublas = { readonly [K in CublasEntry]: (options: CublasOptions) => CublasResult } & typeof handleSettings
+export type Cublas = { readonly [K in CublasEntry]: (options: CublasOptions) => CublasResult } & CublasSettings
 
 /** The table of entry points, read once from the addon (core's `ops/blas_table.rs`). */
 const ENTRIES: readonly EntrySpec[] = JSON.parse(native.blasEntries())

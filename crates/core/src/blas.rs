@@ -13,31 +13,6 @@ pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Entry, G
 use crate::ops::blas_table::{self, value_size, value_words, Call};
 pub use crate::ops::blas_table::{Choice, Elem, Entry as EntryPoint, Io, Kind, Len, Param, Routine, Shape, ENTRIES};
 
-impl Gemm {
-    /// Checks the operands' extents against their allocations, and cuBLAS's 32-bit sizes.
-    pub fn check(&self, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-        let [ea, eb, ec] = self.extents()?;
-        a.check_range(self.a_off, ea, "matrix A")?;
-        b.check_range(self.b_off, eb, "matrix B")?;
-        c.check_range(self.c_off, ec, "matrix C")?;
-        for (v, what) in [(self.m, "m"), (self.n, "n"), (self.k, "k"), (self.lda, "lda"), (self.ldb, "ldb"), (self.ldc, "ldc")] {
-            if v > i32::MAX as u64 {
-                return Err(Error::range(format!("{what} is {v}, more than cuBLAS's 32-bit sizes allow")));
-            }
-        }
-        Ok(())
-    }
-
-    /// Places the matrices in their blocks: each must lie inside its own block (a pool block is
-    /// part of a larger allocation), matrix `i` at `offset(i)` of it. Sets where each lies in its
-    /// allocation and returns the allocations, A, B and C.
-    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
-        let (mems, [a, b, c]) = place_matrices(self.extents()?, blocks, offset)?;
-        (self.a_off, self.b_off, self.c_off) = (a, b, c);
-        Ok(mems)
-    }
-}
-
 impl DataType {
     /// The dtype's name in this library (`'float16'`, `'bfloat16'`, `'float32'`, `'float64'`).
     pub fn from_name(name: &str) -> Result<DataType> {
@@ -158,7 +133,9 @@ impl MatMul {
         Ok(())
     }
 
-    /// Places the matrices in their blocks, as [`Gemm::place`] does.
+    /// Places the matrices in their blocks: each must lie inside its own block (a pool block is
+    /// part of a larger allocation), matrix `i` at `offset(i)` of it. Sets where each lies in its
+    /// allocation and returns the allocations, A, B and C.
     pub fn place<'a>(&mut self, blocks: [&'a Block; 3], offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
         let (mems, [a, b, c]) = place_matrices(self.extents()?, blocks, offset)?;
         (self.a_off, self.b_off, self.c_off) = (a, b, c);
@@ -167,7 +144,7 @@ impl MatMul {
 }
 
 impl Axpy {
-    /// Places the vectors in their blocks, as [`Gemm::place`] does: x, then y.
+    /// Places the vectors in their blocks, as [`MatMul::place`] does: x, then y.
     pub fn place<'a>(&mut self, blocks: [&'a Block; 2], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 2]> {
         let [ex, ey] = self.extents()?;
         let (xm, x_off) = blocks[0].range(offset(0)?, ex, "vector x")?;
@@ -209,19 +186,6 @@ pub fn release_handles() {
     if let Ok(rt) = runtime() {
         rt.backend.blas().release_handles();
     }
-}
-
-/// `C = alpha · op(A) · op(B) + beta · C` on `stream` (the device's cuBLAS handle, bound to it).
-pub fn gemm(stream: &Stream, g: &Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-    for m in [a, b, c] {
-        stream.same_device(m, "gemm")?;
-    }
-    g.check(a, b, c)?;
-    stream.legacy_ok("a gemm")?;
-    if g.m == 0 || g.n == 0 {
-        return Ok(());
-    }
-    runtime()?.backend.blas().gemm(stream.ops()?, g, a.ops()?, b.ops()?, c.ops()?)
 }
 
 /// A typed (`cublas<H|S|D>gemm`), strided-batched or `Ex` matrix product on `stream`, through

@@ -2,7 +2,7 @@
 
 use crate::raw::{BigU64, Numbers, Strings};
 use crate::{memory, stream};
-use cuda_node_core::blas::{self, Axpy, Choice, Compute, DataType, Entry, EntryPoint, Gemm, Io, Kind, Library, MatMul, Param, Real, Setting, ENTRIES};
+use cuda_node_core::blas::{self, Axpy, Choice, Compute, DataType, Entry, EntryPoint, Io, Kind, Library, MatMul, Param, Real, Setting, ENTRIES};
 use cuda_node_core::{runtime, Error, Result};
 
 fn real(dtype: &str) -> Result<Real> {
@@ -131,8 +131,17 @@ crate::exports! {
     c"blasGemm" => fn blas_gemm(_cx, stream: f64, dtype: String, trans: u32, a: f64, b: f64, c: f64, dims: Numbers) -> () {
         let d = dims.0;
         let (a, b, c) = (memory::get(a)?, memory::get(b)?, memory::get(c)?);
-        let mut spec = Gemm {
-            dtype: real(&dtype)?,
+        // cublasSgemm or cublasDgemm: the typed entry of one product, as `blas.gemm` calls it.
+        let (ty, compute) = match real(&dtype)? {
+            Real::F32 => (DataType::F32, Compute::F32),
+            Real::F64 => (DataType::F64, Compute::F64),
+        };
+        let mut spec = MatMul {
+            entry: Entry::Typed,
+            a_type: ty,
+            b_type: ty,
+            c_type: ty,
+            compute,
             trans_a: trans & 1 != 0,
             trans_b: trans & 2 != 0,
             m: count(d, 0, "m")?,
@@ -146,9 +155,14 @@ crate::exports! {
             a_off: 0,
             b_off: 0,
             c_off: 0,
+            batched: false,
+            batch: 1,
+            stride_a: 0,
+            stride_b: 0,
+            stride_c: 0,
         };
         let [am, bm, cm] = spec.place([&a, &b, &c], |i| count(d, 8 + i, "offset"))?;
-        stream::with(stream, |s| blas::gemm(s, &spec, am, bm, cm))
+        stream::with(stream, |s| blas::matmul(s, &spec, am, bm, cm))
     }
 
     /// Column-major `C[i] = alpha · op(A[i]) · op(B[i]) + beta · C[i]` on `stream`. `types`: the

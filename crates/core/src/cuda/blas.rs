@@ -8,7 +8,7 @@ use super::stream::CudaStream;
 use crate::dynlib;
 use crate::error::{Error, Result};
 use super::blas_abi::{self, CArg};
-use crate::ops::blas::{Axpy, BlasOps, Call, DataType, Entry, Gemm, Library as Lib, MatMul, Real, Setting};
+use crate::ops::blas::{Axpy, BlasOps, Call, DataType, Entry, Library as Lib, MatMul, Real, Setting};
 use crate::ops::blas_table::{encode, decode, value_size, value_words, Io, Param};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
@@ -326,28 +326,6 @@ const OP_T: c_int = 1;
 /// `CUBLAS_GEMM_DEFAULT`: cuBLAS picks the algorithm.
 const GEMM_DEFAULT: c_int = -1;
 
-fn gemm(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u64) -> Result<()> {
-    let h = handle(dev, Lib::Cublas)? as Handle;
-    let api = cublas()?;
-    // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
-    status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
-    let _host = HostScalars::new(h)?;
-    let (ta, tb) = (if g.trans_a { OP_T } else { OP_N }, if g.trans_b { OP_T } else { OP_N });
-    let (m, n, k, lda, ldb, ldc) = (g.m as c_int, g.n as c_int, g.k as c_int, g.lda as c_int, g.ldb as c_int, g.ldc as c_int);
-    // SAFETY: the matrices lie inside live allocations of this device (checked by the caller,
-    // sizes fit in i32); alpha and beta are host scalars read during the call.
-    let s = unsafe {
-        match g.dtype {
-            Real::F32 => {
-                let (al, be) = (g.alpha as f32, g.beta as f32);
-                (api.sgemm)(h, ta, tb, m, n, k, &al, a as *const f32, lda, b as *const f32, ldb, &be, c as *mut f32, ldc)
-            }
-            Real::F64 => (api.dgemm)(h, ta, tb, m, n, k, &g.alpha, a as *const f64, lda, b as *const f64, ldb, &g.beta, c as *mut f64, ldc),
-        }
-    };
-    status(Lib::Cublas, s, "cublas gemm")
-}
-
 fn axpy(dev: &Arc<CudaDevice>, stream: sys::CUstream, op: &Axpy, x: u64, y: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
@@ -635,11 +613,6 @@ impl BlasOps for CudaBackend {
 
     fn release_handles(&self) {
         let _ = HANDLES.try_with(|t| t.borrow_mut().destroy_all());
-    }
-
-    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-        let s = cuda_stream(stream);
-        gemm(&s.dev, s.queue(), g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
     }
 
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {

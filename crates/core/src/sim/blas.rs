@@ -5,7 +5,7 @@ use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;
-use crate::ops::blas::{host_gemm, Axpy, BlasOps, Call, Compute, DataType, Gemm, Library, MatMul, Real, Setting};
+use crate::ops::blas::{host_gemm, Axpy, BlasOps, Call, Compute, DataType, Library, MatMul, Real, Setting};
 use crate::ops::blas_table::{encode, value_size, Io, Kind, Param, Shape};
 use crate::ops::{AllocOps, StreamOps};
 
@@ -20,10 +20,6 @@ impl BlasOps for SimBackend {
         thread_local!(static THREAD: u64 = THREADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         let thread = THREAD.with(|t| *t);
         Ok(0x0b1a_0000_0000 + (thread << 16) + ((ordinal as u64) << 8) + lib as u64 * 16)
-    }
-
-    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-        gemm(sim_stream(stream), g, a, b, c)
     }
 
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
@@ -206,40 +202,6 @@ fn matmul(s: &SimStream, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn
             for (j, v) in cv.into_iter().enumerate() {
                 if (j as u64 % g.ldc) < g.m {
                     g.c_type.write(at, j, v);
-                }
-            }
-        }
-    })
-}
-
-fn gemm(s: &SimStream, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-    let (a, b, c, g) = (sim_alloc(a).buffer.clone(), sim_alloc(b).buffer.clone(), sim_alloc(c).buffer.clone(), *g);
-    s.run("kernel", format!("gemm {}x{}x{}", g.m, g.n, g.k), move || {
-        // Operands are copied out first: A, B and C may share an allocation.
-        let words = |buf: &Buffer, off: u64| buf.lock()[off as usize..].to_vec();
-        let (ab, bb) = (words(&a, g.a_off), words(&b, g.b_off));
-        let mut cb = c.lock();
-        let cs = &mut cb[g.c_off as usize..];
-        let n = (g.ldc * (g.n - 1) + g.m) as usize;
-        match g.dtype {
-            Real::F32 => {
-                let f = |v: &[u8]| v.chunks_exact(4).map(|w| f32::from_le_bytes(w.try_into().unwrap())).collect::<Vec<f32>>();
-                let mut out: Vec<f64> = f(&cs[..n * 4]).into_iter().map(f64::from).collect();
-                host_gemm(&g, &f(&ab), &f(&bb), &mut out);
-                for (i, v) in out.iter().enumerate() {
-                    if (i as u64 % g.ldc) < g.m {
-                        cs[i * 4..i * 4 + 4].copy_from_slice(&(*v as f32).to_le_bytes());
-                    }
-                }
-            }
-            Real::F64 => {
-                let f = |v: &[u8]| v.chunks_exact(8).map(|w| f64::from_le_bytes(w.try_into().unwrap())).collect::<Vec<f64>>();
-                let mut out = f(&cs[..n * 8]);
-                host_gemm(&g, &f(&ab), &f(&bb), &mut out);
-                for (i, v) in out.iter().enumerate() {
-                    if (i as u64 % g.ldc) < g.m {
-                        cs[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
-                    }
                 }
             }
         }
