@@ -668,6 +668,8 @@ function makeCase(name: CublasEntry, seed: number): Case {
     case 'getrsBatched':
     case 'getriBatched':
     case 'matinvBatched': {
+      // At least 1×1: cuBLAS's batched LU and QR calls are not asked of empty matrices here.
+      const n = Math.max(dim(), 1)
       const batchSize = pick(r, [0, 1, 2, 3])
       const lda = Math.max(n, 1) + pick(r, [0, 1])
       const ldOut = Math.max(n, 1) + pick(r, [0, 1])
@@ -742,6 +744,7 @@ function makeCase(name: CublasEntry, seed: number): Case {
     }
     case 'geqrfBatched':
     case 'gelsBatched': {
+      const [m, n] = [Math.max(dim(), 1), Math.max(dim(), 1)]
       const batchSize = pick(r, [0, 1, 2])
       const rows = routine === 'gelsBatched' ? n + pick(r, [0, 1, 2]) : m
       const lda = Math.max(rows, 1) + pick(r, [0, 1])
