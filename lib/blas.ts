@@ -4,6 +4,8 @@ import { MemoryPointer } from './memory/pointer'
 import type { Stream } from './stream/stream'
 import { streamOption } from './stream/handle'
 import { count, describe, options as checkOptions } from './validate'
+import { scope } from './context'
+import { type Device, deviceOrdinal } from './device'
 
 /** Options of a matrix product `C = alpha · op(A) · op(B) + beta · C`. */
 export interface GemmOptions {
@@ -290,3 +292,390 @@ export const blas = {
     axpy('float64', n, alpha, x, y, options)
   },
 }
+
+/** A cuBLAS operation (`cublasOperation_t`): op(A) is A, Aᵀ or Aᴴ. */
+export type BlasOperation = 'N' | 'T' | 'C'
+/** Which triangle a symmetric, Hermitian or triangular matrix is stored in (`cublasFillMode_t`). */
+export type BlasFill = 'U' | 'L'
+/** Which side a matrix multiplies from (`cublasSideMode_t`). */
+export type BlasSide = 'L' | 'R'
+/** Whether a triangular matrix's diagonal is taken as ones (`cublasDiagType_t`). */
+export type BlasDiag = 'N' | 'U'
+/** A complex scalar. */
+export interface BlasComplex {
+  /** The real part. */
+  re: number
+  /** The imaginary part. */
+  im: number
+}
+/**
+ * A scalar an entry point reads: a number (a complex one as `{ re, im }`) in host pointer mode,
+ * or a MemoryPointer to it in device pointer mode.
+ */
+export type BlasScalar = number | BlasComplex | MemoryPointer
+
+/** cuBLAS's typed entry points this library calls, by CuPy's names (`cupy_backends.cuda.libs.cublas`). */
+export type CublasEntry =
+  | 'isamax' | 'idamax' | 'icamax' | 'izamax' | 'isamin' | 'idamin' | 'icamin' | 'izamin' | 'sasum' | 'dasum'
+  | 'scasum' | 'dzasum' | 'saxpy' | 'daxpy' | 'caxpy' | 'zaxpy' | 'scopy' | 'dcopy' | 'ccopy' | 'zcopy'
+  | 'sdot' | 'ddot' | 'cdotu' | 'zdotu' | 'cdotc' | 'zdotc' | 'snrm2' | 'dnrm2' | 'scnrm2' | 'dznrm2'
+  | 'srot' | 'drot' | 'csrot' | 'zdrot' | 'crot' | 'zrot' | 'srotg' | 'drotg' | 'crotg' | 'zrotg' | 'srotm'
+  | 'drotm' | 'srotmg' | 'drotmg' | 'sscal' | 'dscal' | 'cscal' | 'zscal' | 'csscal' | 'zdscal' | 'sswap'
+  | 'dswap' | 'cswap' | 'zswap' | 'sgemv' | 'dgemv' | 'cgemv' | 'zgemv' | 'sgbmv' | 'dgbmv' | 'cgbmv'
+  | 'zgbmv' | 'sger' | 'dger' | 'cgeru' | 'zgeru' | 'cgerc' | 'zgerc' | 'ssymv' | 'dsymv' | 'csymv' | 'zsymv'
+  | 'chemv' | 'zhemv' | 'ssbmv' | 'dsbmv' | 'chbmv' | 'zhbmv' | 'sspmv' | 'dspmv' | 'chpmv' | 'zhpmv'
+  | 'ssyr' | 'dsyr' | 'csyr' | 'zsyr' | 'cher' | 'zher' | 'ssyr2' | 'dsyr2' | 'csyr2' | 'zsyr2' | 'cher2'
+  | 'zher2' | 'sspr' | 'dspr' | 'chpr' | 'zhpr' | 'sspr2' | 'dspr2' | 'chpr2' | 'zhpr2' | 'strmv' | 'dtrmv'
+  | 'ctrmv' | 'ztrmv' | 'stbmv' | 'dtbmv' | 'ctbmv' | 'ztbmv' | 'stpmv' | 'dtpmv' | 'ctpmv' | 'ztpmv'
+  | 'strsv' | 'dtrsv' | 'ctrsv' | 'ztrsv' | 'stbsv' | 'dtbsv' | 'ctbsv' | 'ztbsv' | 'stpsv' | 'dtpsv'
+  | 'ctpsv' | 'ztpsv' | 'sgemm' | 'dgemm' | 'cgemm' | 'zgemm' | 'cgemm3m' | 'zgemm3m' | 'sgemmStridedBatched'
+  | 'dgemmStridedBatched' | 'cgemmStridedBatched' | 'zgemmStridedBatched' | 'cgemm3mStridedBatched' | 'ssymm'
+  | 'dsymm' | 'csymm' | 'zsymm' | 'chemm' | 'zhemm' | 'ssyrk' | 'dsyrk' | 'csyrk' | 'zsyrk' | 'cherk'
+  | 'zherk' | 'ssyr2k' | 'dsyr2k' | 'csyr2k' | 'zsyr2k' | 'cher2k' | 'zher2k' | 'ssyrkx' | 'dsyrkx'
+  | 'csyrkx' | 'zsyrkx' | 'cherkx' | 'zherkx' | 'strmm' | 'dtrmm' | 'ctrmm' | 'ztrmm' | 'strsm' | 'dtrsm'
+  | 'ctrsm' | 'ztrsm' | 'sgeam' | 'dgeam' | 'cgeam' | 'zgeam' | 'sdgmm' | 'ddgmm' | 'cdgmm' | 'zdgmm'
+  | 'stpttr' | 'dtpttr' | 'ctpttr' | 'ztpttr' | 'strttp' | 'dtrttp' | 'ctrttp' | 'ztrttp'
+
+/**
+ * The parameters of a typed entry point, by their names in cuBLAS's header (`cublas_api.h`):
+ * each takes those its C function takes. Sizes, leading dimensions and strides are required;
+ * increments default to 1, operations to `'N'`, `side` and `mode` to `'L'`, `diag` to `'N'`.
+ * Arrays are column-major, as in BLAS.
+ */
+export interface CublasOptions {
+  /** Rows of op(A) and C (or of A, B and C where no op applies). */
+  m?: number
+  /** Columns of C, or the order of a square matrix, or the length of the vectors (Level 1). */
+  n?: number
+  /** The inner dimension of a product; the bands of a band matrix (sbmv, tbmv…). */
+  k?: number
+  /** Sub-diagonals of a general band matrix (gbmv). */
+  kl?: number
+  /** Super-diagonals of a general band matrix (gbmv). */
+  ku?: number
+  /** A's leading dimension, in elements (at least its rows, and 1). */
+  lda?: number
+  /** B's leading dimension, in elements. */
+  ldb?: number
+  /** C's leading dimension, in elements. */
+  ldc?: number
+  /** Elements between consecutive elements of x; 1 by default, at least 1. */
+  incx?: number
+  /** Elements between consecutive elements of y; 1 by default, at least 1. */
+  incy?: number
+  /** How many products (the strided- and pointer-batched entry points). */
+  batchCount?: number
+  /** Elements from one A to the next (strided-batched). */
+  strideA?: number
+  /** Elements from one B to the next (strided-batched). */
+  strideB?: number
+  /** Elements from one C to the next (strided-batched); the results may not overlap. */
+  strideC?: number
+  /** op(A): `'N'` (the default), `'T'` or `'C'`. */
+  trans?: BlasOperation
+  /** op(A) of a product: `'N'` (the default), `'T'` or `'C'`. */
+  transa?: BlasOperation
+  /** op(B) of a product: `'N'` (the default), `'T'` or `'C'`. */
+  transb?: BlasOperation
+  /** Which triangle of a symmetric, Hermitian, triangular or packed matrix is stored: `'U'` or `'L'` (required). */
+  uplo?: BlasFill
+  /** Whether A multiplies from the left (`'L'`, the default) or the right (`'R'`). */
+  side?: BlasSide
+  /** dgmm's side: `'L'` (diag(x)·A, the default) or `'R'` (A·diag(x)). */
+  mode?: BlasSide
+  /** Whether a triangular A's diagonal is taken as ones (`'U'`) or read (`'N'`, the default). */
+  diag?: BlasDiag
+  /** The scalar that scales the product (a number, `{ re, im }`, or a MemoryPointer in device pointer mode). */
+  alpha?: BlasScalar
+  /** The scalar that scales the output before the sum (as alpha). */
+  beta?: BlasScalar
+  /** A rotation's cosine (rot) or rotg's output in device pointer mode. */
+  c?: BlasScalar
+  /** A rotation's sine (rot) or rotg's output in device pointer mode. */
+  s?: BlasScalar
+  /** rotg's inputs. */
+  a?: BlasScalar
+  /** rotg's second input. */
+  b?: BlasScalar
+  /** rotmg's inputs. */
+  d1?: BlasScalar
+  /** rotmg's second scale factor. */
+  d2?: BlasScalar
+  /** rotmg's x coordinate. */
+  x1?: BlasScalar
+  /** rotmg's y coordinate. */
+  y1?: BlasScalar
+  /** rotm's five parameters (flag, h11, h21, h12, h22), or rotmg's output in device pointer mode. */
+  param?: readonly number[] | MemoryPointer
+  /** The vector x. */
+  x?: MemoryPointer
+  /** The vector y. */
+  y?: MemoryPointer
+  /** A matrix, or for the `Batched` entry points (gemmBatched, trsmBatched) one a batch. */
+  A?: MemoryPointer | readonly MemoryPointer[]
+  /** The matrix B (one a batch for the `Batched` entry points). */
+  B?: MemoryPointer | readonly MemoryPointer[]
+  /** The matrix C (one a batch for the `Batched` entry points). */
+  C?: MemoryPointer | readonly MemoryPointer[]
+  /** A packed triangle, column by column (n(n+1)/2 elements). */
+  AP?: MemoryPointer
+  /** getrfBatched's, getrsBatched's and getriBatched's pivots (ints, n a batch). */
+  P?: MemoryPointer
+  /** getrsBatched's pivots (ints, n a batch), as getrfBatched wrote them. */
+  devIpiv?: MemoryPointer
+  /** The batched LU calls' infos (ints, one a batch). */
+  info?: MemoryPointer
+  /** Right-hand sides: the columns of B (getrsBatched) or C (gelsBatched). */
+  nrhs?: number
+  /** How many matrices (the batched LU and QR calls). */
+  batchSize?: number
+  /** geqrfBatched's reflectors' taus (min(m, n) a batch). */
+  TauArray?: readonly MemoryPointer[]
+  /** gelsBatched's infos (ints, one a batch). */
+  devInfoArray?: MemoryPointer
+  /** matinvBatched's inverses (one a batch) and their leading dimension. */
+  Ainv?: readonly MemoryPointer[]
+  /** matinvBatched's inverses' leading dimension. */
+  lda_inv?: number
+  /** Where a result goes in device pointer mode (dot, nrm2, amax…). */
+  result?: MemoryPointer
+  /** The stream to run on; the current stream of the first array's device by default. */
+  stream?: Stream
+}
+
+/**
+ * What an entry point returns in host pointer mode: its one result (a number; a complex one as
+ * `{ re, im }`; amax's and amin's 1-based index), an object of its results by name (rotg,
+ * rotmg), or nothing.
+ */
+export type CublasResult = undefined | number | BlasComplex | number[] | Record<string, number | BlasComplex | number[]>
+
+interface ParamSpec {
+  name: string
+  kind: 'int' | 'long' | 'enum' | 'value' | 'array' | 'batch' | 'internal'
+  choice?: 'op' | 'fill' | 'side' | 'diag'
+  of?: 'elem' | 'real' | 'index'
+  io?: 'in' | 'out' | 'inout'
+  len?: number
+}
+interface EntrySpec {
+  name: CublasEntry
+  elem: 'float32' | 'float64' | 'complex64' | 'complex128'
+  params: ParamSpec[]
+}
+
+const CHOICES: Record<string, { values: readonly string[]; default?: string }> = {
+  op: { values: ['N', 'T', 'C'], default: 'N' },
+  fill: { values: ['L', 'U'] },
+  side: { values: ['L', 'R'], default: 'L' },
+  diag: { values: ['N', 'U'], default: 'N' },
+}
+
+function choice(entry: string, p: ParamSpec, v: unknown): number {
+  const c = CHOICES[p.choice as string]
+  const given = v ?? c.default
+  const i = typeof given === 'string' ? c.values.indexOf(given) : -1
+  if (i < 0) throw new TypeError(`${entry}: ${p.name} must be ${c.values.map((x) => `'${x}'`).join(', ')}, got ${describe(v)}`)
+  return i
+}
+
+/** A host scalar's numbers: re (and im for a complex one), or `len` of them. */
+function hostNumbers(entry: string, p: ParamSpec, complex: boolean, v: unknown): number[] {
+  if ((p.len ?? 1) > 1) {
+    if (!Array.isArray(v) || v.length !== p.len || v.some((x) => typeof x !== 'number')) {
+      throw new TypeError(`${entry}: ${p.name} must be an array of ${p.len} numbers (or a MemoryPointer in device pointer mode), got ${describe(v)}`)
+    }
+    return v as number[]
+  }
+  if (typeof v === 'number') return complex ? [v, 0] : [v]
+  if (complex && typeof v === 'object' && v !== null && typeof (v as BlasComplex).re === 'number' && typeof (v as BlasComplex).im === 'number') {
+    return [(v as BlasComplex).re, (v as BlasComplex).im]
+  }
+  throw new TypeError(`${entry}: ${p.name} must be a number${complex ? ' or { re, im }' : ''} (or a MemoryPointer in device pointer mode), got ${describe(v)}`)
+}
+
+function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
+  const keys = [...e.params.filter((p) => p.kind !== 'internal').map((p) => p.name), 'stream'] as (keyof CublasOptions & string)[]
+  if (e.params.some((p) => p.kind === 'value' && p.io !== 'in')) keys.push(...e.params.filter((p) => p.kind === 'value' && p.io !== 'in').map((p) => p.name as keyof CublasOptions & string))
+  checkOptions<CublasOptions>(e.name, o, keys)
+  const complex = e.elem.startsWith('complex')
+  const opts = o as Record<string, unknown>
+  const ints: number[] = []
+  const host: number[] = []
+  const mems: number[] = []
+  const offsets: number[] = []
+  const deviceValues: MemoryPointer[] = []
+  let device: number | undefined
+  for (const p of e.params) {
+    const v = opts[p.name]
+    if (p.kind === 'internal') continue
+    if (p.kind === 'int' || p.kind === 'long') {
+      ints.push(count(p.name, v ?? (p.name.startsWith('inc') ? 1 : v)))
+    } else if (p.kind === 'enum') {
+      ints.push(choice(e.name, p, v))
+    } else if (p.kind === 'array') {
+      const m = ptr(p.name, v)
+      device ??= m.deviceId
+      mems.push(own(m.mem))
+      offsets.push(m.byteOffset)
+    } else if (p.kind === 'batch') {
+      if (!Array.isArray(v)) throw new TypeError(`${e.name}: ${p.name} must be an array of MemoryPointers, one a batch, got ${describe(v)}`)
+      v.forEach((x, i) => {
+        const m = ptr(`${p.name}[${i}]`, x)
+        device ??= m.deviceId
+        mems.push(own(m.mem))
+        offsets.push(m.byteOffset)
+      })
+    } else if (v instanceof MemoryPointer) {
+      deviceValues.push(v)
+    } else if (p.io !== 'out') {
+      host.push(...hostNumbers(e.name, p, complex && p.of === 'elem', v))
+    } else if (v !== undefined) {
+      throw new TypeError(`${e.name}: ${p.name} is an output: give a MemoryPointer in device pointer mode, or nothing in host pointer mode (it is returned)`)
+    }
+  }
+  for (const v of deviceValues) {
+    mems.push(own(v.mem))
+    offsets.push(v.byteOffset)
+  }
+  const s = streamOption(o.stream, device ?? deviceValues[0]?.deviceId ?? scope().device)
+  libraryHandlesCreated()
+  const out = native.blasCall(s, e.name, new Float64Array(ints), new Float64Array(host), new Float64Array(mems), new Float64Array(offsets))
+  if (out.length === 0) return undefined
+  const results: Record<string, number | BlasComplex | number[]> = {}
+  let at = 0
+  for (const p of e.params) {
+    if (p.kind !== 'value' || p.io === 'in') continue
+    const len = p.len ?? 1
+    if (complex && p.of === 'elem') {
+      results[p.name] = { re: out[at], im: out[at + 1] }
+      at += 2
+    } else {
+      results[p.name] = len > 1 ? out.slice(at, at + len) : out[at]
+      at += len
+    }
+  }
+  const names = Object.keys(results)
+  return names.length === 1 ? results[names[0]] : results
+}
+
+/** cuBLAS's math modes (`cublasMath_t`). */
+export type BlasMathMode = 'default' | 'tensorOp' | 'pedantic' | 'tf32'
+const MATH_MODES: readonly BlasMathMode[] = ['default', 'tensorOp', 'pedantic', 'tf32']
+
+/** A cuBLAS handle's math mode. */
+export interface MathMode {
+  /** The mode: default, tensor-op (deprecated by cuBLAS), pedantic, or TF32 tensor cores. */
+  mode: BlasMathMode
+  /** `CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION` is set. */
+  disallowReducedPrecisionReduction: boolean
+}
+
+/** Options of cuBLAS's math mode ({@link CublasSettings.setMathMode}). */
+export interface MathModeOptions {
+  /** `CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION`: reductions keep the compute type's precision. */
+  disallowReducedPrecisionReduction?: boolean
+}
+
+function setting(name: string, device: unknown, value?: number): number {
+  libraryHandlesCreated()
+  return native.blasSetting(deviceOrdinal(device), name, value)
+}
+
+/** The calling thread's cuBLAS handle's settings, per device: part of {@link cublas}. */
+export interface CublasSettings {
+  /** The cuBLAS version (`cublasGetVersion`: major × 10000 + minor × 100 + patch; 0 on the simulator). */
+  getVersion(device?: Device | number): number
+  /**
+   * Where the handle reads scalars and writes results (`cublasGetPointerMode`): `'host'`
+   * (numbers in and out) or `'device'` (MemoryPointers).
+   */
+  getPointerMode(device?: Device | number): 'host' | 'device'
+  /**
+   * Sets the handle's pointer mode (`cublasSetPointerMode`). The `blas` products (gemm, axpy…)
+   * take host scalars whatever it is.
+   * @throws {TypeError} for another value.
+   */
+  setPointerMode(mode: 'host' | 'device', device?: Device | number): void
+  /** The handle's math mode (`cublasGetMathMode`). */
+  getMathMode(device?: Device | number): MathMode
+  /**
+   * Sets the handle's math mode (`cublasSetMathMode`).
+   * @throws {TypeError} for an unknown mode.
+   */
+  setMathMode(mode: BlasMathMode, options?: MathModeOptions, device?: Device | number): void
+  /** Whether the handle may use atomics (`cublasGetAtomicsMode`). */
+  getAtomicsMode(device?: Device | number): boolean
+  /**
+   * Lets the handle use atomics, or not (`cublasSetAtomicsMode`).
+   * @throws {TypeError} for a non-boolean.
+   */
+  setAtomicsMode(allowed: boolean, device?: Device | number): void
+}
+
+const handleSettings: CublasSettings = {
+  /** The cuBLAS version (`cublasGetVersion`: major × 10000 + minor × 100 + patch; 0 on the simulator). */
+  getVersion(device?: Device | number): number {
+    return setting('version', device)
+  },
+  /**
+   * Where the calling thread's handle for the device reads scalars and writes results
+   * (`cublasGetPointerMode`): `'host'` (numbers in and out) or `'device'` (MemoryPointers).
+   */
+  getPointerMode(device?: Device | number): 'host' | 'device' {
+    return setting('pointerMode', device) === 1 ? 'device' : 'host'
+  },
+  /**
+   * Sets the handle's pointer mode (`cublasSetPointerMode`). The `blas` products (gemm, axpy…)
+   * take host scalars whatever it is.
+   * @throws {TypeError} for another value.
+   */
+  setPointerMode(mode: 'host' | 'device', device?: Device | number): void {
+    if (mode !== 'host' && mode !== 'device') throw new TypeError(`the pointer mode must be 'host' or 'device', got ${describe(mode)}`)
+    setting('pointerMode', device, mode === 'device' ? 1 : 0)
+  },
+  /** The handle's math mode (`cublasGetMathMode`). */
+  getMathMode(device?: Device | number): MathMode {
+    const v = setting('mathMode', device)
+    return { mode: MATH_MODES[v & ~16] ?? 'default', disallowReducedPrecisionReduction: (v & 16) !== 0 }
+  },
+  /**
+   * Sets the handle's math mode (`cublasSetMathMode`).
+   * @throws {TypeError} for an unknown mode.
+   */
+  setMathMode(mode: BlasMathMode, options: MathModeOptions = {}, device?: Device | number): void {
+    checkOptions<MathModeOptions>('setMathMode', options, ['disallowReducedPrecisionReduction'])
+    const i = MATH_MODES.indexOf(mode)
+    if (i < 0) throw new TypeError(`the math mode must be one of ${MATH_MODES.map((m) => `'${m}'`).join(', ')}, got ${describe(mode)}`)
+    setting('mathMode', device, i | (options.disallowReducedPrecisionReduction ? 16 : 0))
+  },
+  /** Whether the handle may use atomics (`cublasGetAtomicsMode`). */
+  getAtomicsMode(device?: Device | number): boolean {
+    return setting('atomicsMode', device) === 1
+  },
+  /** Lets the handle use atomics, or not (`cublasSetAtomicsMode`). */
+  setAtomicsMode(allowed: boolean, device?: Device | number): void {
+    if (typeof allowed !== 'boolean') throw new TypeError(`allowed must be a boolean, got ${describe(allowed)}`)
+    setting('atomicsMode', device, allowed ? 1 : 0)
+  },
+}
+
+/** The typed entry points and the handle's settings: what {@link cublas} is. */
+export type Cublas = { readonly [K in CublasEntry]: (options: CublasOptions) => CublasResult } & CublasSettings
+
+/** The table of entry points, read once from the addon (core's `ops/blas_table.rs`). */
+const ENTRIES: readonly EntrySpec[] = JSON.parse(native.blasEntries())
+
+/**
+ * CuPy's flat cuBLAS (`cupy_backends.cuda.libs.cublas`): each typed entry point by its name
+ * (`cublas.sgemv`, `cublas.zherk`, …), taking its header's parameters by name, on the calling
+ * thread's handle for the first array's device, bound to the current stream (or `stream`). On
+ * the simulator each runs a host reference in stream order.
+ * @throws {TypeError} for a missing or wrong kind of option, {RangeError} for sizes, increments,
+ *   leading dimensions or strides that are out of range or reach past the memory given, or
+ *   scalars that do not match the handle's pointer mode, {CudaError} `CUBLAS_STATUS_NOT_SUPPORTED`
+ *   where the cuBLAS loaded lacks the entry point.
+ */
+export const cublas: Cublas = Object.freeze(
+  Object.assign(Object.fromEntries(ENTRIES.map((e) => [e.name, (o: CublasOptions) => callEntry(e, o)])), handleSettings) as unknown as Cublas,
+)

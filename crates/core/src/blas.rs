@@ -9,32 +9,9 @@ use crate::runtime;
 use crate::stream::Stream;
 
 // The seam's trait and data (`ops/blas.rs`), re-exported here where they were first defined.
-pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Entry, Gemm, Library, MatMul, Real};
-
-impl Gemm {
-    /// Checks the operands' extents against their allocations, and cuBLAS's 32-bit sizes.
-    pub fn check(&self, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-        let [ea, eb, ec] = self.extents()?;
-        a.check_range(self.a_off, ea, "matrix A")?;
-        b.check_range(self.b_off, eb, "matrix B")?;
-        c.check_range(self.c_off, ec, "matrix C")?;
-        for (v, what) in [(self.m, "m"), (self.n, "n"), (self.k, "k"), (self.lda, "lda"), (self.ldb, "ldb"), (self.ldc, "ldc")] {
-            if v > i32::MAX as u64 {
-                return Err(Error::range(format!("{what} is {v}, more than cuBLAS's 32-bit sizes allow")));
-            }
-        }
-        Ok(())
-    }
-
-    /// Places the matrices in their blocks: each must lie inside its own block (a pool block is
-    /// part of a larger allocation), matrix `i` at `offset(i)` of it. Sets where each lies in its
-    /// allocation and returns the allocations, A, B and C.
-    pub fn place<'a>(&mut self, blocks: [&'a Block; 3], offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
-        let (mems, [a, b, c]) = place_matrices(self.extents()?, blocks, offset)?;
-        (self.a_off, self.b_off, self.c_off) = (a, b, c);
-        Ok(mems)
-    }
-}
+pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Entry, Gemm, Library, MatMul, Real, Setting};
+use crate::ops::blas_table::{self, value_size, value_words, Call};
+pub use crate::ops::blas_table::{Choice, Elem, Entry as EntryPoint, Io, Kind, Len, Param, Routine, Shape, ENTRIES};
 
 impl DataType {
     /// The dtype's name in this library (`'float16'`, `'bfloat16'`, `'float32'`, `'float64'`).
@@ -156,7 +133,9 @@ impl MatMul {
         Ok(())
     }
 
-    /// Places the matrices in their blocks, as [`Gemm::place`] does.
+    /// Places the matrices in their blocks: each must lie inside its own block (a pool block is
+    /// part of a larger allocation), matrix `i` at `offset(i)` of it. Sets where each lies in its
+    /// allocation and returns the allocations, A, B and C.
     pub fn place<'a>(&mut self, blocks: [&'a Block; 3], offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 3]> {
         let (mems, [a, b, c]) = place_matrices(self.extents()?, blocks, offset)?;
         (self.a_off, self.b_off, self.c_off) = (a, b, c);
@@ -165,7 +144,7 @@ impl MatMul {
 }
 
 impl Axpy {
-    /// Places the vectors in their blocks, as [`Gemm::place`] does: x, then y.
+    /// Places the vectors in their blocks, as [`MatMul::place`] does: x, then y.
     pub fn place<'a>(&mut self, blocks: [&'a Block; 2], mut offset: impl FnMut(usize) -> Result<u64>) -> Result<[&'a DeviceMemory; 2]> {
         let [ex, ey] = self.extents()?;
         let (xm, x_off) = blocks[0].range(offset(0)?, ex, "vector x")?;
@@ -209,19 +188,6 @@ pub fn release_handles() {
     }
 }
 
-/// `C = alpha · op(A) · op(B) + beta · C` on `stream` (the device's cuBLAS handle, bound to it).
-pub fn gemm(stream: &Stream, g: &Gemm, a: &DeviceMemory, b: &DeviceMemory, c: &DeviceMemory) -> Result<()> {
-    for m in [a, b, c] {
-        stream.same_device(m, "gemm")?;
-    }
-    g.check(a, b, c)?;
-    stream.legacy_ok("a gemm")?;
-    if g.m == 0 || g.n == 0 {
-        return Ok(());
-    }
-    runtime()?.backend.blas().gemm(stream.ops()?, g, a.ops()?, b.ops()?, c.ops()?)
-}
-
 /// A typed (`cublas<H|S|D>gemm`), strided-batched or `Ex` matrix product on `stream`, through
 /// the device's cuBLAS handle bound to it. Alpha and beta are rounded to the compute type's scale
 /// type here, so both backends compute with the same values.
@@ -249,6 +215,165 @@ pub fn axpy(stream: &Stream, op: &Axpy, x: &DeviceMemory, y: &DeviceMemory) -> R
         return Ok(());
     }
     runtime()?.backend.blas().axpy(stream.ops()?, op, x.ops()?, y.ops()?)
+}
+
+/// The calling thread's cuBLAS handle's `setting` for the device (`cublasGet<Setting>`), set first
+/// to `value` where one is given (`cublasSet<Setting>`).
+pub fn setting(device: usize, setting: Setting, value: Option<f64>) -> Result<i32> {
+    let v = match value {
+        None => None,
+        Some(v) => {
+            let ok = v.fract() == 0.0
+                && match setting {
+                    Setting::PointerMode | Setting::AtomicsMode => v == 0.0 || v == 1.0,
+                    Setting::MathMode => (0.0..=19.0).contains(&v) && (v as i32 & !16) <= 3,
+                    Setting::Version => return Err(Error::type_error("cuBLAS's version cannot be set")),
+                };
+            if !ok {
+                return Err(Error::range(format!("{v} is not a value of cuBLAS's {setting:?}")));
+            }
+            Some(v as i32)
+        }
+    };
+    runtime()?.backend.blas().setting(device, setting, v)
+}
+
+/// A typed cuBLAS entry point by CuPy's name (`sgemv`, `zherk`, …), on `stream` through the
+/// device's cuBLAS handle bound to it. `ints`: each int, long and enum parameter in the header's
+/// order; `host`: in host pointer mode, the input values (a complex one as re, im); `operands`:
+/// the arrays in order, then in device pointer mode the values, each a block and a byte offset in
+/// it. Every size is checked against the memory given. Returns the host pointer mode's outputs.
+pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &[(&Block, u64)]) -> Result<Vec<f64>> {
+    let entry = blas_table::entry(name)?;
+    let int_params: Vec<Param> = entry.params.iter().filter(|p| !p.is_pointer()).copied().collect();
+    if ints.len() != int_params.len() {
+        let names: Vec<&str> = int_params.iter().map(|p| p.name()).collect();
+        return Err(Error::range(format!("{name} takes {} sizes and modes ({}), got {}", names.len(), names.join(", "), ints.len())));
+    }
+    let mut vals = Vec::with_capacity(ints.len());
+    for (p, &v) in int_params.iter().zip(ints) {
+        let (lo, hi, what) = match p {
+            Param::Int(_) => (0.0, i32::MAX as f64, "a whole number from 0 to 2147483647 (cuBLAS's 32-bit sizes)"),
+            Param::Long(_) => (0.0, 9007199254740991.0, "a whole number of at least 0"),
+            Param::Enum(_, c) => (0.0, (c.values() - 1) as f64, "one of cuBLAS's values for it"),
+            _ => unreachable!("ints only"),
+        };
+        if !(v >= lo && v <= hi && v.fract() == 0.0) {
+            return Err(Error::range(format!("{name}: {} is {v}, not {what}", p.name())));
+        }
+        vals.push(v as i64);
+    }
+    let device_values = setting(stream.device(), Setting::PointerMode, None)? == 1;
+    let mut c = Call { entry, ints: vals, host: host.to_vec(), device_values, offsets: Vec::with_capacity(operands.len()) };
+    // cuBLAS's own refusals, said before the call: herk's family takes N or C, a complex syrk's
+    // N or T, gels N with m ≥ n, matinv n ≤ 32.
+    let trans = c.int("trans");
+    match entry.routine {
+        Routine::Herk | Routine::Her2k | Routine::Herkx if trans == 1 => {
+            return Err(Error::range(format!("{name} takes trans 'N' or 'C' (op(A) = Aᴴ), not 'T'")))
+        }
+        Routine::Syrk | Routine::Syr2k | Routine::Syrkx if trans == 2 && entry.elem.complex() => {
+            return Err(Error::range(format!("{name} takes trans 'N' or 'T' (op(A) = Aᵀ), not 'C'")))
+        }
+        Routine::GelsBatched if trans != 0 || c.int("m") < c.int("n") => {
+            return Err(Error::range(format!(
+                "{name} solves trans 'N' with m ≥ n only (cuBLAS's gelsBatched), got trans {} with m {} and n {}",
+                ["'N'", "'T'", "'C'"][trans as usize],
+                c.int("m"),
+                c.int("n")
+            )))
+        }
+        Routine::MatinvBatched if c.int("n") > 32 => {
+            return Err(Error::range(format!(
+                "{name} inverts matrices of at most 32 rows (n is {}): use getrfBatched and getriBatched",
+                c.int("n")
+            )))
+        }
+        _ => {}
+    }
+    let values: Vec<(&str, Kind, Io, u8)> =
+        entry.params.iter().filter_map(|p| if let Param::Value(n, k, io, len) = *p { Some((n, k, io, len)) } else { None }).collect();
+    let want_host: usize =
+        if device_values { 0 } else { values.iter().filter(|v| v.2 != Io::Out).map(|v| value_words(entry.elem, v.1) * v.3 as usize).sum() };
+    if host.len() != want_host {
+        return Err(Error::range(if device_values {
+            format!("{name}: the handle's pointer mode is device, so its scalars are device memory, not numbers")
+        } else {
+            format!("{name} takes {want_host} numbers for its scalars in host pointer mode, got {}", host.len())
+        }));
+    }
+    // Each array parameter, its elements' bytes, and how many memory operands it is (a pointer
+    // array: one a matrix).
+    let arrays: Vec<(&str, Io, Shape, u64, usize)> = entry
+        .params
+        .iter()
+        .filter_map(|p| match *p {
+            Param::Array(n, io, s) | Param::Batch(n, io, s) => Some((n, io, s, entry.elem.size(), entry.operands(*p, &c))),
+            Param::Ints(n, io, len) => Some((n, io, Shape::Vector { len, inc: "" }, 4, 1)),
+            _ => None,
+        })
+        .collect();
+    let array_mems: usize = arrays.iter().map(|a| a.4).sum();
+    let batched = entry.params.iter().any(|p| matches!(p, Param::Batch(..)));
+    let want_mems = array_mems + if device_values { values.len() } else { 0 };
+    if operands.len() != want_mems {
+        return Err(Error::range(format!(
+            "{name} takes {want_mems} memory operands in {} pointer mode{}, got {}",
+            if device_values { "device" } else { "host" },
+            if batched { " (a matrix a batch for each array of pointers)" } else { "" },
+            operands.len()
+        )));
+    }
+    let mut mems: Vec<Option<&DeviceMemory>> = Vec::with_capacity(want_mems);
+    let mut place = |i: usize, what: &str, bytes: u64, align: u64, c: &mut Call| -> Result<()> {
+        let (block, off) = operands[i];
+        let (mem, at) = block.range(off, bytes, what)?;
+        if at % align != 0 {
+            return Err(Error::range(format!("{what} starts {at} bytes into its allocation, not a multiple of its {align}-byte elements")));
+        }
+        stream.same_device(mem, name)?;
+        c.offsets.push(at);
+        mems.push((bytes > 0).then_some(mem));
+        Ok(())
+    };
+    let mut at = 0;
+    for &(what, io, shape, size, count) in &arrays {
+        let elems = c.span(shape, what)?;
+        if let (Io::Out | Io::InOut, Shape::Matrix { rows, cols, ld, batch: Some((stride, count)) }) = (io, shape) {
+            let one = c.span(Shape::Matrix { rows, cols, ld, batch: None }, what)?;
+            if c.int(count) > 1 && (c.int(stride) as u64) < one {
+                return Err(Error::range(format!(
+                    "{stride} ({}) is less than the {one} elements one {what} spans: the batch's results would overlap",
+                    c.int(stride)
+                )));
+            }
+        }
+        let bytes = elems.checked_mul(size).ok_or_else(|| Error::range(format!("{what} is too large")))?;
+        for b in 0..count {
+            let label =
+                if batched && count > 0 && matches!(shape, Shape::Matrix { .. }) { format!("{what}[{b}]") } else { what.to_string() };
+            place(at, &label, bytes, size, &mut c)?;
+            at += 1;
+        }
+    }
+    if batched {
+        stream.not_capturing(&format!("{name} (its arrays of pointers are copied from the host)"))?;
+    }
+    if device_values {
+        for (i, &(what, kind, _, len)) in values.iter().enumerate() {
+            let size = value_size(entry.elem, kind);
+            place(array_mems + i, what, size * len as u64, size, &mut c)?;
+        }
+    }
+    stream.legacy_ok("a cuBLAS call")?;
+    if !device_values && values.iter().any(|v| v.2 != Io::In) {
+        stream.not_capturing(&format!("{name} returning its result to the host (set the pointer mode to device to capture it)"))?;
+    }
+    if batched && c.batch_count() == 0 {
+        return Ok(vec![]);
+    }
+    let ops: Vec<Option<&dyn crate::ops::AllocOps>> = mems.iter().map(|m| m.map(|m| m.ops()).transpose()).collect::<Result<_>>()?;
+    runtime()?.backend.blas().call(stream.ops()?, &c, &ops)
 }
 
 /// Matrices A, B and C of `extents` bytes placed in their blocks, matrix `i` at `offset(i)` of

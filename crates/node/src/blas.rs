@@ -2,7 +2,7 @@
 
 use crate::raw::{BigU64, Numbers, Strings};
 use crate::{memory, stream};
-use cuda_node_core::blas::{self, Axpy, Compute, DataType, Entry, Gemm, Library, MatMul, Real};
+use cuda_node_core::blas::{self, Axpy, Choice, Compute, DataType, Entry, EntryPoint, Io, Kind, Library, MatMul, Param, Real, Setting, ENTRIES};
 use cuda_node_core::{runtime, Error, Result};
 
 fn real(dtype: &str) -> Result<Real> {
@@ -18,7 +18,86 @@ fn count(values: &[f64], i: usize, name: &str) -> Result<u64> {
     crate::raw::numbers::count(name, *values.get(i).ok_or_else(|| Error::range(format!("{name} is missing")))?)
 }
 
+/// The table of typed entry points as JSON, for the TS layer to make a method of each:
+/// `[{"name", "elem", "params": [{"name", "kind", …}]}]`.
+fn entries_json() -> String {
+    let io = |io: Io| match io {
+        Io::In => "in",
+        Io::Out => "out",
+        Io::InOut => "inout",
+    };
+    let kind = |k: Kind| match k {
+        Kind::Elem => "elem",
+        Kind::Real => "real",
+        Kind::Index => "index",
+    };
+    let params = |e: &EntryPoint| -> Vec<String> {
+        e.params
+            .iter()
+            .map(|p| match *p {
+                Param::Int(n) => format!(r#"{{"name":"{n}","kind":"int"}}"#),
+                Param::Long(n) => format!(r#"{{"name":"{n}","kind":"long"}}"#),
+                Param::Enum(n, c) => {
+                    let c = match c {
+                        Choice::Op => "op",
+                        Choice::Fill => "fill",
+                        Choice::Side => "side",
+                        Choice::Diag => "diag",
+                    };
+                    format!(r#"{{"name":"{n}","kind":"enum","choice":"{c}"}}"#)
+                }
+                Param::Value(n, k, i, len) => format!(r#"{{"name":"{n}","kind":"value","of":"{}","io":"{}","len":{len}}}"#, kind(k), io(i)),
+                Param::Array(n, i, _) => format!(r#"{{"name":"{n}","kind":"array","io":"{}"}}"#, io(i)),
+                Param::Batch(n, i, _) => format!(r#"{{"name":"{n}","kind":"batch","io":"{}"}}"#, io(i)),
+                Param::Ints(n, i, _) => format!(r#"{{"name":"{n}","kind":"array","io":"{}"}}"#, io(i)),
+                Param::HostInfo(n) => format!(r#"{{"name":"{n}","kind":"internal"}}"#),
+            })
+            .collect()
+    };
+    let entries: Vec<String> = ENTRIES
+        .iter()
+        .map(|e| format!(r#"{{"name":"{}","elem":"{}","params":[{}]}}"#, e.name, e.elem.name(), params(e).join(",")))
+        .collect();
+    format!("[{}]", entries.join(","))
+}
+
+fn setting(name: &str) -> Result<Setting> {
+    match name {
+        "pointerMode" => Ok(Setting::PointerMode),
+        "mathMode" => Ok(Setting::MathMode),
+        "atomicsMode" => Ok(Setting::AtomicsMode),
+        "version" => Ok(Setting::Version),
+        other => Err(Error::type_error(format!("a cuBLAS setting is 'pointerMode', 'mathMode', 'atomicsMode' or 'version', got '{other}'"))),
+    }
+}
+
 crate::exports! {
+    /// cuBLAS's typed entry points this library calls, as JSON (read once by lib/blas.ts).
+    c"blasEntries" => fn blas_entries(_cx) -> String {
+        Ok(entries_json())
+    }
+
+    /// The calling thread's cuBLAS handle's `setting` for the device, set first to `value` if given.
+    c"blasSetting" => fn blas_setting(_cx, device: f64, setting_name: String, value: Option<f64>) -> i32 {
+        blas::setting(runtime()?.ordinal(device)?, setting(&setting_name)?, value)
+    }
+
+    /// A typed entry point by CuPy's name on `stream`: `ints` its int, long and enum parameters in
+    /// order, `host` its input scalars in host pointer mode, `mems` and `offsets` its memory
+    /// operands (arrays, then device-mode scalars) and their byte offsets. Returns the host
+    /// pointer mode's output scalars.
+    c"blasCall" => fn blas_call(_cx, stream: f64, name: String, ints: Numbers, host: Numbers, mems: Numbers, offsets: Numbers) -> Vec<f64> {
+        if mems.0.len() != offsets.0.len() {
+            return Err(Error::range("each memory operand needs its offset"));
+        }
+        let blocks = mems.0.iter().map(|h| memory::get(*h)).collect::<Result<Vec<_>>>()?;
+        let mut operands = Vec::with_capacity(blocks.len());
+        for (b, off) in blocks.iter().zip(offsets.0) {
+            operands.push((&**b, crate::raw::numbers::count("offset", *off)?));
+        }
+        stream::with(stream, |s| blas::call(s, &name, ints.0, host.0, &operands))
+    }
+
     /// The device's cuBLAS handle, created on first use.
     c"deviceCublasHandle" => fn device_cublas_handle(_cx, device: f64) -> BigU64 {
         Ok(BigU64(blas::cublas_handle(runtime()?.ordinal(device)?)?))
@@ -52,8 +131,17 @@ crate::exports! {
     c"blasGemm" => fn blas_gemm(_cx, stream: f64, dtype: String, trans: u32, a: f64, b: f64, c: f64, dims: Numbers) -> () {
         let d = dims.0;
         let (a, b, c) = (memory::get(a)?, memory::get(b)?, memory::get(c)?);
-        let mut spec = Gemm {
-            dtype: real(&dtype)?,
+        // cublasSgemm or cublasDgemm: the typed entry of one product, as `blas.gemm` calls it.
+        let (ty, compute) = match real(&dtype)? {
+            Real::F32 => (DataType::F32, Compute::F32),
+            Real::F64 => (DataType::F64, Compute::F64),
+        };
+        let mut spec = MatMul {
+            entry: Entry::Typed,
+            a_type: ty,
+            b_type: ty,
+            c_type: ty,
+            compute,
             trans_a: trans & 1 != 0,
             trans_b: trans & 2 != 0,
             m: count(d, 0, "m")?,
@@ -67,9 +155,14 @@ crate::exports! {
             a_off: 0,
             b_off: 0,
             c_off: 0,
+            batched: false,
+            batch: 1,
+            stride_a: 0,
+            stride_b: 0,
+            stride_c: 0,
         };
         let [am, bm, cm] = spec.place([&a, &b, &c], |i| count(d, 8 + i, "offset"))?;
-        stream::with(stream, |s| blas::gemm(s, &spec, am, bm, cm))
+        stream::with(stream, |s| blas::matmul(s, &spec, am, bm, cm))
     }
 
     /// Column-major `C[i] = alpha · op(A[i]) · op(B[i]) + beta · C[i]` on `stream`. `types`: the

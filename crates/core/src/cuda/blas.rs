@@ -7,7 +7,9 @@ use super::own::own;
 use super::stream::CudaStream;
 use crate::dynlib;
 use crate::error::{Error, Result};
-use crate::ops::blas::{Axpy, BlasOps, DataType, Entry, Gemm, Library as Lib, MatMul, Real};
+use super::blas_abi::{self, CArg};
+use crate::ops::blas::{Axpy, BlasOps, Call, DataType, Entry, Library as Lib, MatMul, Real, Setting};
+use crate::ops::blas_table::{encode, decode, value_size, value_words, Io, Param};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
@@ -21,7 +23,7 @@ type Status = c_int;
 type GemmFn<T> = unsafe extern "C" fn(Handle, c_int, c_int, c_int, c_int, c_int, *const T, *const T, c_int, *const T, c_int, *const T, *mut T, c_int) -> Status;
 
 struct Cublas {
-    _lib: Library,
+    lib: Library,
     create: unsafe extern "C" fn(*mut Handle) -> Status,
     destroy: unsafe extern "C" fn(Handle) -> Status,
     set_stream: unsafe extern "C" fn(Handle, sys::CUstream) -> Status,
@@ -196,7 +198,7 @@ fn cublas() -> Result<&'static Cublas> {
             dgemm_batched: sym!(b"cublasDgemmStridedBatched\0"),
             gemm_ex: sym!(b"cublasGemmEx\0"),
             gemm_batched_ex: sym!(b"cublasGemmStridedBatchedEx\0"),
-            _lib: lib,
+            lib,
         })
     })
     .as_ref()
@@ -324,32 +326,12 @@ const OP_T: c_int = 1;
 /// `CUBLAS_GEMM_DEFAULT`: cuBLAS picks the algorithm.
 const GEMM_DEFAULT: c_int = -1;
 
-fn gemm(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &Gemm, a: u64, b: u64, c: u64) -> Result<()> {
-    let h = handle(dev, Lib::Cublas)? as Handle;
-    let api = cublas()?;
-    // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
-    status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
-    let (ta, tb) = (if g.trans_a { OP_T } else { OP_N }, if g.trans_b { OP_T } else { OP_N });
-    let (m, n, k, lda, ldb, ldc) = (g.m as c_int, g.n as c_int, g.k as c_int, g.lda as c_int, g.ldb as c_int, g.ldc as c_int);
-    // SAFETY: the matrices lie inside live allocations of this device (checked by the caller,
-    // sizes fit in i32); alpha and beta are host scalars read during the call.
-    let s = unsafe {
-        match g.dtype {
-            Real::F32 => {
-                let (al, be) = (g.alpha as f32, g.beta as f32);
-                (api.sgemm)(h, ta, tb, m, n, k, &al, a as *const f32, lda, b as *const f32, ldb, &be, c as *mut f32, ldc)
-            }
-            Real::F64 => (api.dgemm)(h, ta, tb, m, n, k, &g.alpha, a as *const f64, lda, b as *const f64, ldb, &g.beta, c as *mut f64, ldc),
-        }
-    };
-    status(Lib::Cublas, s, "cublas gemm")
-}
-
 fn axpy(dev: &Arc<CudaDevice>, stream: sys::CUstream, op: &Axpy, x: u64, y: u64) -> Result<()> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
     // SAFETY: as in `gemm`.
     status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
+    let _host = HostScalars::new(h)?;
     let (n, ix, iy) = (op.n as c_int, op.incx as c_int, op.incy as c_int);
     // SAFETY: the vectors lie inside live allocations of this device (checked by the caller).
     let s = unsafe {
@@ -376,6 +358,7 @@ fn matmul(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &MatMul, a: u64, b: u
     let api = cublas()?;
     // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
     status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
+    let _host = HostScalars::new(h)?;
     let (ta, tb) = (if g.trans_a { OP_T } else { OP_N }, if g.trans_b { OP_T } else { OP_N });
     let (m, n, k, lda, ldb, ldc) = (g.m as c_int, g.n as c_int, g.k as c_int, g.lda as c_int, g.ldb as c_int, g.ldc as c_int);
     let (sa, sb, sc, batch) = (g.stride_a as c_longlong, g.stride_b as c_longlong, g.stride_c as c_longlong, g.batch as c_int);
@@ -454,6 +437,171 @@ fn matmul(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &MatMul, a: u64, b: u
     status(Lib::Cublas, s, if g.entry == Entry::Ex { "cublasGemmEx" } else { "cublas gemm" })
 }
 
+/// cuBLAS's entry point `symbol`, looked up once; a typed error naming it where this cuBLAS
+/// has none (an older release).
+fn symbol(symbol: &'static str) -> Result<*const c_void> {
+    static FOUND: std::sync::Mutex<Vec<(&'static str, usize)>> = std::sync::Mutex::new(Vec::new());
+    let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, f)) = found.iter().find(|(s, _)| *s == symbol) {
+        return Ok(f as *const c_void);
+    }
+    let api = cublas()?;
+    // SAFETY: the symbol is only read as an address here; it is called with its C type by
+    // `blas_abi::call`, whose signature the table gives.
+    let f = unsafe { api.lib.get::<*const c_void>(symbol.as_bytes()) }
+        .map(|s| *s)
+        .map_err(|_| Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("the cuBLAS loaded has no {symbol}: install cuBLAS 11 or later, or set CUDA_NODE_CUBLAS_PATH to one")))?;
+    found.push((symbol, f as usize));
+    Ok(f)
+}
+
+/// `cublasGet<X>(handle, int*)` of a setting, and its setter `cublasSet<X>(handle, int)`.
+fn setting_symbols(s: Setting) -> (&'static str, Option<&'static str>) {
+    match s {
+        Setting::PointerMode => ("cublasGetPointerMode_v2", Some("cublasSetPointerMode_v2")),
+        Setting::MathMode => ("cublasGetMathMode", Some("cublasSetMathMode")),
+        Setting::AtomicsMode => ("cublasGetAtomicsMode", Some("cublasSetAtomicsMode")),
+        Setting::Version => ("cublasGetVersion_v2", None),
+    }
+}
+
+fn get_setting(h: Handle, s: Setting) -> Result<i32> {
+    let (get, _) = setting_symbols(s);
+    // SAFETY: `cublasGet<X>(cublasHandle_t, <enum or int>*)`, as declared (cublas_api.h).
+    let f: unsafe extern "C" fn(Handle, *mut c_int) -> Status = unsafe { std::mem::transmute(symbol(get)?) };
+    let mut v: c_int = 0;
+    // SAFETY: the handle is this thread's; `v` is a valid out-pointer.
+    status(Lib::Cublas, unsafe { f(h, &mut v) }, get)?;
+    Ok(v)
+}
+
+fn set_setting(h: Handle, s: Setting, v: i32) -> Result<()> {
+    let set = setting_symbols(s).1.ok_or_else(|| Error::type_error("cuBLAS's version cannot be set"))?;
+    // SAFETY: `cublasSet<X>(cublasHandle_t, <enum>)`, as declared (cublas_api.h).
+    let f: unsafe extern "C" fn(Handle, c_int) -> Status = unsafe { std::mem::transmute(symbol(set)?) };
+    // SAFETY: the handle is this thread's.
+    status(Lib::Cublas, unsafe { f(h, v) }, set)
+}
+
+/// The handle in host pointer mode while it lives, as the calls with host scalars (gemm,
+/// axpy, the products) need whatever the user set; the mode set before is put back after.
+struct HostScalars(Handle, i32);
+
+impl HostScalars {
+    fn new(h: Handle) -> Result<HostScalars> {
+        let mode = get_setting(h, Setting::PointerMode)?;
+        if mode != 0 {
+            set_setting(h, Setting::PointerMode, 0)?;
+        }
+        Ok(HostScalars(h, mode))
+    }
+}
+
+impl Drop for HostScalars {
+    fn drop(&mut self) {
+        if self.1 != 0 {
+            let _ = set_setting(self.0, Setting::PointerMode, self.1);
+        }
+    }
+}
+
+/// A typed entry point of the table: its C arguments in the header's order, host scalars in
+/// buffers that outlive the call (cuBLAS blocks for a host result), the outputs read back.
+///
+/// A `Batched` entry's arrays of pointers are made here: stream-ordered allocations the
+/// pointers are copied into before the call (the driver stages the pageable bytes before the
+/// copy returns) and freed in stream order after it.
+fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &Call, mems: &[u64]) -> Result<Vec<f64>> {
+    let h = handle(dev, Lib::Cublas)? as Handle;
+    let api = cublas()?;
+    let f = symbol(c.entry.symbol)?;
+    // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
+    status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
+    let elem = c.entry.elem;
+    let values = c.entry.params.iter().filter(|p| matches!(p, Param::Value(..))).count();
+    let arrays = mems.len() - if c.device_values { values } else { 0 };
+    // Host pointer mode: each value's bytes, inputs encoded, outputs zeroed.
+    // Each in 8-byte words, aligned for any scalar cuBLAS reads (at most five doubles: rotm's).
+    let mut host: Vec<[u64; 5]> = Vec::with_capacity(values);
+    let mut given = c.host.iter().copied();
+    for p in c.entry.params {
+        if let Param::Value(_, kind, io, len) = *p {
+            let words = value_words(elem, kind) * len as usize;
+            let v: Vec<f64> = if io == Io::Out || c.device_values { vec![0.0; words] } else { given.by_ref().take(words).collect() };
+            let mut w = [0u64; 5];
+            for (k, chunk) in encode(elem, kind, &v).chunks(8).enumerate().take(5) {
+                let mut b = [0u8; 8];
+                b[..chunk.len()].copy_from_slice(chunk);
+                w[k] = u64::from_le_bytes(b);
+            }
+            host.push(w);
+        }
+    }
+    let (mut ints, mut ai, mut vi) = (c.ints.iter(), 0, 0);
+    let mut args = Vec::with_capacity(c.entry.params.len());
+    let mut pointer_arrays: Vec<Box<dyn AllocOps>> = Vec::new();
+    let mut info: c_int = 0;
+    for p in c.entry.params {
+        args.push(match p {
+            Param::Int(_) | Param::Enum(..) => CArg::I(*ints.next().unwrap_or(&0) as c_int),
+            Param::Long(_) => CArg::L(*ints.next().unwrap_or(&0) as c_longlong),
+            Param::Array(..) => {
+                ai += 1;
+                CArg::P(mems[ai - 1] as *mut c_void)
+            }
+            Param::Ints(..) => {
+                ai += 1;
+                CArg::P(mems[ai - 1] as *mut c_void)
+            }
+            Param::HostInfo(_) => CArg::P(&mut info as *mut c_int as *mut c_void),
+            Param::Batch(..) => {
+                let n = c.entry.operands(*p, c);
+                let bytes: Vec<u8> = mems[ai..ai + n].iter().flat_map(|p| p.to_le_bytes()).collect();
+                ai += n;
+                if n == 0 {
+                    CArg::P(std::ptr::null_mut())
+                } else {
+                    let buf = ops.alloc_async(bytes.len() as u64)?;
+                    ops.copy_htod(&*buf, 0, &bytes)?;
+                    let at = buf.ptr();
+                    pointer_arrays.push(buf);
+                    CArg::P(at as *mut c_void)
+                }
+            }
+            Param::Value(..) => {
+                vi += 1;
+                CArg::P(if c.device_values { mems[arrays + vi - 1] as *mut c_void } else { host[vi - 1].as_mut_ptr() as *mut c_void })
+            }
+        });
+    }
+    // SAFETY: `f` is the entry's symbol, whose C parameters the table gives in order (checked
+    // against cuBLAS's header); the arrays lie inside live allocations of this device, of the
+    // extents the sizes imply (checked by the model; 0 where an array spans nothing); host
+    // scalars live in `host` until after the call, which blocks for host results.
+    let s = unsafe { blas_abi::call(f, h, &args) }.ok_or_else(|| Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("{}: no C signature for it", c.entry.symbol)))?;
+    // Freed in stream order, after the call's work.
+    drop(pointer_arrays);
+    status(Lib::Cublas, s, c.entry.symbol)?;
+    if info != 0 {
+        return Err(Error::named("CUBLAS_STATUS_INVALID_VALUE", format!("{}: cuBLAS found parameter {} invalid", c.entry.symbol, -info)));
+    }
+    if c.device_values {
+        return Ok(vec![]);
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    for p in c.entry.params {
+        if let Param::Value(_, kind, io, len) = *p {
+            if io != Io::In {
+                let bytes: Vec<u8> = host[i].iter().flat_map(|w| w.to_le_bytes()).collect();
+                out.extend(decode(elem, kind, &bytes[..(value_size(elem, kind) * len as u64) as usize]));
+            }
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
 fn cuda_stream(s: &dyn StreamOps) -> &CudaStream {
     own::<CudaStream>(s.as_any())
 }
@@ -467,11 +615,6 @@ impl BlasOps for CudaBackend {
         let _ = HANDLES.try_with(|t| t.borrow_mut().destroy_all());
     }
 
-    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-        let s = cuda_stream(stream);
-        gemm(&s.dev, s.queue(), g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
-    }
-
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
         let s = cuda_stream(stream);
         axpy(&s.dev, s.queue(), op, x.ptr() + op.x_off, y.ptr() + op.y_off)
@@ -480,5 +623,20 @@ impl BlasOps for CudaBackend {
     fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
         let s = cuda_stream(stream);
         matmul(&s.dev, s.queue(), g, a.ptr() + g.a_off, b.ptr() + g.b_off, c.ptr() + g.c_off)
+    }
+
+    fn call(&self, stream: &dyn StreamOps, c: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>> {
+        let s = cuda_stream(stream);
+        let ptrs: Vec<u64> = mems.iter().zip(&c.offsets).map(|(m, off)| m.map_or(0, |m| m.ptr() + off)).collect();
+        call(&s.dev, s.queue(), stream, c, &ptrs)
+    }
+
+    fn setting(&self, ordinal: usize, s: Setting, value: Option<i32>) -> Result<i32> {
+        let dev = &self.devices[ordinal];
+        let h = handle(dev, Lib::Cublas)? as Handle;
+        if let Some(v) = value {
+            set_setting(h, s, v)?;
+        }
+        get_setting(h, s)
     }
 }

@@ -12,10 +12,31 @@ pub trait BlasOps: Send + Sync + 'static {
     /// Destroys the calling thread's cuBLAS and cuSOLVER handles (the main thread's, at exit;
     /// another thread's go when it ends).
     fn release_handles(&self) {}
-    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()>;
     /// A typed, strided-batched or `Ex` matrix product ([`MatMul`]), checked above the seam.
     fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()>;
+    /// A typed entry point of the table ([`Call`], checked above the seam): `mems` are the
+    /// arrays, then (device pointer mode) the values, `None` where one spans no element. Returns
+    /// the host pointer mode's output values (`Out` and `InOut`, in order, as JS numbers).
+    fn call(&self, stream: &dyn StreamOps, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>>;
+    /// The calling thread's cuBLAS handle's `setting` for the device, set first to `value` where
+    /// one is given (checked above the seam).
+    fn setting(&self, ordinal: usize, setting: Setting, value: Option<i32>) -> Result<i32>;
+}
+
+pub use super::blas_table::Call;
+
+/// A cuBLAS handle's setting (`cublasGet<Setting>`, `cublasSet<Setting>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// `cublasPointerMode_t`: host 0, device 1.
+    PointerMode,
+    /// `cublasMath_t`: default 0, tensor-op 1, pedantic 2, TF32 3, with 16 (no reduced-precision reductions).
+    MathMode,
+    /// `cublasAtomicsMode_t`: not allowed 0, allowed 1.
+    AtomicsMode,
+    /// `cublasGetVersion` (read only).
+    Version,
 }
 
 /// The libraries whose handles a device hands out (CuPy's `Device.<lib>_handle`).
@@ -56,11 +77,11 @@ impl Real {
     }
 }
 
-/// `C = alpha · op(A) · op(B) + beta · C`, column-major, with `op(A)` m×k and `op(B)` k×n.
-/// Offsets are in bytes into each allocation.
+/// The shape of one product `C = alpha · op(A) · op(B) + beta · C`, column-major, with `op(A)`
+/// m×k and `op(B)` k×n, each matrix from its first element ([`host_gemm`]'s; a [`MatMul`] is
+/// the call).
 #[derive(Clone, Copy, Debug)]
 pub struct Gemm {
-    pub dtype: Real,
     pub trans_a: bool,
     pub trans_b: bool,
     pub m: u64,
@@ -71,9 +92,6 @@ pub struct Gemm {
     pub lda: u64,
     pub ldb: u64,
     pub ldc: u64,
-    pub a_off: u64,
-    pub b_off: u64,
-    pub c_off: u64,
 }
 
 /// `y = alpha · x + y` over `n` elements with strides.
@@ -101,20 +119,6 @@ fn span(rows: u64, cols: u64, ld: u64, what: &str) -> Result<u64> {
 
 fn bytes(elems: u64, size: u64, what: &str) -> Result<u64> {
     elems.checked_mul(size).ok_or_else(|| Error::range(format!("{what} is too large")))
-}
-
-impl Gemm {
-    /// The bytes A, B and C span from their offsets (checked: leading dimensions cover the rows).
-    pub fn extents(&self) -> Result<[u64; 3]> {
-        let (ar, ac) = if self.trans_a { (self.k, self.m) } else { (self.m, self.k) };
-        let (br, bc) = if self.trans_b { (self.n, self.k) } else { (self.k, self.n) };
-        let s = self.dtype.size();
-        Ok([
-            bytes(span(ar, ac, self.lda, "A")?, s, "matrix A")?,
-            bytes(span(br, bc, self.ldb, "B")?, s, "matrix B")?,
-            bytes(span(self.m, self.n, self.ldc, "C")?, s, "matrix C")?,
-        ])
-    }
 }
 
 impl Axpy {
@@ -297,10 +301,9 @@ pub struct MatMul {
 }
 
 impl MatMul {
-    /// The shape of one product as a [`Gemm`] at offset 0 (for [`host_gemm`]; its dtype unused).
+    /// The shape of one product, for [`host_gemm`].
     pub fn shape(&self) -> Gemm {
         Gemm {
-            dtype: Real::F64,
             trans_a: self.trans_a,
             trans_b: self.trans_b,
             m: self.m,
@@ -311,9 +314,6 @@ impl MatMul {
             lda: self.lda,
             ldb: self.ldb,
             ldc: self.ldc,
-            a_off: 0,
-            b_off: 0,
-            c_off: 0,
         }
     }
 

@@ -5,7 +5,8 @@ use super::memory::sim_alloc;
 use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;
-use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Gemm, Library, MatMul, Real};
+use crate::ops::blas::{host_gemm, Axpy, BlasOps, Call, Compute, DataType, Library, MatMul, Real, Setting};
+use crate::ops::blas_table::{encode, value_size, Io, Kind, Param, Shape};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
@@ -21,10 +22,6 @@ impl BlasOps for SimBackend {
         Ok(0x0b1a_0000_0000 + (thread << 16) + ((ordinal as u64) << 8) + lib as u64 * 16)
     }
 
-    fn gemm(&self, stream: &dyn StreamOps, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-        gemm(sim_stream(stream), g, a, b, c)
-    }
-
     fn axpy(&self, stream: &dyn StreamOps, op: &Axpy, x: &dyn AllocOps, y: &dyn AllocOps) -> Result<()> {
         axpy(sim_stream(stream), op, x, y)
     }
@@ -32,6 +29,142 @@ impl BlasOps for SimBackend {
     fn matmul(&self, stream: &dyn StreamOps, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
         matmul(sim_stream(stream), g, a, b, c)
     }
+
+    fn call(&self, stream: &dyn StreamOps, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>> {
+        run_call(sim_stream(stream), call, mems)
+    }
+
+    fn setting(&self, ordinal: usize, setting: Setting, value: Option<i32>) -> Result<i32> {
+        thread_local! {
+            /// This thread's handles' pointer, math and atomics modes, by device.
+            static SETTINGS: std::cell::RefCell<Vec<(usize, [i32; 3])>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let i = match setting {
+            Setting::PointerMode => 0,
+            Setting::MathMode => 1,
+            Setting::AtomicsMode => 2,
+            // No cuBLAS is loaded: the simulator's version is 0.
+            Setting::Version => return Ok(0),
+        };
+        Ok(SETTINGS.with(|t| {
+            let mut t = t.borrow_mut();
+            let k = t.iter().position(|(d, _)| *d == ordinal).unwrap_or_else(|| {
+                t.push((ordinal, [0; 3]));
+                t.len() - 1
+            });
+            if let Some(v) = value {
+                t[k].1[i] = v;
+            }
+            t[k].1[i]
+        }))
+    }
+}
+
+/// Where an operand's bytes are: an allocation's buffer and the offset in it, or (host pointer
+/// mode) the values' own bytes.
+enum Place {
+    Device(std::sync::Arc<Buffer>, usize),
+    Host(Vec<u8>),
+    Empty,
+}
+
+/// A typed entry point on the host (`blas_ref.rs`), in stream order. Operands are copied out
+/// first and only the elements an output addresses are written back: operands may share an
+/// allocation, interleaved. A host pointer mode's outputs are waited for, as cuBLAS blocks for them.
+fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Result<Vec<f64>> {
+    let elem = call.entry.elem;
+    let place = |i: usize| match mems[i] {
+        Some(m) => Place::Device(sim_alloc(m).buffer.clone(), call.offsets[i] as usize),
+        None => Place::Empty,
+    };
+    // Each array's places: one, or one a batch for an array of pointers (`Batched` entries).
+    let (mut arrays, mut values) = (Vec::new(), Vec::new());
+    let (mut at, mut batches) = (0, 1);
+    let mut host = call.host.iter().copied();
+    for p in call.entry.params {
+        match *p {
+            Param::Array(name, io, shape) | Param::Batch(name, io, shape) => {
+                let n = call.entry.operands(*p, call);
+                if matches!(p, Param::Batch(..)) {
+                    batches = n;
+                }
+                arrays.push(((at..at + n).map(place).collect::<Vec<_>>(), (call.span(shape, name)? * elem.size()) as usize, io, shape, name, elem.size() as usize));
+                at += n;
+            }
+            Param::Ints(name, io, len) => {
+                let shape = Shape::Vector { len, inc: "" };
+                arrays.push((vec![place(at)], (call.span(shape, name)? * 4) as usize, io, shape, name, 4));
+                at += 1;
+            }
+            Param::Value(_, kind, io, len) => {
+                let bytes = (value_size(elem, kind) * len as u64) as usize;
+                values.push((Place::Empty, bytes, io, kind));
+                let words = crate::ops::blas_table::value_words(elem, kind) * len as usize;
+                if !call.device_values {
+                    let given: Vec<f64> = if io == Io::Out { vec![0.0; words] } else { host.by_ref().take(words).collect() };
+                    values.last_mut().unwrap().0 = Place::Host(encode(elem, kind, &given));
+                }
+            }
+            _ => {}
+        }
+    }
+    if call.device_values {
+        for (i, v) in values.iter_mut().enumerate() {
+            v.0 = place(at + i);
+        }
+    }
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Vec<u8>>::new()));
+    let (result, call2) = (out.clone(), call.clone());
+    s.run("kernel", call.entry.name, move || {
+        let load = |p: &Place, len: usize| match p {
+            Place::Device(b, off) => b.lock()[*off..*off + len].to_vec(),
+            Place::Host(v) => v.clone(),
+            Place::Empty => vec![0; len],
+        };
+        let mut v: Vec<Vec<u8>> = values.iter().map(|(p, len, ..)| load(p, *len)).collect();
+        // A batched entry is its routine once a batch, on that batch's matrices.
+        for batch in 0..batches {
+            let pick = |places: &Vec<Place>| if places.len() == 1 { 0 } else { batch };
+            let mut a: Vec<Vec<u8>> = arrays.iter().map(|(p, len, ..)| load(&p[pick(p)], *len)).collect();
+            // The model checked every extent; were the reference still to fail, the stream goes
+            // on and nothing is written (a panic here would stop the simulated device).
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::blas_ref::run(&call2, batch, &mut a, &mut v)));
+            if ran.is_err() {
+                return;
+            }
+            for ((p, _, io, shape, name, w), bytes) in arrays.iter().zip(&a) {
+                if let (Place::Device(b, off), true) = (&p[pick(p)], *io != Io::In) {
+                    let w = *w;
+                    let mut buf = b.lock();
+                    for i in super::blas_ref::addressed(&call2, *shape, name) {
+                        buf[off + i * w..off + i * w + w].copy_from_slice(&bytes[i * w..i * w + w]);
+                    }
+                }
+            }
+        }
+        for ((p, len, io, _), bytes) in values.iter().zip(&v) {
+            if let (Place::Device(b, off), true) = (p, *io != Io::In) {
+                b.lock()[*off..*off + len].copy_from_slice(bytes);
+            }
+        }
+        let kept: Vec<Vec<u8>> = values.iter().zip(v).filter(|((.., io, _), _)| *io != Io::In).map(|(_, b)| b).collect();
+        *result.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+    })?;
+    let outputs: Vec<Kind> = call
+        .entry
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Value(_, kind, io, _) if *io != Io::In => Some(*kind),
+            _ => None,
+        })
+        .collect();
+    if call.device_values || outputs.is_empty() {
+        return Ok(vec![]);
+    }
+    s.synchronize()?;
+    let bytes = std::mem::take(&mut *out.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(outputs.iter().zip(bytes).flat_map(|(k, b)| crate::ops::blas_table::decode(elem, *k, &b)).collect())
 }
 
 /// Single rounded to TF32 (10 bits of mantissa, to nearest even), as the tensor cores read
@@ -69,40 +202,6 @@ fn matmul(s: &SimStream, g: &MatMul, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn
             for (j, v) in cv.into_iter().enumerate() {
                 if (j as u64 % g.ldc) < g.m {
                     g.c_type.write(at, j, v);
-                }
-            }
-        }
-    })
-}
-
-fn gemm(s: &SimStream, g: &Gemm, a: &dyn AllocOps, b: &dyn AllocOps, c: &dyn AllocOps) -> Result<()> {
-    let (a, b, c, g) = (sim_alloc(a).buffer.clone(), sim_alloc(b).buffer.clone(), sim_alloc(c).buffer.clone(), *g);
-    s.run("kernel", format!("gemm {}x{}x{}", g.m, g.n, g.k), move || {
-        // Operands are copied out first: A, B and C may share an allocation.
-        let words = |buf: &Buffer, off: u64| buf.lock()[off as usize..].to_vec();
-        let (ab, bb) = (words(&a, g.a_off), words(&b, g.b_off));
-        let mut cb = c.lock();
-        let cs = &mut cb[g.c_off as usize..];
-        let n = (g.ldc * (g.n - 1) + g.m) as usize;
-        match g.dtype {
-            Real::F32 => {
-                let f = |v: &[u8]| v.chunks_exact(4).map(|w| f32::from_le_bytes(w.try_into().unwrap())).collect::<Vec<f32>>();
-                let mut out: Vec<f64> = f(&cs[..n * 4]).into_iter().map(f64::from).collect();
-                host_gemm(&g, &f(&ab), &f(&bb), &mut out);
-                for (i, v) in out.iter().enumerate() {
-                    if (i as u64 % g.ldc) < g.m {
-                        cs[i * 4..i * 4 + 4].copy_from_slice(&(*v as f32).to_le_bytes());
-                    }
-                }
-            }
-            Real::F64 => {
-                let f = |v: &[u8]| v.chunks_exact(8).map(|w| f64::from_le_bytes(w.try_into().unwrap())).collect::<Vec<f64>>();
-                let mut out = f(&cs[..n * 8]);
-                host_gemm(&g, &f(&ab), &f(&bb), &mut out);
-                for (i, v) in out.iter().enumerate() {
-                    if (i as u64 % g.ldc) < g.m {
-                        cs[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
-                    }
                 }
             }
         }
