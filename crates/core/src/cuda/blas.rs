@@ -521,18 +521,20 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     let values = c.entry.params.iter().filter(|p| matches!(p, Param::Value(..))).count();
     let arrays = mems.len() - if c.device_values { values } else { 0 };
     // Host pointer mode: each value's bytes, inputs encoded, outputs zeroed.
-    // Each in 8-byte words, aligned for any scalar cuBLAS reads (at most five doubles: rotm's).
-    let mut host: Vec<[u64; 5]> = Vec::with_capacity(values);
+    // Each in 8-byte words (at most five doubles: rotm's), 16-byte aligned: cuBLAS reads a
+    // cuDoubleComplex scalar with aligned 16-byte loads (misaligned, zrot and every Z call with a
+    // host scalar crashed the process on the H200).
+    let mut host: Vec<Slot> = Vec::with_capacity(values);
     let mut given = c.host.iter().copied();
     for p in c.entry.params {
         if let Param::Value(_, kind, io, len) = *p {
             let words = value_words(elem, kind) * len as usize;
             let v: Vec<f64> = if io == Io::Out || c.device_values { vec![0.0; words] } else { given.by_ref().take(words).collect() };
-            let mut w = [0u64; 5];
+            let mut w = Slot([0u64; 6]);
             for (k, chunk) in encode(elem, kind, &v).chunks(8).enumerate().take(5) {
                 let mut b = [0u8; 8];
                 b[..chunk.len()].copy_from_slice(chunk);
-                w[k] = u64::from_le_bytes(b);
+                w.0[k] = u64::from_le_bytes(b);
             }
             host.push(w);
         }
@@ -570,7 +572,7 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
             }
             Param::Value(..) => {
                 vi += 1;
-                CArg::P(if c.device_values { mems[arrays + vi - 1] as *mut c_void } else { host[vi - 1].as_mut_ptr() as *mut c_void })
+                CArg::P(if c.device_values { mems[arrays + vi - 1] as *mut c_void } else { host[vi - 1].0.as_mut_ptr() as *mut c_void })
             }
         });
     }
@@ -593,7 +595,7 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     for p in c.entry.params {
         if let Param::Value(_, kind, io, len) = *p {
             if io != Io::In {
-                let bytes: Vec<u8> = host[i].iter().flat_map(|w| w.to_le_bytes()).collect();
+                let bytes: Vec<u8> = host[i].0.iter().flat_map(|w| w.to_le_bytes()).collect();
                 out.extend(decode(elem, kind, &bytes[..(value_size(elem, kind) * len as u64) as usize]));
             }
             i += 1;
@@ -601,6 +603,10 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     }
     Ok(out)
 }
+
+/// One host scalar's words, aligned as cuBLAS's widest scalar (`cuDoubleComplex`) must be.
+#[repr(C, align(16))]
+struct Slot([u64; 6]);
 
 fn cuda_stream(s: &dyn StreamOps) -> &CudaStream {
     own::<CudaStream>(s.as_any())
