@@ -75,3 +75,4 @@ pub use graph_builder::{Condition, GraphBuilder, NodeRef};
 pub use ops::{CondKind, CondTest};
 pub mod fft;
 pub mod graph_builder;
+pub use event::MadeEvent;
