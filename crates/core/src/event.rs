@@ -56,6 +56,7 @@ impl MadeEvent {
 }
 
 impl Event {
+    #[inline]
     pub fn create(device: usize, flags: EventFlags) -> Result<Event> {
         if flags.interprocess && !flags.disable_timing {
             return Err(Error::cuda(

@@ -80,6 +80,7 @@ impl Drop for Stream {
 pub struct UserStream(Arc<Stream>);
 
 impl UserStream {
+    #[inline]
     pub fn new(stream: Stream) -> UserStream {
         UserStream(Arc::new(stream))
     }
@@ -112,6 +113,7 @@ impl Drop for UserStream {
 impl Stream {
     /// A new stream on `device`. `priority` must lie in the device's range
     /// ([`priority_range`]); lower numbers are higher priorities.
+    #[inline]
     pub fn create(device: usize, nonblocking: bool, priority: Option<i32>) -> Result<Stream> {
         let backend = &runtime()?.backend;
         let asked = match priority {
@@ -135,6 +137,7 @@ impl Stream {
         Ok(s)
     }
 
+    #[inline]
     fn with(
         made: OnceLock<Box<dyn StreamOps>>,
         device: usize,
@@ -452,6 +455,7 @@ impl Stream {
     }
 
     /// Refuses to destroy a default stream (legacy or per-thread): it is the device's.
+    #[inline]
     pub fn check_destroy(&self) -> Result<()> {
         if matches!(self.kind, StreamKind::Legacy | StreamKind::PerThread) {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));

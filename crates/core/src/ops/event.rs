@@ -44,6 +44,7 @@ impl EventFlags {
 
     /// The flags `cuEventCreate` takes as one word (the JS layer passes them so: one argument
     /// to read, not three); a bit no flag has is a `RangeError`.
+    #[inline]
     pub fn from_bits(bits: u32) -> Result<EventFlags> {
         let known = Self::BLOCKING_SYNC | Self::DISABLE_TIMING | Self::INTERPROCESS;
         if bits & !known != 0 {
