@@ -1,6 +1,6 @@
 import test from 'ava'
 import { CudaError, Event, getElapsedTime, kernels, Stream } from '..'
-import { native } from '../lib/native'
+import { constants, native } from '../lib/native'
 import { gpuTest, runJson, runNode } from './helpers'
 
 const MS = 1e6
@@ -173,6 +173,15 @@ test('bad event options are TypeErrors', (t) => {
   t.throws(() => new Event({ disableTiming: 1 as any }), { instanceOf: TypeError })
   t.throws(() => new Event(null as any), { instanceOf: TypeError })
   t.throws(() => new Stream().waitEvent({} as any), { instanceOf: TypeError })
+})
+
+test("eventCreate takes cuEventCreate's flags as one word, from constants.event, and refuses any other bit", (t) => {
+  t.deepEqual({ ...constants.event }, { blockingSync: 1, disableTiming: 2, interprocess: 4 }, "CUDA's CU_EVENT_* values")
+  const e = new Event({ block: true, disableTiming: true })
+  t.throws(() => getElapsedTime(e, e), { instanceOf: CudaError, message: /timing disabled/ })
+  e.destroy()
+  for (const bits of [8, 1 << 20]) t.throws(() => native.eventCreate(0, bits), { instanceOf: RangeError, message: /event flags/ })
+  for (const bits of [-1, 0.5, 2 ** 32]) t.throws(() => native.eventCreate(0, bits), { instanceOf: RangeError })
 })
 
 test('an event without interprocess has no IPC handle', (t) => {

@@ -1,4 +1,4 @@
-import { native } from './native'
+import { constants, native } from './native'
 import { options as checkOptions } from './validate'
 import { Device, deviceOrdinal } from './device'
 import { INTERNAL, NativeObject, backstop, handleOf, own, ownDevice, released } from './object'
@@ -38,14 +38,11 @@ export class Event extends NativeObject {
       super(INTERNAL, 'Event', make!, device!)
       return
     }
-    if (options !== NO_OPTIONS) checkOptions<EventOptions>('Event', options, ['block', 'disableTiming', 'interprocess', 'device'])
-    const block = flag('block', options.block)
-    const disableTiming = flag('disableTiming', options.disableTiming)
-    const interprocess = flag('interprocess', options.interprocess)
+    const flags = options === NO_OPTIONS ? 0 : eventFlags(options)
     const dev = deviceOrdinal(options.device)
     // The addon makes the native event at its first use (a record, mostly), as PyTorch makes its
     // CUDA event; an interprocess one at once, where its options are checked.
-    super(INTERNAL, 'Event', (owner) => native.eventCreate(owner, dev, block, disableTiming, interprocess), dev, attachEvent)
+    super(INTERNAL, 'Event', native.eventCreate(dev, flags), dev, attachEvent)
   }
 
   /**
@@ -110,6 +107,15 @@ export class Event extends NativeObject {
   [Symbol.dispose](): void {
     this.destroy()
   }
+}
+
+/** `cuEventCreate`'s flags for `options`, checked (`constants.event`'s bits). */
+function eventFlags(options: EventOptions): number {
+  checkOptions<EventOptions>('Event', options, ['block', 'disableTiming', 'interprocess', 'device'])
+  const bits = constants.event
+  return (flag('block', options.block) ? bits.blockingSync : 0) |
+    (flag('disableTiming', options.disableTiming) ? bits.disableTiming : 0) |
+    (flag('interprocess', options.interprocess) ? bits.interprocess : 0)
 }
 
 /** An event option: a boolean, false when absent. */

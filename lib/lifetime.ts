@@ -7,12 +7,20 @@
 // stream or an event costs its two native calls and no third. This module decides only *when*;
 // what is released, and whether anything is left to release, is the addon's.
 
-/** Attaches `o` as the owner of `handle` (the addon does nothing for a handle released since). */
-export type Attach = (o: object, handle: number) => void
+/** Attaches `o` as the owner of its handle (the addon does nothing for a handle released since). */
+export type Attach = (o: object) => void
 
-let owners: object[] = []
-let handles: number[] = []
-let attaches: Attach[] = []
+/** Past this many waiting objects, they are attached now (the released ones do nothing). */
+const COMPACT_AT = 1024
+
+/**
+ * The waiting objects and their attaches, interleaved (`o, attach, o, attach, …`), `count` pairs.
+ * Kept at its size, the slots cleared as they are attached: arrays grown again from empty at every
+ * flush showed in the profile of a create-and-destroy loop, as did a third array of handles (the
+ * attach reads the handle from its object).
+ */
+const waiting: unknown[] = Array.from({ length: 2 * COMPACT_AT }, () => undefined)
+let count = 0
 let scheduled = false
 
 function flush(): void {
@@ -20,28 +28,29 @@ function flush(): void {
   attachLive()
 }
 
-/** Attaches the waiting objects, and forgets the list. */
+/** Attaches the waiting objects, and forgets them. */
 function attachLive(): void {
-  const [o, h, a] = [owners, handles, attaches]
-  owners = []
-  handles = []
-  attaches = []
-  for (let i = 0; i < o.length; i++) a[i](o[i], h[i])
+  const n = 2 * count
+  count = 0
+  for (let i = 0; i < n; i += 2) {
+    const o = waiting[i] as object
+    const attach = waiting[i + 1] as Attach
+    waiting[i] = undefined
+    waiting[i + 1] = undefined
+    attach(o)
+  }
 }
 
-/** Past this many waiting objects, they are attached now (the released ones do nothing). */
-const COMPACT_AT = 1024
-
-/** Has `attach(o, handle)` called at the next macrotask, unless it is already released then. */
-export function ownLater(o: object, handle: number, attach: Attach): void {
+/** Has `attach(o)` called at the next macrotask, unless `o` is already released then. */
+export function ownLater(o: object, attach: Attach): void {
   // A long synchronous loop never reaches the next macrotask: without this, every object it
   // made and released would stay reachable from the list until then, and old to the GC. Those
   // waiting are attached before `o` joins them: `o` is still under construction (its class's
   // fields are set once the base constructor returns).
-  if (owners.length >= COMPACT_AT) attachLive()
-  owners.push(o)
-  handles.push(handle)
-  attaches.push(attach)
+  if (count === COMPACT_AT) attachLive()
+  waiting[2 * count] = o
+  waiting[2 * count + 1] = attach
+  count++
   if (!scheduled) {
     scheduled = true
     setImmediate(flush).unref()

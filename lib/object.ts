@@ -41,7 +41,7 @@ export abstract class NativeObject {
     this.#handle = typeof handle === 'number' ? handle : handle(this)
     this.#kind = kind
     this.#device = device
-    if (attach !== undefined) ownLater(this, this.#handle, attach)
+    if (attach !== undefined) ownLater(this, attach)
   }
 
   static {
@@ -87,9 +87,12 @@ export function released(o: NativeObject): void {
   letGo(o)
 }
 
-/** A kind's `attach` that skips the objects `released` marked (no native call for them). */
-export function backstop(attach: Attach): Attach {
-  return (o, handle) => {
-    if (!wasLetGo(o as NativeObject)) attach(o, handle)
+/**
+ * A kind's `attach` (`attach(o, handle)` makes `o` the owner of its handle) for `lifetime.ts`,
+ * skipping the objects `released` marked (no native call for them).
+ */
+export function backstop(attach: (o: object, handle: number) => void): Attach {
+  return (o) => {
+    if (!wasLetGo(o as NativeObject)) attach(o, read(o as NativeObject))
   }
 }

@@ -74,6 +74,6 @@ export class Memory extends NativeObject {
 }
 
 /** A Memory's GC backstop, attached if it outlives the macrotask that made it (`lifetime.ts`). */
-function attachMemory(m: object, handle: number): void {
-  if (!(m as Memory).freed) native.memOwn(m, handle)
+function attachMemory(m: object): void {
+  if (!(m as Memory).freed) native.memOwn(m, own(m as Memory))
 }

@@ -26,13 +26,30 @@ export interface StreamOptions {
 /** How strictly a capture refuses calls that are unsafe during it (`cudaStreamCaptureMode`). */
 export type CaptureMode = 'global' | 'threadLocal' | 'relaxed'
 
+/** A Stream's GC backstop (`lifetime.ts`): none asked for a stream destroyed before it was due. */
+const attachStream = backstop((s, handle) => native.streamOwn(s, handle))
+
+/** The options of `new Stream()`: one object, not one per stream. */
+const NO_OPTIONS: StreamOptions = Object.freeze({})
+
+/** What `streamCreate` is given as its owner, which it leaves to `streamOwn` (`lifetime.ts`): one object for all. */
+const NO_OWNER = Object.freeze({})
+
+/** A Stream's flag and priority, as `new Stream()` has them. */
+const DEFAULTS = Object.freeze({ nonBlocking: false, priority: undefined })
+
+/** A Stream's flag and priority, read once from `options` and checked (the device is checked where it is read). */
+function checked(options: StreamOptions): { nonBlocking: boolean; priority: number | undefined } {
+  const { nonBlocking = false, priority } = checkOptions<StreamOptions>('Stream', options, ['nonBlocking', 'priority', 'device'])
+  if (typeof nonBlocking !== 'boolean') throw new TypeError('nonBlocking must be a boolean')
+  if (priority !== undefined) integer('priority', priority)
+  return { nonBlocking, priority }
+}
+
 /**
  * A CUDA stream (CuPy's `cupy.cuda.Stream`): work on one stream runs in order; work on
  * different streams may overlap. `Stream.null` and `Stream.ptds` are the default streams.
  */
-/** A Stream's GC backstop (`lifetime.ts`): none asked for a stream destroyed before it was due. */
-const attachStream = backstop((s, handle) => native.streamOwn(s, handle))
-
 export class Stream extends NativeObject implements StreamLike {
   /** Read once, on first use (a native call each). */
   #info: { handle: bigint; priority: number; nonBlocking: boolean } | undefined
@@ -43,18 +60,18 @@ export class Stream extends NativeObject implements StreamLike {
   constructor(options?: StreamOptions)
   /** @internal */
   constructor(token: typeof INTERNAL, make: number | ((owner: object) => number), device: number)
-  constructor(options: StreamOptions | typeof INTERNAL = {}, make?: number | ((owner: object) => number), device?: number) {
+  constructor(options: StreamOptions | typeof INTERNAL = NO_OPTIONS, make?: number | ((owner: object) => number), device?: number) {
     if (options === INTERNAL) {
       super(INTERNAL, 'Stream', make!, device!)
       return
     }
-    const { nonBlocking = false, priority } = checkOptions<StreamOptions>('Stream', options, ['nonBlocking', 'priority', 'device'])
-    if (typeof nonBlocking !== 'boolean') throw new TypeError('nonBlocking must be a boolean')
-    if (priority !== undefined) integer('priority', priority)
+    const { nonBlocking, priority } = options === NO_OPTIONS ? DEFAULTS : checked(options)
     const dev = deviceOrdinal(options.device)
     // The addon makes the native stream at its first use (one with a priority at once, where the
-    // device checks it): a stream never used costs no driver call.
-    super(INTERNAL, 'Stream', (owner) => native.streamCreate(owner, dev, nonBlocking, priority), dev, attachStream)
+    // device checks it): a stream never used costs no driver call. No priority is no argument,
+    // not an undefined one to read.
+    const handle = priority === undefined ? native.streamCreate(NO_OWNER, dev, nonBlocking) : native.streamCreate(NO_OWNER, dev, nonBlocking, priority)
+    super(INTERNAL, 'Stream', handle, dev, attachStream)
   }
 
   static #null: Stream | undefined

@@ -164,7 +164,9 @@ fn peer_pair(device: usize, peer: usize) -> Result<()> {
 
 impl Runtime {
     /// Checks a device id from JS and returns it as an ordinal. (Here, beside the rule, so
-    /// that `runtime.rs` imports no model file.)
+    /// that `runtime.rs` imports no model file.) Inlined into the binding's exports, as the
+    /// checks on every creation are (the addon is built without cross-crate inlining).
+    #[inline]
     pub fn ordinal(&self, id: f64) -> Result<usize> {
         check_ordinal(id, self.backend.devices().count())
     }
@@ -173,11 +175,18 @@ impl Runtime {
 /// Checks a device id from JS (already known to be a number) against the devices present.
 /// Non-integers are a `RangeError`; integers that name no device are `CUDA_ERROR_INVALID_DEVICE`,
 /// as `cudaSetDevice` reports them.
+#[inline]
 pub fn check_ordinal(id: f64, count: usize) -> Result<usize> {
     // The common case first, in integer steps (`fract` is a library call, on every creation).
     if id >= 0.0 && id < count as f64 && id as usize as f64 == id {
         return Ok(id as usize);
     }
+    bad_ordinal(id, count)
+}
+
+/// The error for a device id that is not one of the `count` devices.
+#[cold]
+fn bad_ordinal(id: f64, count: usize) -> Result<usize> {
     if !id.is_finite() || id.fract() != 0.0 {
         return Err(Error::range(format!("device id must be an integer, got {id}")));
     }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 pub(crate) struct Captured {
     pub host_fns: Vec<Arc<RepeatSlot>>,
     pub keep: Vec<Arc<dyn HostBytes>>,
-    /// Events its nodes record or wait for (`Arc<Event>`s; type-erased, as this file names no event).
+    /// Events its nodes record or wait for (`Arc<MadeEvent>`s; type-erased, as this file names no event).
     pub events: Vec<Arc<dyn std::any::Any + Send + Sync>>,
 }
 

@@ -184,7 +184,7 @@ impl GraphBuilder {
 
     /// Adds a node recording `event` (`wait`: waiting for its last record), after `after`
     /// (`cuGraphAddEventRecordNode`, `cuGraphAddEventWaitNode`); the graph keeps the event.
-    pub fn add_event(&mut self, event: &Arc<Event>, wait: bool, after: &[NodeRef]) -> Result<u32> {
+    pub fn add_event(&mut self, event: &Event, wait: bool, after: &[NodeRef]) -> Result<u32> {
         self.open(if wait { "addEventWait" } else { "addEventRecord" })?;
         if event.device() != self.device {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "the event is of another device than the graph"));
@@ -192,7 +192,7 @@ impl GraphBuilder {
         let deps = self.deps(after)?;
         let ops = event.ops()?;
         let node = if wait { self.def.add_event_wait(&deps, ops)? } else { self.def.add_event_record(&deps, ops)? };
-        self.captured.lock().unwrap_or_else(|p| p.into_inner()).events.push(event.clone());
+        self.captured.lock().unwrap_or_else(|p| p.into_inner()).events.push(event.made()?.clone());
         Ok(self.push(vec![node]))
     }
 

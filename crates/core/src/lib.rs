@@ -77,3 +77,4 @@ pub mod device_pool;
 pub mod fft;
 pub mod fft_multi;
 pub mod graph_builder;
+pub use event::MadeEvent;

@@ -59,6 +59,7 @@ pub const BACKEND_ENV: &str = "CUDA_NODE_BACKEND";
 
 /// The process's runtime, chosen on first call. A failure (forcing `cuda` where no driver
 /// loads) is kept and returned again to every caller, so the process never half-selects.
+#[inline]
 pub fn runtime() -> Result<&'static Runtime> {
     static RUNTIME: OnceLock<Result<Runtime>> = OnceLock::new();
     RUNTIME.get_or_init(|| select(std::env::var(BACKEND_ENV).ok().as_deref())).as_ref().map_err(Clone::clone)

@@ -11,6 +11,7 @@ use crate::ops::{RepeatFn, RepeatSlot};
 use crate::pinned::PinnedBlock;
 use crate::runtime;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::sync::{Mutex, MutexGuard, OnceLock, Weak};
 
@@ -31,9 +32,6 @@ pub struct Stream {
     /// never used costs no driver call (on the simulator, no thread), and its user holds a real
     /// handle from the start. Made at once where creating checks something (a priority).
     made: OnceLock<Box<dyn StreamOps>>,
-    /// This stream as its user holds it ([`UserStream::new`]), for the registry of streams made
-    /// here (`owned`) when its driver stream is made.
-    me: Weak<Stream>,
     device: usize,
     kind: StreamKind,
     nonblocking: bool,
@@ -45,10 +43,12 @@ pub struct Stream {
     /// For an external stream over a stream made here: that stream, kept while this one lives,
     /// so the handle names a live stream for as long as the wrapper can use it.
     _owner: Option<Arc<Stream>>,
+    /// Its handle was given out ([`UserStream::export_handle`]), so it is in the registry (`owned`).
+    exported: AtomicBool,
 }
 
-/// The streams made here that a user holds, by handle: where an external stream wraps one of
-/// them, it keeps it (`Stream::external`). Weak: the entry never keeps a stream.
+/// The streams made here whose handle was given out, by handle: where an external stream wraps
+/// one of them, it keeps it (`Stream::external`). Weak: the entry never keeps a stream.
 fn owned() -> MutexGuard<'static, HashMap<u64, Weak<Stream>>> {
     static OWNED: OnceLock<Mutex<HashMap<u64, Weak<Stream>>>> = OnceLock::new();
     OWNED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
@@ -62,7 +62,7 @@ impl Drop for Stream {
     /// until a capture end that would never come (#20, the fuzzer's worker termination).
     fn drop(&mut self) {
         self.abandon_capture();
-        if let (StreamKind::Created, Some(ops)) = (self.kind, self.made.get()) {
+        if let (true, Some(ops)) = (*self.exported.get_mut(), self.made.get()) {
             // Unless a newer stream has the (recycled) handle now.
             let mut owned = owned();
             if owned.get(&ops.handle()).is_some_and(|w| std::ptr::eq(w.as_ptr(), self)) {
@@ -74,19 +74,26 @@ impl Drop for Stream {
 
 /// A stream as its user holds it (the JS object): letting it go — `destroy()`, or the GC — ends a
 /// capture left open on it, as destroying a capturing stream does, even where other holders (a
-/// pool's arena, which keeps the streams its blocks were used on) keep the stream itself.
+/// pool's arena, which keeps the streams its blocks were used on) keep the stream itself. One
+/// allocation and no other reference count: making and dropping one is the cost of a stream
+/// never used (each atomic count step showed in a create-and-destroy loop).
 pub struct UserStream(Arc<Stream>);
 
 impl UserStream {
-    pub fn new(mut stream: Stream) -> Arc<UserStream> {
-        let stream = Arc::new_cyclic(|me| {
-            stream.me = me.clone();
-            stream
-        });
-        if let (StreamKind::Created, Some(ops)) = (stream.kind, stream.made.get()) {
-            owned().insert(ops.handle(), Arc::downgrade(&stream));
+    #[inline]
+    pub fn new(stream: Stream) -> UserStream {
+        UserStream(Arc::new(stream))
+    }
+
+    /// The handle, for code outside the core (the JS `handle`, another library): work it queues
+    /// there is unknown to the core, so the stream is no longer taken as unused; and a stream
+    /// made here is registered, so that an external stream wrapping the handle keeps it.
+    pub fn export_handle(&self) -> Result<u64> {
+        let handle = self.0.export_handle()?;
+        if self.0.kind == StreamKind::Created && !self.0.exported.swap(true, Ordering::AcqRel) {
+            owned().insert(handle, Arc::downgrade(&self.0));
         }
-        Arc::new(UserStream(stream))
+        Ok(handle)
     }
 }
 
@@ -106,6 +113,7 @@ impl Drop for UserStream {
 impl Stream {
     /// A new stream on `device`. `priority` must lie in the device's range
     /// ([`priority_range`]); lower numbers are higher priorities.
+    #[inline]
     pub fn create(device: usize, nonblocking: bool, priority: Option<i32>) -> Result<Stream> {
         let backend = &runtime()?.backend;
         let asked = match priority {
@@ -129,6 +137,7 @@ impl Stream {
         Ok(s)
     }
 
+    #[inline]
     fn with(
         made: OnceLock<Box<dyn StreamOps>>,
         device: usize,
@@ -137,7 +146,7 @@ impl Stream {
         priority: OnceLock<i32>,
         owner: Option<Arc<Stream>>,
     ) -> Stream {
-        Stream { made, me: Weak::new(), device, kind, nonblocking, priority, capture: Mutex::new(None), _owner: owner }
+        Stream { made, device, kind, nonblocking, priority, capture: Mutex::new(None), _owner: owner, exported: AtomicBool::new(false) }
     }
 
     pub fn legacy(device: usize) -> Result<Stream> {
@@ -189,9 +198,9 @@ impl Stream {
     pub fn handle(&self) -> Result<u64> {
         Ok(self.ops()?.handle())
     }
-    /// The handle, for code outside the core (the JS `handle`, another library): work it queues
-    /// there is unknown to the core, so the stream is no longer taken as unused.
-    pub fn export_handle(&self) -> Result<u64> {
+    /// The handle, for code outside the core: work it queues there is unknown to the core, so
+    /// the stream is no longer taken as unused ([`UserStream::export_handle`] for its user's).
+    pub(crate) fn export_handle(&self) -> Result<u64> {
         Ok(self.ops()?.export())
     }
     /// Whether the backend's stream is made (a stream is made at its first use).
@@ -228,15 +237,7 @@ impl Stream {
         let priority = self.priority.get().copied().unwrap_or(0);
         let ops = runtime()?.backend.streams().create(self.device, self.nonblocking, priority)?;
         // Two threads making it at once: the one made second is dropped (back to the bin).
-        let mut fresh = false;
-        let ops = self.made.get_or_init(|| {
-            fresh = true;
-            ops
-        });
-        if fresh && self.kind == StreamKind::Created && self.me.strong_count() > 0 {
-            owned().insert(ops.handle(), self.me.clone());
-        }
-        Ok(&**ops)
+        Ok(&**self.made.get_or_init(|| ops))
     }
 
     /// True when all work on the stream is complete (`cuStreamQuery`).
@@ -454,6 +455,7 @@ impl Stream {
     }
 
     /// Refuses to destroy a default stream (legacy or per-thread): it is the device's.
+    #[inline]
     pub fn check_destroy(&self) -> Result<()> {
         if matches!(self.kind, StreamKind::Legacy | StreamKind::PerThread) {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_HANDLE, "the default streams cannot be destroyed"));

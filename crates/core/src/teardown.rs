@@ -21,7 +21,6 @@
 
 use crate::pinned::{self, PinnedBlock};
 use crate::stream::UserStream;
-use std::sync::Arc;
 
 /// What only the embedder knows of a JS thread: its tables of objects and its way into JS. Each
 /// method takes one kind out of this thread's tables (their handles go stale) or stops one thing;
@@ -33,7 +32,7 @@ pub trait ThreadTables {
     /// Takes every graph out and drops it.
     fn drop_graphs(&self);
     /// Takes every stream out.
-    fn take_streams(&self) -> Vec<Arc<UserStream>>;
+    fn take_streams(&self) -> Vec<UserStream>;
     /// Takes every event out and drops it.
     fn drop_events(&self);
     /// Takes every pinned block out and drops it.

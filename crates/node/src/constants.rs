@@ -78,6 +78,7 @@ macro_rules! names {
 }
 
 use cuda_node_core::nccl::{Collective, DataType, RedOp};
+use cuda_node_core::EventFlags;
 
 names!(
     /// The calls `ncclCall` takes.
@@ -103,9 +104,19 @@ crate::js_object! {
 }
 
 crate::js_object! {
+    /// `cuEventCreate`'s flags, which `eventCreate` takes combined.
+    pub struct EventFlagBits {
+        blocking_sync: u32 = c"blockingSync",
+        disable_timing: u32 = c"disableTiming",
+        interprocess: u32 = c"interprocess",
+    }
+}
+
+crate::js_object! {
     /// The limits and layouts the TS layer works with, as the addon enforces and reads them.
     pub struct Constants {
         max_count: f64 = c"maxCount",
+        event: EventFlagBits = c"event",
         launch: LaunchLayout = c"launch",
         nccl: NcclCodes = c"nccl",
         allocator: AllocatorCodes = c"allocator",
@@ -114,8 +125,9 @@ crate::js_object! {
 
 crate::exports! {
     /// The limits and layouts the TS layer works with (read once): `maxCount`, the largest byte
-    /// count, offset or element count; `launch`, the head of a launch shape; `nccl`, NCCL's
-    /// numbers by name; `allocator`, what a pool's base allocator returns in place of a block.
+    /// count, offset or element count; `event`, `eventCreate`'s flag bits; `launch`, the head of
+    /// a launch shape; `nccl`, NCCL's numbers by name; `allocator`, what a pool's base allocator
+    /// returns in place of a block.
     c"constants" => fn constants(_cx) -> Constants {
         use launch::*;
         let launch = LaunchLayout {
@@ -131,6 +143,7 @@ crate::exports! {
         };
         let nccl = NcclCodes { kinds: NcclKinds, dtypes: NcclDTypes, ops: NcclOps };
         let allocator = AllocatorCodes { out_of_memory: allocator::OUT_OF_MEMORY, failed: allocator::FAILED };
-        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, launch, nccl, allocator })
+        let event = EventFlagBits { blocking_sync: EventFlags::BLOCKING_SYNC, disable_timing: EventFlags::DISABLE_TIMING, interprocess: EventFlags::INTERPROCESS };
+        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator })
     }
 }

@@ -2,10 +2,18 @@
 
 use crate::raw::{BigU64, Bytes, NodeBuffer, Owner};
 use crate::task::Blocking;
-use cuda_node_core::{elapsed_time, runtime, Event, EventFlags};
+use cuda_node_core::{elapsed_time, runtime, Event, EventFlags, MadeEvent};
 use std::sync::Arc;
 
-crate::table!(EVENTS: Arc<Event>, CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one");
+crate::table!(EVENTS: Event, CUDA_ERROR_INVALID_HANDLE, "this Event was destroyed: create a new one");
+
+impl crate::handles::Share for Event {
+    /// Its backend event and state, made if it was not yet (an event is held by value).
+    type Hold = cuda_node_core::Result<Arc<MadeEvent>>;
+    fn share(&self) -> Self::Hold {
+        self.made().cloned()
+    }
+}
 
 crate::js_object! {
     /// What an event is, read once by the TS layer.
@@ -16,13 +24,13 @@ crate::js_object! {
 }
 
 crate::exports! {
-    /// A new event on `device` (`cuEventCreate` at its first use; at once for an interprocess
-    /// one). Nothing is attached to `owner` yet: `eventOwn` makes it the owner once it outlives
-    /// a macrotask (the TS layer's `lifetime.ts`), so until then only `eventDestroy` releases it.
-    c"eventCreate" => fn event_create(_cx, owner: Owner, device: f64, blocking: bool, disable_timing: bool, interprocess: bool) -> f64 {
-        let _ = owner;
-        let flags = EventFlags { blocking, disable_timing, interprocess };
-        insert_unowned(Arc::new(Event::create(runtime()?.ordinal(device)?, flags)?))
+    /// A new event on `device` with `cuEventCreate`'s `flags` (`constants.event`), made at its
+    /// first use (at once for an interprocess one). It has no owner yet: `eventOwn` gives it one
+    /// once it outlives a macrotask (the TS layer's `lifetime.ts`), so until then only
+    /// `eventDestroy` releases it.
+    c"eventCreate" => fn event_create(_cx, device: f64, flags: u32) -> f64 {
+        let flags = EventFlags::from_bits(flags)?;
+        insert_unowned(Event::create(runtime()?.ordinal(device)?, flags)?)
     }
 
     /// Releases the event when `owner` is collected (the GC backstop of `eventCreate`'s, given
@@ -33,7 +41,7 @@ crate::exports! {
 
     /// Opens an interprocess event another process shared (`cuIpcOpenEventHandle`).
     c"eventFromIpc" => fn event_from_ipc(cx, owner: Owner, device: f64, handle: Bytes) -> f64 {
-        insert(cx, &owner, Arc::new(Event::from_ipc(runtime()?.ordinal(device)?, handle.0)?))
+        insert(cx, &owner, Event::from_ipc(runtime()?.ordinal(device)?, handle.0)?)
     }
 
     /// The 64-byte handle another process opens the event with.
@@ -60,7 +68,7 @@ crate::exports! {
 
     /// Resolves once the recorded work is complete, off the JS thread.
     c"eventSynchronizeAsync" => fn event_synchronize_async(_cx, event: f64) -> Blocking {
-        let e = get(event)?;
+        let e = get(event)??;
         let done = e.query().unwrap_or(false);
         let polled = e.clone();
         Ok(Blocking::unless_done(done, move || e.synchronize()).when(move || polled.query().unwrap_or(true)))

@@ -62,8 +62,7 @@ crate::exports! {
     /// Adds a node recording `event` (`wait`: waiting for it); returns its index.
     c"graphBuilderAddEvent" => fn graph_builder_add_event(_cx, builder: f64, event: f64, wait: bool, after_nodes: Numbers) -> u32 {
         let after = after(after_nodes.0)?;
-        let e = crate::event::get(event)?;
-        with_mut(builder, |b| b.add_event(&e, wait, &after))
+        crate::event::with(event, |e| with_mut(builder, |b| b.add_event(e, wait, &after)))
     }
 
     /// A condition of the builder's graph (`cuGraphConditionalHandleCreate`); its handle.

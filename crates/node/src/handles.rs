@@ -35,11 +35,42 @@ impl<T> Default for Table<T> {
     }
 }
 
+/// What a table's `get` hands out for an entry: a hold of its own on the object, for work that
+/// outlives the call (an async wait, a graph node). For most kinds the entry is an `Arc` and the
+/// hold a clone of it; a stream's entry is its user's hold (`UserStream`), and the hold the stream.
+pub trait Share {
+    type Hold;
+    fn share(&self) -> Self::Hold;
+}
+
+impl<T: ?Sized> Share for std::sync::Arc<T> {
+    type Hold = std::sync::Arc<T>;
+    fn share(&self) -> Self::Hold {
+        self.clone()
+    }
+}
+
+impl<T: ?Sized> Share for std::rc::Rc<T> {
+    type Hold = std::rc::Rc<T>;
+    fn share(&self) -> Self::Hold {
+        self.clone()
+    }
+}
+
 /// A table of this thread, declared with `thread_local!` (or [`table!`]).
 pub type Local<T> = LocalKey<RefCell<Table<T>>>;
 
-/// 21 bits: generation · 2^32 + slot stays below 2^53, an exact JS number.
-const LAST_GENERATION: u32 = 0x1f_ffff;
+/// A handle is slot · 2^21 + generation: 21 bits of generation, so that with a slot's 32 bits it
+/// stays below 2^53, an exact JS number. The generation is the low part so that the handles of
+/// the first 512 slots are small integers, which V8 holds unboxed (a Smi, below 2^30): a handle
+/// returned or kept in a field allocates nothing, however often its slot was reused (with the
+/// generation high, every reused slot's handle was a heap number, one allocation per creation).
+const GENERATION_BITS: u32 = 21;
+const LAST_GENERATION: u32 = (1 << GENERATION_BITS) - 1;
+
+fn join(index: u32, generation: u32) -> f64 {
+    (((index as u64) << GENERATION_BITS) | generation as u64) as f64
+}
 
 fn split(handle: f64) -> Option<(u32, usize)> {
     // Integer arithmetic: `%` and `fract()` on f64 are library calls (fmod, trunc) that showed
@@ -49,7 +80,7 @@ fn split(handle: f64) -> Option<(u32, usize)> {
     if h as f64 != handle || !(0..1i64 << 53).contains(&h) {
         return None;
     }
-    Some(((h >> 32) as u32, (h & 0xffff_ffff) as usize))
+    Some(((h & LAST_GENERATION as i64) as u32, (h >> GENERATION_BITS) as usize))
 }
 
 /// The error where [`insert`] finds the table held.
@@ -78,7 +109,7 @@ pub fn insert<T>(table: &'static Local<T>, value: T) -> Option<f64> {
         };
         let slot = &mut t.slots[index as usize];
         slot.value = Some(value);
-        Some((((slot.generation as u64) << 32) | index as u64) as f64)
+        Some(join(index, slot.generation))
     })
 }
 
@@ -322,10 +353,10 @@ macro_rules! table {
             $crate::handles::with(&$name, handle, f).unwrap_or_else(|| Err(stale()))
         }
 
-        /// A clone of the live value behind `handle`.
+        /// A hold of its own on the live value behind `handle` ([`Share`](crate::handles::Share)).
         #[allow(dead_code)]
-        pub(crate) fn get(handle: f64) -> cuda_node_core::Result<$ty> {
-            $crate::handles::with(&$name, handle, Clone::clone).ok_or_else(stale)
+        pub(crate) fn get(handle: f64) -> cuda_node_core::Result<<$ty as $crate::handles::Share>::Hold> {
+            $crate::handles::with(&$name, handle, $crate::handles::Share::share).ok_or_else(stale)
         }
 
         /// Stores `value`, owned by `owner` (released when it is collected); returns the handle.
@@ -421,6 +452,23 @@ mod tests {
         }
         assert_eq!(with(&T, b, |v| *v + 1), Some(3));
         remove(&T, b);
+    }
+
+    #[test]
+    fn the_first_slots_handles_stay_small_integers_however_often_reused() {
+        thread_local! {
+            static S: RefCell<Table<u32>> = RefCell::new(Table::default());
+        }
+        let kept: Vec<f64> = (0..500).map(|i| insert(&S, i).unwrap()).collect();
+        for i in 0..100_000 {
+            let h = insert(&S, i).unwrap();
+            assert!(h < (1u64 << 30) as f64, "{h} is past V8's small integers after {i} reuses");
+            remove(&S, h);
+        }
+        for h in kept {
+            assert!(h < (1u64 << 30) as f64);
+            remove(&S, h);
+        }
     }
 
     #[test]

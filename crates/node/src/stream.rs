@@ -8,7 +8,15 @@ use crate::task::Blocking;
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Error, Stream, UserStream};
 use std::sync::Arc;
 
-crate::table!(STREAMS: Arc<UserStream>, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one");
+crate::table!(STREAMS: UserStream, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one");
+
+impl crate::handles::Share for UserStream {
+    /// The stream (its user's hold stays the table's).
+    type Hold = Arc<Stream>;
+    fn share(&self) -> Arc<Stream> {
+        Arc::clone(self)
+    }
+}
 
 fn ordinal(device: f64) -> cuda_node_core::Result<usize> {
     runtime()?.ordinal(device)

@@ -9,7 +9,6 @@ use cuda_node_core::teardown::ThreadTables;
 use napi::sys;
 #[cfg(not(target_family = "wasm"))]
 use std::ffi::c_void;
-use std::sync::Arc;
 
 /// This thread's tables, as the model's teardown takes them.
 #[cfg_attr(target_family = "wasm", allow(dead_code))]
@@ -22,7 +21,7 @@ impl ThreadTables for Tables {
     fn drop_graphs(&self) {
         drop(crate::graph::drain());
     }
-    fn take_streams(&self) -> Vec<Arc<UserStream>> {
+    fn take_streams(&self) -> Vec<UserStream> {
         crate::stream::drain()
     }
     fn drop_events(&self) {

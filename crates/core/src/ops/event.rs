@@ -1,6 +1,6 @@
 //! Events at the seam: making them, and what a backend's event does.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use std::any::Any;
 
 /// What a backend does to make events.
@@ -32,4 +32,28 @@ pub struct EventFlags {
     pub blocking: bool,
     pub disable_timing: bool,
     pub interprocess: bool,
+}
+
+impl EventFlags {
+    /// `CU_EVENT_BLOCKING_SYNC`.
+    pub const BLOCKING_SYNC: u32 = 1;
+    /// `CU_EVENT_DISABLE_TIMING`.
+    pub const DISABLE_TIMING: u32 = 2;
+    /// `CU_EVENT_INTERPROCESS`.
+    pub const INTERPROCESS: u32 = 4;
+
+    /// The flags `cuEventCreate` takes as one word (the JS layer passes them so: one argument
+    /// to read, not three); a bit no flag has is a `RangeError`.
+    #[inline]
+    pub fn from_bits(bits: u32) -> Result<EventFlags> {
+        let known = Self::BLOCKING_SYNC | Self::DISABLE_TIMING | Self::INTERPROCESS;
+        if bits & !known != 0 {
+            return Err(Error::range(format!("event flags are blocking sync (1), disable timing (2) and interprocess (4), combined; got {bits}")));
+        }
+        Ok(EventFlags {
+            blocking: bits & Self::BLOCKING_SYNC != 0,
+            disable_timing: bits & Self::DISABLE_TIMING != 0,
+            interprocess: bits & Self::INTERPROCESS != 0,
+        })
+    }
 }

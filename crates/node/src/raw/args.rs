@@ -1,7 +1,7 @@
 //! What an argument is read as: each Rust type an export takes ([`Arg`]) and how it is read
 //! from its JS value.
 
-use super::call::{describe, js_name, ok, type_of, wrong, Cx};
+use super::call::{describe, js_name, ok, type_of, wrong, Cx, JsName};
 use super::numbers;
 use cuda_node_core::{Error, Result};
 use napi::sys;
@@ -58,7 +58,7 @@ impl<'a> Arg<'a> for Count {
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<Count> {
         let v = f64::read(cx, i, name)?;
-        numbers::count(&js_name(name), v).map(Count)
+        numbers::count(JsName(name), v).map(Count)
     }
 }
 
@@ -67,7 +67,7 @@ impl<'a> Arg<'a> for u32 {
         "number".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<u32> {
-        numbers::uint32(&js_name(name), f64::read(cx, i, name)?)
+        numbers::uint32(JsName(name), f64::read(cx, i, name)?)
     }
 }
 
@@ -76,7 +76,7 @@ impl<'a> Arg<'a> for i32 {
         "number".into()
     }
     fn read(cx: &'a Cx, i: usize, name: &str) -> Result<i32> {
-        numbers::int32(&js_name(name), f64::read(cx, i, name)?)
+        numbers::int32(JsName(name), f64::read(cx, i, name)?)
     }
 }
 

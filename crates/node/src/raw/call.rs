@@ -68,6 +68,16 @@ pub fn wrong(cx: &Cx, i: usize, name: &str, must: &str) -> Error {
     Error::type_error(format!("{} must be {must}, got {}", js_name(name), describe(cx.env, cx.arg(i))))
 }
 
+/// An argument's name as the TS layer writes it ([`js_name`]), converted only when formatted:
+/// for the error of a check that mostly passes.
+pub struct JsName<'a>(pub &'a str);
+
+impl std::fmt::Display for JsName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&js_name(self.0))
+    }
+}
+
 /// `snake_case` → `camelCase`: argument names as the TS layer writes them.
 pub fn js_name(rust: &str) -> String {
     let mut out = String::with_capacity(rust.len());
