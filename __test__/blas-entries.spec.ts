@@ -353,6 +353,8 @@ function makeCase(name: CublasEntry, seed: number): Case {
         options,
         arrays: { A: a, x, y },
         expect: () => {
+          // BLAS returns at once where A is empty: y stays as it was (not β·y).
+          if (m === 0 || n === 0) return { arrays: { y: A(y) } }
           const s = routine === 'gbmv' ? band(kl, ku, lda) : full(lda)
           const mm = opOf(dense(a.v, s, m, n), trans, n)
           const ax = matvec(mm, getV(x.v, incx, xl))
@@ -960,6 +962,26 @@ test('complex results return as { re, im }, indices 1-based, real results as num
   t.is(cublas.izamax({ n: 2, x: x.mem }), 2)
   t.is(cublas.dzasum({ n: 2, x: x.mem }), 10)
   t.is(cublas.izamax({ n: 0, x: x.mem }), 0)
+})
+
+test('gemv and gbmv of an empty A leave y as it was (BLAS returns at once; not β·y)', (t) => {
+  // cuBLAS as reference BLAS: m = 0 or n = 0 returns before y is read or written, whatever β is.
+  const beta = { re: 2, im: -1 }
+  const want = [c(1, 2), c(-3, 0.5), c(0.25, -4)]
+  for (const [name, trans, m, n] of [
+    ['zgemv', 'N', 3, 0],
+    ['cgemv', 'T', 0, 3],
+    ['zgbmv', 'C', 0, 3],
+    ['cgbmv', 'N', 3, 0],
+  ] as const) {
+    const [a, x, y] = [new Arr(name[0] as Elem, [c(1)]), new Arr(name[0] as Elem, [c(1)]), new Arr(name[0] as Elem, want)]
+    const band = name.endsWith('gbmv') ? { kl: 0, ku: 0, lda: 1 } : { lda: Math.max(m, 1) }
+    cublas[name]({ trans, m, n, ...band, alpha: { re: 1, im: 1 }, A: a.mem, x: x.mem, beta, y: y.mem })
+    t.deepEqual(y.read(), want, name)
+  }
+  const [a, x, y] = [new Arr('d', [c(1)]), new Arr('d', [c(1)]), new Arr('d', [c(5), c(6)])]
+  cublas.dgemv({ trans: 'N', m: 2, n: 0, alpha: 1, A: a.mem, lda: 2, x: x.mem, beta: 0, y: y.mem })
+  t.deepEqual(y.read(), [c(5), c(6)], 'β = 0 does not zero y either')
 })
 
 test('bad sizes, increments and leading dimensions are refused before anything runs', (t) => {

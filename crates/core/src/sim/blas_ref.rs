@@ -506,6 +506,8 @@ impl<'c, T: Num> Frame<'c, T> {
                 self.set_vector("x", &y);
                 self.set_vector("y", &x);
             }
+            // BLAS's quick return: an empty A leaves y as it was, not β·y.
+            Gemv | Gbmv if m == 0 || n == 0 => {}
             Gemv | Gbmv => {
                 let trans = c.int("trans");
                 let a = self.dense("A", self.store_of("A"), m, n);
