@@ -4,6 +4,7 @@
 import test from 'ava'
 import fc from 'fast-check'
 import { alloc, blas, cublas, MemoryPointer, Stream, type CublasEntry, type CublasOptions } from '..'
+import { gpuTest } from './helpers'
 
 type C = { re: number; im: number }
 const c = (re: number, im = 0): C => ({ re, im })
@@ -882,11 +883,11 @@ function close(got: C, want: C, e: Elem, scale: number): boolean {
 }
 const asC = (v: unknown): C => (typeof v === 'number' ? c(v) : (v as C))
 
-/** Runs one random case of `name`; a message where it differs from the reference. */
-function check(name: CublasEntry, seed: number): string | undefined {
+/** Runs one random case of `name` (its 64-bit variant with `suffix` '_64'); a message where it differs from the reference. */
+function check(name: CublasEntry, seed: number, suffix: '' | '_64' = ''): string | undefined {
   const cs = makeCase(name, seed)
   const e = elemOf(name)
-  const result = (cublas[name] as (o: CublasOptions) => unknown)(cs.options)
+  const result = ((cublas as unknown as Record<string, (o: CublasOptions) => unknown>)[name + suffix])(cs.options)
   // The reference reads the inputs' host copies (and, for the LU calls, what the device wrote).
   const want = cs.expect()
   if (want.problem) return `${name} seed ${seed}: ${want.problem}`
@@ -904,7 +905,9 @@ function check(name: CublasEntry, seed: number): string | undefined {
   return undefined
 }
 
-const REFERENCED: CublasEntry[] = Object.keys(cublas).filter((k) => !/^(get|set)/.test(k)) as CublasEntry[]
+const REFERENCED: CublasEntry[] = Object.keys(cublas).filter((k) => !/^(get|set)/.test(k) && !k.endsWith('_64')) as CublasEntry[]
+/** The entry points cuBLAS has a 64-bit variant of (`<name>_64`). */
+const HAS_64: CublasEntry[] = REFERENCED.filter((k) => `${k}_64` in cublas)
 
 test('every typed entry point has a method, by CuPy name', (t) => {
   t.is(REFERENCED.length, 218)
@@ -1098,4 +1101,89 @@ test('an entry point that returns to the host is refused while its stream captur
   })
   s.endCapture()
   s.destroy()
+})
+
+test('the 64-bit variants: every entry point but rotg, rotmg, tpttr, trttp and the batched LU and QR calls, each matching the reference', (t) => {
+  t.is(HAS_64.length, 180)
+  for (const name of ['srotg', 'drotmg', 'ctpttr', 'ztrttp', 'sgetrfBatched', 'dgetrsBatched', 'cgetriBatched', 'zmatinvBatched', 'sgeqrfBatched', 'dgelsBatched']) {
+    t.false(`${name}_64` in cublas, name)
+  }
+  const seeds = fc.sample(fc.integer({ min: 1, max: 2 ** 31 - 1 }), 3)
+  const failures = HAS_64.filter((n) => !/rotg|rotmg/.test(n)).flatMap((name) => seeds.map((seed) => check(name, seed, '_64')).filter((why) => why !== undefined))
+  t.deepEqual(failures.slice(0, 8), [], `${failures.length} cases differ`)
+})
+
+test('a 64-bit variant computes what its 32-bit entry point does, on the same inputs', (t) => {
+  const call = (name: string, o: CublasOptions) => (cublas as unknown as Record<string, (o: CublasOptions) => unknown>)[name](o)
+  for (const name of ['isamax', 'izamin', 'dasum', 'cdotc', 'zaxpy', 'srotm', 'sgemv', 'zgbmv', 'chpr2', 'dtbsv', 'cgemm', 'zgemmStridedBatched', 'dgemmBatched', 'strsmBatched', 'zherk', 'dgeam', 'cdgmm'] as CublasEntry[]) {
+    for (const seed of [7, 1234]) {
+      const [a, b] = [makeCase(name, seed), makeCase(name, seed)]
+      const r32 = call(name, a.options)
+      const r64 = call(`${name}_64`, b.options)
+      const e = elemOf(name)
+      if (name.startsWith('i')) t.is(r64, r32, name)
+      else if (r32 !== undefined) t.true(close(asC(r64), asC(r32), e, 1 + Math.abs(asC(r32).re) + Math.abs(asC(r32).im)), `${name}: ${JSON.stringify(r64)} vs ${JSON.stringify(r32)}`)
+      for (const k of Object.keys(a.arrays)) {
+        const [x, y] = [a.arrays[k].read(), b.arrays[k].read()]
+        const scale = Math.max(1, ...x.map((z) => Math.abs(z.re) + Math.abs(z.im)))
+        t.true(
+          x.every((v, i) => close(y[i], v, e, scale)),
+          `${name} seed ${seed}: ${k} differs`,
+        )
+      }
+    }
+  }
+})
+
+test('a size past 2^31 − 1: the 32-bit entry point refuses it naming its _64 variant, which takes it', (t) => {
+  const a = alloc(64)
+  const x = alloc(64)
+  const y = alloc(64)
+  a.copyFromHost(Float32Array.from([1, 2, 3, 4]))
+  x.copyFromHost(Float32Array.from([5, 0, 0, 0]))
+  // One column of two rows, its leading dimension past 2^31: the matrix spans two elements.
+  const big = 2 ** 31 + 5
+  t.throws(() => cublas.sgemv({ m: 2, n: 1, alpha: 1, A: a, lda: big, x, beta: 0, y }), { instanceOf: RangeError, message: /lda is 2147483653.*call sgemv_64 \(cublasSgemv_v2_64/ })
+  t.throws(() => cublas.isamax({ n: 1, x, incx: 2 ** 31 }), { instanceOf: RangeError, message: /isamax_64/ })
+  cublas.sgemv_64({ m: 2, n: 1, alpha: 2, A: a, lda: big, x, beta: 0, y })
+  const out = new Float32Array(2)
+  y.copyToHost(out)
+  t.deepEqual([...out], [10, 20])
+  t.is(cublas.isamax_64({ n: 1, x, incx: 2 ** 31 }), 1)
+  t.is(cublas.isamax_64({ n: 4, x: a, incx: 1 }), 4)
+  // The 32-bit range's own limit still holds where there is no 64-bit variant.
+  t.throws(() => cublas.sgetrfBatched({ n: 2 ** 31, A: [a], lda: 2 ** 31, P: x, info: y, batchSize: 1 }), { instanceOf: RangeError, message: /cuBLAS's 32-bit sizes/ })
+  t.throws(() => cublas.dnrm2_64({ n: 2 ** 53, x }), { instanceOf: RangeError })
+})
+
+test('in device pointer mode a 64-bit amax writes a 64-bit index', (t) => {
+  const x = alloc(16)
+  x.copyFromHost(Float32Array.from([1, -7, 3, 2]))
+  const r = alloc(8)
+  r.copyFromHost(new BigInt64Array([-1n]))
+  cublas.setPointerMode('device')
+  try {
+    cublas.isamax_64({ n: 4, x, result: r })
+  } finally {
+    cublas.setPointerMode('host')
+  }
+  const out = new BigInt64Array(1)
+  r.copyToHost(out)
+  t.is(out[0], 2n)
+})
+
+gpuTest('on the GPU the _64 symbols of cuBLAS 12 compute what the 32-bit ones do (dgemm, zgemv, icamax, sgemmStridedBatched)', (t) => {
+  for (const name of ['dgemm', 'zgemv', 'icamax', 'sgemmStridedBatched'] as CublasEntry[]) {
+    for (const seed of [3, 99, 4242]) {
+      const [a, b] = [makeCase(name, seed), makeCase(name, seed)]
+      const r32 = (cublas[name] as (o: CublasOptions) => unknown)(a.options)
+      const r64 = (cublas as unknown as Record<string, (o: CublasOptions) => unknown>)[`${name}_64`](b.options)
+      t.deepEqual(r64, r32, name)
+      for (const k of Object.keys(a.arrays)) {
+        const [x, y] = [a.arrays[k].read(), b.arrays[k].read()]
+        const scale = Math.max(1, ...x.map((z) => Math.abs(z.re) + Math.abs(z.im)))
+        t.true(x.every((v, i) => close(y[i], v, elemOf(name), scale)), `${name} seed ${seed}: ${k}`)
+      }
+    }
+  }
 })

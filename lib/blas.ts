@@ -337,6 +337,22 @@ export type CublasEntry =
   | 'stpttr' | 'dtpttr' | 'ctpttr' | 'ztpttr' | 'strttp' | 'dtrttp' | 'ctrttp' | 'ztrttp'
 
 /**
+ * The typed entry points cuBLAS 12 has a 64-bit variant of (`cublasSgemv_v2_64`…): every one but
+ * rotg, rotmg, the packed-format conversions (tpttr, trttp) and the batched LU and QR calls.
+ */
+export type CublasEntry64Base = Exclude<
+  CublasEntry,
+  | 'srotg' | 'drotg' | 'crotg' | 'zrotg' | 'srotmg' | 'drotmg' | 'stpttr' | 'dtpttr' | 'ctpttr' | 'ztpttr' | 'strttp'
+  | 'dtrttp' | 'ctrttp' | 'ztrttp' | `${'s' | 'd' | 'c' | 'z'}${'getrf' | 'getrs' | 'getri' | 'matinv' | 'geqrf' | 'gels'}Batched`
+>
+/**
+ * The 64-bit variants (`cublas.sgemv_64`, as nvmath-python names them; CuPy has none): the same
+ * parameters, each size, increment and leading dimension an `int64_t` (up to 2^53 − 1 here), and
+ * amax's and amin's index too; cuBLAS 12 or later.
+ */
+export type CublasEntry64 = `${CublasEntry64Base}_64`
+
+/**
  * The parameters of a typed entry point, by their names in cuBLAS's header (`cublas_api.h`):
  * each takes those its C function takes. Sizes, leading dimensions and strides are required;
  * increments default to 1, operations to `'N'`, `side` and `mode` to `'L'`, `diag` to `'N'`.
@@ -461,6 +477,8 @@ interface ParamSpec {
 interface EntrySpec {
   name: CublasEntry
   elem: 'float32' | 'float64' | 'complex64' | 'complex128'
+  /** cuBLAS has its 64-bit variant (`<name>_64`). */
+  has64: boolean
   params: ParamSpec[]
 }
 
@@ -494,10 +512,11 @@ function hostNumbers(entry: string, p: ParamSpec, complex: boolean, v: unknown):
   throw new TypeError(`${entry}: ${p.name} must be a number${complex ? ' or { re, im }' : ''} (or a MemoryPointer in device pointer mode), got ${describe(v)}`)
 }
 
-function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
+/** Calls entry `e`, or its 64-bit variant where `name` is `<e.name>_64`. */
+function callEntry(e: EntrySpec, o: CublasOptions, name: string = e.name): CublasResult {
   const keys = [...e.params.filter((p) => p.kind !== 'internal').map((p) => p.name), 'stream'] as (keyof CublasOptions & string)[]
   if (e.params.some((p) => p.kind === 'value' && p.io !== 'in')) keys.push(...e.params.filter((p) => p.kind === 'value' && p.io !== 'in').map((p) => p.name as keyof CublasOptions & string))
-  checkOptions<CublasOptions>(e.name, o, keys)
+  checkOptions<CublasOptions>(name, o, keys)
   const complex = e.elem.startsWith('complex')
   const opts = o as Record<string, unknown>
   const ints: number[] = []
@@ -512,14 +531,14 @@ function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
     if (p.kind === 'int' || p.kind === 'long') {
       ints.push(count(p.name, v ?? (p.name.startsWith('inc') ? 1 : v)))
     } else if (p.kind === 'enum') {
-      ints.push(choice(e.name, p, v))
+      ints.push(choice(name, p, v))
     } else if (p.kind === 'array') {
       const m = ptr(p.name, v)
       device ??= m.deviceId
       mems.push(own(m.mem))
       offsets.push(m.byteOffset)
     } else if (p.kind === 'batch') {
-      if (!Array.isArray(v)) throw new TypeError(`${e.name}: ${p.name} must be an array of MemoryPointers, one a batch, got ${describe(v)}`)
+      if (!Array.isArray(v)) throw new TypeError(`${name}: ${p.name} must be an array of MemoryPointers, one a batch, got ${describe(v)}`)
       v.forEach((x, i) => {
         const m = ptr(`${p.name}[${i}]`, x)
         device ??= m.deviceId
@@ -529,9 +548,9 @@ function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
     } else if (v instanceof MemoryPointer) {
       deviceValues.push(v)
     } else if (p.io !== 'out') {
-      host.push(...hostNumbers(e.name, p, complex && p.of === 'elem', v))
+      host.push(...hostNumbers(name, p, complex && p.of === 'elem', v))
     } else if (v !== undefined) {
-      throw new TypeError(`${e.name}: ${p.name} is an output: give a MemoryPointer in device pointer mode, or nothing in host pointer mode (it is returned)`)
+      throw new TypeError(`${name}: ${p.name} is an output: give a MemoryPointer in device pointer mode, or nothing in host pointer mode (it is returned)`)
     }
   }
   for (const v of deviceValues) {
@@ -540,7 +559,7 @@ function callEntry(e: EntrySpec, o: CublasOptions): CublasResult {
   }
   const s = streamOption(o.stream, device ?? deviceValues[0]?.deviceId ?? scope().device)
   libraryHandlesCreated()
-  const out = native.blasCall(s, e.name, new Float64Array(ints), new Float64Array(host), new Float64Array(mems), new Float64Array(offsets))
+  const out = native.blasCall(s, name, new Float64Array(ints), new Float64Array(host), new Float64Array(mems), new Float64Array(offsets))
   if (out.length === 0) return undefined
   const results: Record<string, number | BlasComplex | number[]> = {}
   let at = 0
@@ -661,7 +680,7 @@ const handleSettings: CublasSettings = {
 }
 
 /** The typed entry points and the handle's settings: what {@link cublas} is. */
-export type Cublas = { readonly [K in CublasEntry]: (options: CublasOptions) => CublasResult } & CublasSettings
+export type Cublas = { readonly [K in CublasEntry | CublasEntry64]: (options: CublasOptions) => CublasResult } & CublasSettings
 
 /** The table of entry points, read once from the addon (core's `ops/blas_table.rs`). */
 const ENTRIES: readonly EntrySpec[] = JSON.parse(native.blasEntries())
@@ -677,5 +696,11 @@ const ENTRIES: readonly EntrySpec[] = JSON.parse(native.blasEntries())
  *   where the cuBLAS loaded lacks the entry point.
  */
 export const cublas: Cublas = Object.freeze(
-  Object.assign(Object.fromEntries(ENTRIES.map((e) => [e.name, (o: CublasOptions) => callEntry(e, o)])), handleSettings) as unknown as Cublas,
+  Object.assign(
+    Object.fromEntries([
+      ...ENTRIES.map((e) => [e.name, (o: CublasOptions) => callEntry(e, o)]),
+      ...ENTRIES.filter((e) => e.has64).map((e) => [`${e.name}_64`, (o: CublasOptions) => callEntry(e, o, `${e.name}_64`)]),
+    ]),
+    handleSettings,
+  ) as unknown as Cublas,
 )

@@ -244,7 +244,7 @@ pub fn setting(device: usize, setting: Setting, value: Option<f64>) -> Result<i3
 /// the arrays in order, then in device pointer mode the values, each a block and a byte offset in
 /// it. Every size is checked against the memory given. Returns the host pointer mode's outputs.
 pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &[(&Block, u64)]) -> Result<Vec<f64>> {
-    let entry = blas_table::entry(name)?;
+    let (entry, ilp64) = blas_table::entry(name)?;
     let int_params: Vec<Param> = entry.params.iter().filter(|p| !p.is_pointer()).copied().collect();
     if ints.len() != int_params.len() {
         let names: Vec<&str> = int_params.iter().map(|p| p.name()).collect();
@@ -253,6 +253,14 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
     let mut vals = Vec::with_capacity(ints.len());
     for (p, &v) in int_params.iter().zip(ints) {
         let (lo, hi, what) = match p {
+            Param::Int(_) if ilp64 => (0.0, 9007199254740991.0, "a whole number of at least 0"),
+            Param::Int(_) if v > i32::MAX as f64 && v <= 9007199254740991.0 && v.fract() == 0.0 && entry.has_64() => {
+                return Err(Error::range(format!(
+                    "{name}: {} is {v}, more than cuBLAS's 32-bit sizes allow (2147483647): call {name}_64 ({}_64, cuBLAS 12 and later)",
+                    p.name(),
+                    entry.symbol
+                )))
+            }
             Param::Int(_) => (0.0, i32::MAX as f64, "a whole number from 0 to 2147483647 (cuBLAS's 32-bit sizes)"),
             Param::Long(_) => (0.0, 9007199254740991.0, "a whole number of at least 0"),
             Param::Enum(_, c) => (0.0, (c.values() - 1) as f64, "one of cuBLAS's values for it"),
@@ -264,7 +272,7 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
         vals.push(v as i64);
     }
     let device_values = setting(stream.device(), Setting::PointerMode, None)? == 1;
-    let mut c = Call { entry, ints: vals, host: host.to_vec(), device_values, offsets: Vec::with_capacity(operands.len()) };
+    let mut c = Call { entry, ints: vals, host: host.to_vec(), device_values, ilp64, offsets: Vec::with_capacity(operands.len()) };
     // cuBLAS's own refusals, said before the call: herk's family takes N or C, a complex syrk's
     // N or T, gels N with m ≥ n, matinv n ≤ 32.
     let trans = c.int("trans");
@@ -361,7 +369,7 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
     }
     if device_values {
         for (i, &(what, kind, _, len)) in values.iter().enumerate() {
-            let size = value_size(entry.elem, kind);
+            let size = value_size(entry.elem, kind, ilp64);
             place(array_mems + i, what, size * len as u64, size, &mut c)?;
         }
     }

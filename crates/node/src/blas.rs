@@ -19,7 +19,8 @@ fn count(values: &[f64], i: usize, name: &str) -> Result<u64> {
 }
 
 /// The table of typed entry points as JSON, for the TS layer to make a method of each:
-/// `[{"name", "elem", "params": [{"name", "kind", …}]}]`.
+/// `[{"name", "elem", "has64", "params": [{"name", "kind", …}]}]` (`has64`: cuBLAS has its
+/// 64-bit variant, called as `<name>_64`).
 fn entries_json() -> String {
     let io = |io: Io| match io {
         Io::In => "in",
@@ -56,7 +57,7 @@ fn entries_json() -> String {
     };
     let entries: Vec<String> = ENTRIES
         .iter()
-        .map(|e| format!(r#"{{"name":"{}","elem":"{}","params":[{}]}}"#, e.name, e.elem.name(), params(e).join(",")))
+        .map(|e| format!(r#"{{"name":"{}","elem":"{}","has64":{},"params":[{}]}}"#, e.name, e.elem.name(), e.has_64(), params(e).join(",")))
         .collect();
     format!("[{}]", entries.join(","))
 }

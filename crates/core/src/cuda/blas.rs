@@ -439,8 +439,8 @@ fn matmul(dev: &Arc<CudaDevice>, stream: sys::CUstream, g: &MatMul, a: u64, b: u
 
 /// cuBLAS's entry point `symbol`, looked up once; a typed error naming it where this cuBLAS
 /// has none (an older release).
-fn symbol(symbol: &'static str) -> Result<*const c_void> {
-    static FOUND: std::sync::Mutex<Vec<(&'static str, usize)>> = std::sync::Mutex::new(Vec::new());
+fn symbol(symbol: &str) -> Result<*const c_void> {
+    static FOUND: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new(Vec::new());
     let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&(_, f)) = found.iter().find(|(s, _)| *s == symbol) {
         return Ok(f as *const c_void);
@@ -450,8 +450,11 @@ fn symbol(symbol: &'static str) -> Result<*const c_void> {
     // `blas_abi::call`, whose signature the table gives.
     let f = unsafe { api.lib.get::<*const c_void>(symbol.as_bytes()) }
         .map(|s| *s)
-        .map_err(|_| Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("the cuBLAS loaded has no {symbol}: install cuBLAS 11 or later, or set CUDA_NODE_CUBLAS_PATH to one")))?;
-    found.push((symbol, f as usize));
+        .map_err(|_| Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!(
+            "the cuBLAS loaded has no {symbol}: install cuBLAS {} or later, or set CUDA_NODE_CUBLAS_PATH to one",
+            if symbol.ends_with("_64") { 12 } else { 11 }
+        )))?;
+    found.push((symbol.to_string(), f as usize));
     Ok(f)
 }
 
@@ -514,7 +517,8 @@ impl Drop for HostScalars {
 fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &Call, mems: &[u64]) -> Result<Vec<f64>> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
-    let f = symbol(c.entry.symbol)?;
+    let sym = c.entry.symbol_for(c.ilp64);
+    let f = symbol(&sym)?;
     // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
     status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
     let elem = c.entry.elem;
@@ -531,7 +535,7 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
             let words = value_words(elem, kind) * len as usize;
             let v: Vec<f64> = if io == Io::Out || c.device_values { vec![0.0; words] } else { given.by_ref().take(words).collect() };
             let mut w = Slot([0u64; 6]);
-            for (k, chunk) in encode(elem, kind, &v).chunks(8).enumerate().take(5) {
+            for (k, chunk) in encode(elem, kind, c.ilp64, &v).chunks(8).enumerate().take(5) {
                 let mut b = [0u8; 8];
                 b[..chunk.len()].copy_from_slice(chunk);
                 w.0[k] = u64::from_le_bytes(b);
@@ -545,6 +549,8 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     let mut info: c_int = 0;
     for p in c.entry.params {
         args.push(match p {
+            // A 64-bit variant's sizes are `int64_t`; its enums stay `int`.
+            Param::Int(_) if c.ilp64 => CArg::L(*ints.next().unwrap_or(&0) as c_longlong),
             Param::Int(_) | Param::Enum(..) => CArg::I(*ints.next().unwrap_or(&0) as c_int),
             Param::Long(_) => CArg::L(*ints.next().unwrap_or(&0) as c_longlong),
             Param::Array(..) => {
@@ -580,12 +586,12 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     // against cuBLAS's header); the arrays lie inside live allocations of this device, of the
     // extents the sizes imply (checked by the model; 0 where an array spans nothing); host
     // scalars live in `host` until after the call, which blocks for host results.
-    let s = unsafe { blas_abi::call(f, h, &args) }.ok_or_else(|| Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("{}: no C signature for it", c.entry.symbol)))?;
+    let s = unsafe { blas_abi::call(f, h, &args) }.ok_or_else(|| Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("{sym}: no C signature for it")))?;
     // Freed in stream order, after the call's work.
     drop(pointer_arrays);
-    status(Lib::Cublas, s, c.entry.symbol)?;
+    status(Lib::Cublas, s, &sym)?;
     if info != 0 {
-        return Err(Error::named("CUBLAS_STATUS_INVALID_VALUE", format!("{}: cuBLAS found parameter {} invalid", c.entry.symbol, -info)));
+        return Err(Error::named("CUBLAS_STATUS_INVALID_VALUE", format!("{sym}: cuBLAS found parameter {} invalid", -info)));
     }
     if c.device_values {
         return Ok(vec![]);
@@ -596,7 +602,7 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
         if let Param::Value(_, kind, io, len) = *p {
             if io != Io::In {
                 let bytes: Vec<u8> = host[i].0.iter().flat_map(|w| w.to_le_bytes()).collect();
-                out.extend(decode(elem, kind, &bytes[..(value_size(elem, kind) * len as u64) as usize]));
+                out.extend(decode(elem, kind, c.ilp64, &bytes[..(value_size(elem, kind, c.ilp64) * len as u64) as usize]));
             }
             i += 1;
         }

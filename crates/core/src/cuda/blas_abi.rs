@@ -117,6 +117,35 @@ signatures! {
     (i i i i p i p i p p i),
     (p p p p),
     (p p p p p),
+    // The 64-bit variants (`<symbol>_64`): each size an `int64_t`.
+    (i i i i l l p p l p l l),
+    (i i i i l l p p l p l p l),
+    (i i i i l l p p l p l),
+    (i i i l l p l p l),
+    (i i i l p l p l),
+    (i i i l p p l),
+    (i i l l l p p l l p l l p p l l l),
+    (i i l l l p p l p l p p l l),
+    (i i l l l p p l p l p p l),
+    (i i l l p p l p l p p l),
+    (i i l l p p l p p l p l),
+    (i i l l p p l p p l),
+    (i l l l l p p l p l p p l),
+    (i l l p l p l p l),
+    (i l l p p l p l p p l),
+    (i l p p l p l p l),
+    (i l p p l p l p p l),
+    (i l p p l p l p),
+    (i l p p l p l),
+    (i l p p l p),
+    (i l p p p l p p l),
+    (l l p p l p l p l),
+    (l p l p l p p),
+    (l p l p l p),
+    (l p l p l),
+    (l p l p),
+    (l p p l p l),
+    (l p p l),
 }
 
 #[cfg(test)]
@@ -125,8 +154,15 @@ mod tests {
 
     #[test]
     fn every_entry_has_its_signature_here() {
+        let mut missing = Vec::new();
         for e in ENTRIES {
-            assert!(super::SIGNATURES.contains(&signature(e.params).as_str()), "{}: no signature {}", e.symbol, signature(e.params));
+            for ilp64 in [false, true] {
+                let sig = signature(e.params, ilp64);
+                if (!ilp64 || e.has_64()) && !super::SIGNATURES.contains(&sig.as_str()) {
+                    missing.push(format!("{}: ({})", e.symbol_for(ilp64), sig.chars().map(String::from).collect::<Vec<_>>().join(" ")));
+                }
+            }
         }
+        assert!(missing.is_empty(), "no signature for\n{}", missing.join("\n"));
     }
 }

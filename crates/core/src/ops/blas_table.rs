@@ -627,9 +627,18 @@ entries! {
     Trttp TRTTP: "strttp" "cublasStrttp" S, "dtrttp" "cublasDtrttp" D, "ctrttp" "cublasCtrttp" C, "ztrttp" "cublasZtrttp" Z;
 }
 
-/// The entry point of CuPy's name `name` (`sgemv`, `zherk`…).
-pub fn entry(name: &str) -> Result<&'static Entry> {
-    ENTRIES.iter().find(|e| e.name == name).ok_or_else(|| Error::type_error(format!("cuBLAS has no entry point '{name}' in this library")))
+/// The entry point of CuPy's name `name` (`sgemv`, `zherk`…), and whether the name asks for its
+/// 64-bit variant (`sgemv_64`: cuBLAS 12's `cublasSgemv_v2_64`, see [`Entry::has_64`]).
+pub fn entry(name: &str) -> Result<(&'static Entry, bool)> {
+    let (base, ilp64) = match name.strip_suffix("_64") {
+        Some(base) => (base, true),
+        None => (name, false),
+    };
+    let e = ENTRIES.iter().find(|e| e.name == base).ok_or_else(|| Error::type_error(format!("cuBLAS has no entry point '{name}' in this library")))?;
+    if ilp64 && !e.has_64() {
+        return Err(Error::type_error(format!("cuBLAS has no 64-bit variant of {base} (no {}_64): call {base}", e.symbol)));
+    }
+    Ok((e, ilp64))
 }
 
 /// A checked call of an entry, as the model hands it to a backend.
@@ -643,6 +652,9 @@ pub struct Call {
     pub host: Vec<f64>,
     /// The handle's pointer mode is device: values are device memory, operands after the arrays.
     pub device_values: bool,
+    /// The 64-bit variant (`<symbol>_64`): every `Int` parameter an `int64_t`, amax's and amin's
+    /// result too; enums stay `int`.
+    pub ilp64: bool,
     /// The byte offset of each memory operand into its allocation: the arrays in order, then (in
     /// device pointer mode) the values.
     pub offsets: Vec<u64>,
@@ -718,6 +730,34 @@ impl Call {
 }
 
 impl Entry {
+    /// Whether cuBLAS (12.0 and later) has the entry's 64-bit variant, `<symbol>_64`: every one
+    /// but the sizeless rotg and rotmg, the packed-format conversions and the batched LU and QR
+    /// calls (cublas_api.h).
+    pub fn has_64(&self) -> bool {
+        !matches!(
+            self.routine,
+            Routine::Rotg
+                | Routine::Rotmg
+                | Routine::Tpttr
+                | Routine::Trttp
+                | Routine::GetrfBatched
+                | Routine::GetrsBatched
+                | Routine::GetriBatched
+                | Routine::MatinvBatched
+                | Routine::GeqrfBatched
+                | Routine::GelsBatched
+        )
+    }
+
+    /// The symbol a call takes: the entry's, or its 64-bit variant's.
+    pub fn symbol_for(&self, ilp64: bool) -> String {
+        if ilp64 {
+            format!("{}_64", self.symbol)
+        } else {
+            self.symbol.to_string()
+        }
+    }
+
     /// How many memory operands an array parameter is: a matrix a batch for [`Param::Batch`].
     pub fn operands(&self, p: Param, call: &Call) -> usize {
         match p {
@@ -729,11 +769,13 @@ impl Entry {
     }
 }
 
-/// The bytes of one scalar of `kind` for `elem`.
-pub fn value_size(elem: Elem, kind: Kind) -> u64 {
+/// The bytes of one scalar of `kind` for `elem` (an index: an `int`, an `int64_t` in the
+/// 64-bit variants).
+pub fn value_size(elem: Elem, kind: Kind, ilp64: bool) -> u64 {
     match kind {
         Kind::Elem => elem.size(),
         Kind::Real => elem.real().size(),
+        Kind::Index if ilp64 => 8,
         Kind::Index => 4,
     }
 }
@@ -748,8 +790,9 @@ pub fn value_words(elem: Elem, kind: Kind) -> usize {
 }
 
 /// Encodes `words` (JS numbers; a complex scalar as re, im) as `kind`'s bytes for `elem`.
-pub fn encode(elem: Elem, kind: Kind, words: &[f64]) -> Vec<u8> {
+pub fn encode(elem: Elem, kind: Kind, ilp64: bool, words: &[f64]) -> Vec<u8> {
     let real = match kind {
+        Kind::Index if ilp64 => return words.iter().flat_map(|v| (*v as i64).to_le_bytes()).collect(),
         Kind::Index => return words.iter().flat_map(|v| (*v as i32).to_le_bytes()).collect(),
         Kind::Real => elem.real(),
         Kind::Elem => elem.real(),
@@ -761,20 +804,23 @@ pub fn encode(elem: Elem, kind: Kind, words: &[f64]) -> Vec<u8> {
 }
 
 /// The JS numbers `bytes` of `kind` hold (the inverse of [`encode`]).
-pub fn decode(elem: Elem, kind: Kind, bytes: &[u8]) -> Vec<f64> {
+pub fn decode(elem: Elem, kind: Kind, ilp64: bool, bytes: &[u8]) -> Vec<f64> {
     match (kind, elem.real()) {
+        (Kind::Index, _) if ilp64 => bytes.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().unwrap()) as f64).collect(),
         (Kind::Index, _) => bytes.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().unwrap()) as f64).collect(),
         (_, Elem::S) => bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap()) as f64).collect(),
         _ => bytes.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap())).collect(),
     }
 }
 
-/// The C signature after the handle, a letter a parameter: `i` int (or enum), `l` long long, `p` pointer.
-pub fn signature(params: &[Param]) -> String {
+/// The C signature after the handle, a letter a parameter: `i` int (or enum), `l` long long (or,
+/// in a 64-bit variant, an `int64_t` size), `p` pointer.
+pub fn signature(params: &[Param], ilp64: bool) -> String {
     params
         .iter()
         .map(|p| match p {
             Param::Long(_) => 'l',
+            Param::Int(_) if ilp64 => 'l',
             p if p.is_pointer() => 'p',
             _ => 'i',
         })
@@ -810,6 +856,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_64_bit_variants_are_named_by_suffix() {
+        assert_eq!(ENTRIES.iter().filter(|e| e.has_64()).count(), 180);
+        let (e, ilp64) = entry("dgemm_64").unwrap();
+        assert_eq!((e.name, ilp64, e.symbol_for(ilp64).as_str()), ("dgemm", true, "cublasDgemm_v2_64"));
+        assert!(!entry("dgemm").unwrap().1);
+        assert!(entry("drotg_64").unwrap_err().to_string().contains("no 64-bit variant of drotg"));
+        assert_eq!(signature(e.params, true), "iilllpplplppl");
+        assert_eq!(value_size(Elem::S, Kind::Index, true), 8);
+        assert_eq!(decode(Elem::S, Kind::Index, true, &encode(Elem::S, Kind::Index, true, &[3e9])), vec![3e9]);
     }
 
     fn lens(l: Len) -> Vec<&'static str> {

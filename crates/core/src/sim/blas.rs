@@ -97,12 +97,12 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
                 at += 1;
             }
             Param::Value(_, kind, io, len) => {
-                let bytes = (value_size(elem, kind) * len as u64) as usize;
+                let bytes = (value_size(elem, kind, call.ilp64) * len as u64) as usize;
                 values.push((Place::Empty, bytes, io, kind));
                 let words = crate::ops::blas_table::value_words(elem, kind) * len as usize;
                 if !call.device_values {
                     let given: Vec<f64> = if io == Io::Out { vec![0.0; words] } else { host.by_ref().take(words).collect() };
-                    values.last_mut().unwrap().0 = Place::Host(encode(elem, kind, &given));
+                    values.last_mut().unwrap().0 = Place::Host(encode(elem, kind, call.ilp64, &given));
                 }
             }
             _ => {}
@@ -164,7 +164,7 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
     }
     s.synchronize()?;
     let bytes = std::mem::take(&mut *out.lock().unwrap_or_else(|e| e.into_inner()));
-    Ok(outputs.iter().zip(bytes).flat_map(|(k, b)| crate::ops::blas_table::decode(elem, *k, &b)).collect())
+    Ok(outputs.iter().zip(bytes).flat_map(|(k, b)| crate::ops::blas_table::decode(elem, *k, call.ilp64, &b)).collect())
 }
 
 /// Single rounded to TF32 (10 bits of mantissa, to nearest even), as the tensor cores read

@@ -252,6 +252,7 @@ impl<'c, T: Num> Frame<'c, T> {
             .map(|(b, k)| match k {
                 Kind::Elem => b.chunks_exact(T::W).map(T::read).collect(),
                 Kind::Real => b.chunks_exact(T::R::W).map(|w| T::real(T::R::read(w))).collect(),
+                Kind::Index if c.ilp64 => b.chunks_exact(8).map(|w| T::real(T::R::f(i64::from_le_bytes(w.try_into().unwrap()) as f64))).collect(),
                 Kind::Index => b.chunks_exact(4).map(|w| T::real(T::R::f(i32::from_le_bytes(w.try_into().unwrap()) as f64))).collect(),
             })
             .collect();
@@ -287,6 +288,7 @@ impl<'c, T: Num> Frame<'c, T> {
                             match kind {
                                 Kind::Elem => v.write(&mut out[i * T::W..]),
                                 Kind::Real => v.re().write(&mut out[i * T::R::W..]),
+                                Kind::Index if self.c.ilp64 => out[i * 8..i * 8 + 8].copy_from_slice(&(v.re().to_f64() as i64).to_le_bytes()),
                                 Kind::Index => out[i * 4..i * 4 + 4].copy_from_slice(&(v.re().to_f64() as i32).to_le_bytes()),
                             }
                         }
