@@ -73,3 +73,4 @@ export { deviceGetMemPool, deviceSetMemPool, deviceGetDefaultMemPool } from './l
 export { TextureReference } from './lib/texture/reference'
 export { cublas, type Cublas, type CublasSettings, type CublasEntry, type CublasOptions, type CublasResult, type BlasScalar, type BlasComplex, type BlasOperation, type BlasFill, type BlasSide, type BlasDiag, type BlasMathMode, type MathMode, type MathModeOptions } from './lib/blas'
 export type { CublasEntry64 } from './lib/blas'
+export type { CublasExEntry, CudaDataType } from './lib/blas'

@@ -905,7 +905,7 @@ function check(name: CublasEntry, seed: number, suffix: '' | '_64' = ''): string
   return undefined
 }
 
-const REFERENCED: CublasEntry[] = Object.keys(cublas).filter((k) => !/^(get|set)/.test(k) && !k.endsWith('_64')) as CublasEntry[]
+const REFERENCED: CublasEntry[] = Object.keys(cublas).filter((k) => !/^(get|set)/.test(k) && !k.endsWith('_64') && !k.endsWith('Ex')) as CublasEntry[]
 /** The entry points cuBLAS has a 64-bit variant of (`<name>_64`). */
 const HAS_64: CublasEntry[] = REFERENCED.filter((k) => `${k}_64` in cublas)
 

@@ -353,6 +353,20 @@ export type CublasEntry64Base = Exclude<
 export type CublasEntry64 = `${CublasEntry64Base}_64`
 
 /**
+ * cuBLAS's mixed-precision entry points this library calls (CuPy's names): each takes the typed
+ * entry's parameters, a `cudaDataType` for each operand (`xType`, `yType`, `resultType`,
+ * `alphaType`, `csType`; sgemmEx's and cgemmEx's `Atype`, `Btype`, `Ctype`) and, but for the
+ * gemms, an `executionType`. The combinations are cuBLAS's tables of types (float16 and bfloat16
+ * vectors computed in float32, …); any other throws `CUBLAS_STATUS_NOT_SUPPORTED`. On the
+ * simulator each computes in the execution type's precision (the typed entry of it) and rounds
+ * its outputs to their types.
+ */
+export type CublasExEntry = 'nrm2Ex' | 'dotEx' | 'dotcEx' | 'scalEx' | 'axpyEx' | 'rotEx' | 'sgemmEx' | 'cgemmEx'
+
+/** The types the `Ex` entry points take (`cudaDataType`'s names). */
+export type CudaDataType = 'CUDA_R_16F' | 'CUDA_R_16BF' | 'CUDA_R_32F' | 'CUDA_R_64F' | 'CUDA_C_32F' | 'CUDA_C_64F'
+
+/**
  * The parameters of a typed entry point, by their names in cuBLAS's header (`cublas_api.h`):
  * each takes those its C function takes. Sizes, leading dimensions and strides are required;
  * increments default to 1, operations to `'N'`, `side` and `mode` to `'L'`, `diag` to `'N'`.
@@ -457,6 +471,24 @@ export interface CublasOptions {
   result?: MemoryPointer
   /** The stream to run on; the current stream of the first array's device by default. */
   stream?: Stream
+  /** An `Ex` entry point's type of x. */
+  xType?: CudaDataType
+  /** An `Ex` entry point's type of y. */
+  yType?: CudaDataType
+  /** An `Ex` entry point's type of its result (dotEx, nrm2Ex). */
+  resultType?: CudaDataType
+  /** An `Ex` entry point's type of alpha (scalEx, axpyEx). */
+  alphaType?: CudaDataType
+  /** rotEx's type of c and s. */
+  csType?: CudaDataType
+  /** sgemmEx's and cgemmEx's type of A. */
+  Atype?: CudaDataType
+  /** sgemmEx's and cgemmEx's type of B. */
+  Btype?: CudaDataType
+  /** sgemmEx's and cgemmEx's type of C. */
+  Ctype?: CudaDataType
+  /** An `Ex` entry point's execution type: the precision it computes in. */
+  executionType?: CudaDataType
 }
 
 /**
@@ -512,9 +544,12 @@ function hostNumbers(entry: string, p: ParamSpec, complex: boolean, v: unknown):
   throw new TypeError(`${entry}: ${p.name} must be a number${complex ? ' or { re, im }' : ''} (or a MemoryPointer in device pointer mode), got ${describe(v)}`)
 }
 
-/** Calls entry `e`, or its 64-bit variant where `name` is `<e.name>_64`. */
-function callEntry(e: EntrySpec, o: CublasOptions, name: string = e.name): CublasResult {
-  const keys = [...e.params.filter((p) => p.kind !== 'internal').map((p) => p.name), 'stream'] as (keyof CublasOptions & string)[]
+/**
+ * Calls entry `e`, or its 64-bit variant where `name` is `<e.name>_64`, or (with `ex`) the `Ex`
+ * entry point `name` that `e` computes, of the types given by the options `ex.keys`.
+ */
+function callEntry(e: EntrySpec, o: CublasOptions, name: string = e.name, ex?: { types: string[]; keys: string[] }): CublasResult {
+  const keys = [...e.params.filter((p) => p.kind !== 'internal').map((p) => p.name), 'stream', ...(ex?.keys ?? [])] as (keyof CublasOptions & string)[]
   if (e.params.some((p) => p.kind === 'value' && p.io !== 'in')) keys.push(...e.params.filter((p) => p.kind === 'value' && p.io !== 'in').map((p) => p.name as keyof CublasOptions & string))
   checkOptions<CublasOptions>(name, o, keys)
   const complex = e.elem.startsWith('complex')
@@ -559,7 +594,9 @@ function callEntry(e: EntrySpec, o: CublasOptions, name: string = e.name): Cubla
   }
   const s = streamOption(o.stream, device ?? deviceValues[0]?.deviceId ?? scope().device)
   libraryHandlesCreated()
-  const out = native.blasCall(s, name, new Float64Array(ints), new Float64Array(host), new Float64Array(mems), new Float64Array(offsets))
+  const out = ex
+    ? native.blasCallEx(s, name, ex.types, new Float64Array(ints), new Float64Array(host), new Float64Array(mems), new Float64Array(offsets))
+    : native.blasCall(s, name, new Float64Array(ints), new Float64Array(host), new Float64Array(mems), new Float64Array(offsets))
   if (out.length === 0) return undefined
   const results: Record<string, number | BlasComplex | number[]> = {}
   let at = 0
@@ -576,6 +613,29 @@ function callEntry(e: EntrySpec, o: CublasOptions, name: string = e.name): Cubla
   }
   const names = Object.keys(results)
   return names.length === 1 ? results[names[0]] : results
+}
+
+interface ExSpec {
+  name: CublasExEntry
+  /** Each typed operand: its parameter and its type's option. */
+  types: [string, string][]
+  exec: boolean
+  /** The combinations cuBLAS computes: the operands' types, the execution type, and the typed entry computing it. */
+  combos: [string[], string, string][]
+}
+
+/** An `Ex` entry point: its types read from the options, the typed entry computing them picked, called. */
+function callEx(x: ExSpec, o: CublasOptions): CublasResult {
+  const keys = [...x.types.map((t) => t[1]), ...(x.exec ? ['executionType'] : [])]
+  const types = keys.map((k) => {
+    const v = (o as Record<string, unknown>)?.[k]
+    if (typeof v !== 'string') throw new TypeError(`${x.name}: ${k} must be a cudaDataType's name ('CUDA_R_16F', 'CUDA_R_32F', …), got ${describe(v)}`)
+    return v
+  })
+  const exec = types[types.length - 1]
+  // A combination cuBLAS lacks is parsed as the first one's, and refused by the core naming it.
+  const combo = x.combos.find(([ts, e]) => ts.every((t, i) => t === types[i]) && (!x.exec || e === exec)) ?? x.combos[0]
+  return callEntry(ENTRIES.find((e) => e.name === combo[2]) as EntrySpec, o, x.name, { types, keys })
 }
 
 /** cuBLAS's math modes (`cublasMath_t`). */
@@ -680,10 +740,12 @@ const handleSettings: CublasSettings = {
 }
 
 /** The typed entry points and the handle's settings: what {@link cublas} is. */
-export type Cublas = { readonly [K in CublasEntry | CublasEntry64]: (options: CublasOptions) => CublasResult } & CublasSettings
+export type Cublas = { readonly [K in CublasEntry | CublasEntry64 | CublasExEntry]: (options: CublasOptions) => CublasResult } & CublasSettings
 
 /** The table of entry points, read once from the addon (core's `ops/blas_table.rs`). */
 const ENTRIES: readonly EntrySpec[] = JSON.parse(native.blasEntries())
+/** The `Ex` entry points, read once from the addon. */
+const EX_ENTRIES: readonly ExSpec[] = JSON.parse(native.blasExEntries())
 
 /**
  * CuPy's flat cuBLAS (`cupy_backends.cuda.libs.cublas`): each typed entry point by its name
@@ -700,6 +762,7 @@ export const cublas: Cublas = Object.freeze(
     Object.fromEntries([
       ...ENTRIES.map((e) => [e.name, (o: CublasOptions) => callEntry(e, o)]),
       ...ENTRIES.filter((e) => e.has64).map((e) => [`${e.name}_64`, (o: CublasOptions) => callEntry(e, o, `${e.name}_64`)]),
+      ...EX_ENTRIES.map((x) => [x.name, (o: CublasOptions) => callEx(x, o)]),
     ]),
     handleSettings,
   ) as unknown as Cublas,

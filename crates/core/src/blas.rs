@@ -10,8 +10,10 @@ use crate::stream::Stream;
 
 // The seam's trait and data (`ops/blas.rs`), re-exported here where they were first defined.
 pub use crate::ops::blas::{host_gemm, Axpy, BlasOps, Compute, DataType, Entry, Gemm, Library, MatMul, Real, Setting};
-use crate::ops::blas_table::{self, value_size, value_words, Call};
-pub use crate::ops::blas_table::{Choice, Elem, Entry as EntryPoint, Io, Kind, Len, Param, Routine, Shape, ENTRIES};
+use crate::ops::blas_table::{self, value_words, Call};
+pub use crate::ops::blas_table::{
+    Choice, Elem, Entry as EntryPoint, ExEntry, ExType, Io, Kind, Len, Param, Routine, Shape, ENTRIES, EX_ENTRIES,
+};
 
 impl DataType {
     /// The dtype's name in this library (`'float16'`, `'bfloat16'`, `'float32'`, `'float64'`).
@@ -245,6 +247,31 @@ pub fn setting(device: usize, setting: Setting, value: Option<f64>) -> Result<i3
 /// it. Every size is checked against the memory given. Returns the host pointer mode's outputs.
 pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &[(&Block, u64)]) -> Result<Vec<f64>> {
     let (entry, ilp64) = blas_table::entry(name)?;
+    checked_call(stream, name, entry, ilp64, None, ints, host, operands)
+}
+
+/// A mixed-precision `Ex` entry point by CuPy's name (`dotEx`, `sgemmEx`, …): as [`call`], with
+/// `types` each typed operand's `cudaDataType` by name (`'CUDA_R_16F'`…) and the execution type
+/// last; `ints`, `host` and `operands` as the typed entry computing it takes them. A combination
+/// cuBLAS does not compute is its NOT_SUPPORTED.
+#[allow(clippy::too_many_arguments)]
+pub fn call_ex(stream: &Stream, name: &str, types: &[&str], ints: &[f64], host: &[f64], operands: &[(&Block, u64)]) -> Result<Vec<f64>> {
+    let ex = blas_table::ex_entry(name).ok_or_else(|| Error::type_error(format!("cuBLAS has no entry point '{name}' in this library")))?;
+    let (entry, x) = ex.resolve(types)?;
+    checked_call(stream, name, entry, false, Some(x), ints, host, operands)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn checked_call(
+    stream: &Stream,
+    name: &str,
+    entry: &'static EntryPoint,
+    ilp64: bool,
+    ex: Option<blas_table::ExCall>,
+    ints: &[f64],
+    host: &[f64],
+    operands: &[(&Block, u64)],
+) -> Result<Vec<f64>> {
     let int_params: Vec<Param> = entry.params.iter().filter(|p| !p.is_pointer()).copied().collect();
     if ints.len() != int_params.len() {
         let names: Vec<&str> = int_params.iter().map(|p| p.name()).collect();
@@ -254,7 +281,7 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
     for (p, &v) in int_params.iter().zip(ints) {
         let (lo, hi, what) = match p {
             Param::Int(_) if ilp64 => (0.0, 9007199254740991.0, "a whole number of at least 0"),
-            Param::Int(_) if v > i32::MAX as f64 && v <= 9007199254740991.0 && v.fract() == 0.0 && entry.has_64() => {
+            Param::Int(_) if v > i32::MAX as f64 && v <= 9007199254740991.0 && v.fract() == 0.0 && entry.has_64() && ex.is_none() => {
                 return Err(Error::range(format!(
                     "{name}: {} is {v}, more than cuBLAS's 32-bit sizes allow (2147483647): call {name}_64 ({}_64, cuBLAS 12 and later)",
                     p.name(),
@@ -272,7 +299,7 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
         vals.push(v as i64);
     }
     let device_values = setting(stream.device(), Setting::PointerMode, None)? == 1;
-    let mut c = Call { entry, ints: vals, host: host.to_vec(), device_values, ilp64, offsets: Vec::with_capacity(operands.len()) };
+    let mut c = Call { entry, ints: vals, host: host.to_vec(), device_values, ilp64, ex, offsets: Vec::with_capacity(operands.len()) };
     // cuBLAS's own refusals, said before the call: herk's family takes N or C, a complex syrk's
     // N or T, gels N with m ≥ n, matinv n ≤ 32.
     let trans = c.int("trans");
@@ -316,7 +343,7 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
         .params
         .iter()
         .filter_map(|p| match *p {
-            Param::Array(n, io, s) | Param::Batch(n, io, s) => Some((n, io, s, entry.elem.size(), entry.operands(*p, &c))),
+            Param::Array(n, io, s) | Param::Batch(n, io, s) => Some((n, io, s, c.array_size(n), entry.operands(*p, &c))),
             Param::Ints(n, io, len) => Some((n, io, Shape::Vector { len, inc: "" }, 4, 1)),
             _ => None,
         })
@@ -369,7 +396,7 @@ pub fn call(stream: &Stream, name: &str, ints: &[f64], host: &[f64], operands: &
     }
     if device_values {
         for (i, &(what, kind, _, len)) in values.iter().enumerate() {
-            let size = value_size(entry.elem, kind, ilp64);
+            let size = c.value_size(what, kind);
             place(array_mems + i, what, size * len as u64, size, &mut c)?;
         }
     }

@@ -62,6 +62,27 @@ fn entries_json() -> String {
     format!("[{}]", entries.join(","))
 }
 
+/// The `Ex` entry points as JSON: `[{"name", "types": [[param, option]…], "exec", "combos":
+/// [[[type…], exec, typed entry]…]}]`, the types by their `cudaDataType` names.
+fn ex_entries_json() -> String {
+    let entries: Vec<String> = blas::EX_ENTRIES
+        .iter()
+        .map(|x| {
+            let types: Vec<String> = x.types.iter().map(|t| format!(r#"["{}","{}"]"#, t.0, t.1)).collect();
+            let combos: Vec<String> = x
+                .combos
+                .iter()
+                .map(|(ts, e, typed)| {
+                    let ts: Vec<String> = ts.iter().map(|t| format!(r#""{}""#, t.name())).collect();
+                    format!(r#"[[{}],"{}","{typed}"]"#, ts.join(","), e.name())
+                })
+                .collect();
+            format!(r#"{{"name":"{}","types":[{}],"exec":{},"combos":[{}]}}"#, x.name, types.join(","), x.exec, combos.join(","))
+        })
+        .collect();
+    format!("[{}]", entries.join(","))
+}
+
 fn setting(name: &str) -> Result<Setting> {
     match name {
         "pointerMode" => Ok(Setting::PointerMode),
@@ -97,6 +118,26 @@ crate::exports! {
             operands.push((&**b, crate::raw::numbers::count("offset", *off)?));
         }
         stream::with(stream, |s| blas::call(s, &name, ints.0, host.0, &operands))
+    }
+
+    /// cuBLAS's mixed-precision `Ex` entry points this library calls, as JSON (read once by lib/blas.ts).
+    c"blasExEntries" => fn blas_ex_entries(_cx) -> String {
+        Ok(ex_entries_json())
+    }
+
+    /// An `Ex` entry point by CuPy's name on `stream`, as `blasCall`, with `types` each typed
+    /// operand's `cudaDataType` by name and the execution type last.
+    c"blasCallEx" => fn blas_call_ex(_cx, stream: f64, name: String, types: Strings, ints: Numbers, host: Numbers, mems: Numbers, offsets: Numbers) -> Vec<f64> {
+        if mems.0.len() != offsets.0.len() {
+            return Err(Error::range("each memory operand needs its offset"));
+        }
+        let blocks = mems.0.iter().map(|h| memory::get(*h)).collect::<Result<Vec<_>>>()?;
+        let mut operands = Vec::with_capacity(blocks.len());
+        for (b, off) in blocks.iter().zip(offsets.0) {
+            operands.push((&**b, crate::raw::numbers::count("offset", *off)?));
+        }
+        let types: Vec<&str> = types.0.iter().map(|t| t.as_str()).collect();
+        stream::with(stream, |s| blas::call_ex(s, &name, &types, ints.0, host.0, &operands))
     }
 
     /// The device's cuBLAS handle, created on first use.

@@ -9,7 +9,7 @@ use crate::dynlib;
 use crate::error::{Error, Result};
 use super::blas_abi::{self, CArg};
 use crate::ops::blas::{Axpy, BlasOps, Call, DataType, Entry, Library as Lib, MatMul, Real, Setting};
-use crate::ops::blas_table::{encode, decode, value_size, value_words, Io, Param};
+use crate::ops::blas_table::{value_words, Io, Param};
 use crate::ops::{AllocOps, StreamOps};
 use cudarc::driver::sys;
 use libloading::Library;
@@ -517,7 +517,7 @@ impl Drop for HostScalars {
 fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &Call, mems: &[u64]) -> Result<Vec<f64>> {
     let h = handle(dev, Lib::Cublas)? as Handle;
     let api = cublas()?;
-    let sym = c.entry.symbol_for(c.ilp64);
+    let sym = c.symbol();
     let f = symbol(&sym)?;
     // SAFETY: the handle is this thread's, for this device; the stream is live and of this device.
     status(Lib::Cublas, unsafe { (api.set_stream)(h, stream) }, "cublasSetStream")?;
@@ -531,11 +531,11 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     let mut host: Vec<Slot> = Vec::with_capacity(values);
     let mut given = c.host.iter().copied();
     for p in c.entry.params {
-        if let Param::Value(_, kind, io, len) = *p {
+        if let Param::Value(name, kind, io, len) = *p {
             let words = value_words(elem, kind) * len as usize;
             let v: Vec<f64> = if io == Io::Out || c.device_values { vec![0.0; words] } else { given.by_ref().take(words).collect() };
             let mut w = Slot([0u64; 6]);
-            for (k, chunk) in encode(elem, kind, c.ilp64, &v).chunks(8).enumerate().take(5) {
+            for (k, chunk) in c.encode_value(name, kind, &v).chunks(8).enumerate().take(5) {
                 let mut b = [0u8; 8];
                 b[..chunk.len()].copy_from_slice(chunk);
                 w.0[k] = u64::from_le_bytes(b);
@@ -548,7 +548,7 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     let mut pointer_arrays: Vec<Box<dyn AllocOps>> = Vec::new();
     let mut info: c_int = 0;
     for p in c.entry.params {
-        args.push(match p {
+        let arg = match p {
             // A 64-bit variant's sizes are `int64_t`; its enums stay `int`.
             Param::Int(_) if c.ilp64 => CArg::L(*ints.next().unwrap_or(&0) as c_longlong),
             Param::Int(_) | Param::Enum(..) => CArg::I(*ints.next().unwrap_or(&0) as c_int),
@@ -580,7 +580,20 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
                 vi += 1;
                 CArg::P(if c.device_values { mems[arrays + vi - 1] as *mut c_void } else { host[vi - 1].0.as_mut_ptr() as *mut c_void })
             }
-        });
+        };
+        args.push(arg);
+        // An `Ex` entry's C arguments: each operand's `cudaDataType` after the parameter its
+        // table names, and the execution type last.
+        if let Some(x) = &c.ex {
+            for (&(_, _, after), ty) in x.entry.types.iter().zip(&x.types) {
+                if after == p.name() {
+                    args.push(CArg::I(ty.code()));
+                }
+            }
+        }
+    }
+    if let Some(x) = c.ex.as_ref().filter(|x| x.entry.exec) {
+        args.push(CArg::I(x.exec.code()));
     }
     // SAFETY: `f` is the entry's symbol, whose C parameters the table gives in order (checked
     // against cuBLAS's header); the arrays lie inside live allocations of this device, of the
@@ -599,10 +612,10 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
     let mut out = Vec::new();
     let mut i = 0;
     for p in c.entry.params {
-        if let Param::Value(_, kind, io, len) = *p {
+        if let Param::Value(name, kind, io, len) = *p {
             if io != Io::In {
                 let bytes: Vec<u8> = host[i].0.iter().flat_map(|w| w.to_le_bytes()).collect();
-                out.extend(decode(elem, kind, c.ilp64, &bytes[..(value_size(elem, kind, c.ilp64) * len as u64) as usize]));
+                out.extend(c.decode_value(name, kind, &bytes[..(c.value_size(name, kind) * len as u64) as usize]));
             }
             i += 1;
         }

@@ -117,6 +117,13 @@ signatures! {
     (i i i i p i p i p p i),
     (p p p p),
     (p p p p p),
+    // The `Ex` entry points: a `cudaDataType` after each typed operand, the execution type last.
+    (i p i p i i p i i i),
+    (i i i i i p p i i p i i p p i i),
+    (i p i i p i i p i i),
+    (i p i i p i i),
+    (i p i i p i i p p i i),
+    (i p i p i i i),
     // The 64-bit variants (`<symbol>_64`): each size an `int64_t`.
     (i i i i l l p p l p l l),
     (i i i i l l p p l p l p l),
@@ -150,7 +157,7 @@ signatures! {
 
 #[cfg(test)]
 mod tests {
-    use crate::ops::blas_table::{signature, ENTRIES};
+    use crate::ops::blas_table::{entry, ex_signature, signature, ENTRIES, EX_ENTRIES};
 
     #[test]
     fn every_entry_has_its_signature_here() {
@@ -160,6 +167,14 @@ mod tests {
                 let sig = signature(e.params, ilp64);
                 if (!ilp64 || e.has_64()) && !super::SIGNATURES.contains(&sig.as_str()) {
                     missing.push(format!("{}: ({})", e.symbol_for(ilp64), sig.chars().map(String::from).collect::<Vec<_>>().join(" ")));
+                }
+            }
+        }
+        for x in EX_ENTRIES {
+            for &(_, _, typed) in x.combos {
+                let sig = ex_signature(x, entry(typed).unwrap().0);
+                if !super::SIGNATURES.contains(&sig.as_str()) {
+                    missing.push(format!("{}: ({})", x.symbol, sig.chars().map(String::from).collect::<Vec<_>>().join(" ")));
                 }
             }
         }

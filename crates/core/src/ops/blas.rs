@@ -24,7 +24,7 @@ pub trait BlasOps: Send + Sync + 'static {
     fn setting(&self, ordinal: usize, setting: Setting, value: Option<i32>) -> Result<i32>;
 }
 
-pub use super::blas_table::Call;
+pub use super::blas_table::{Call, DataType};
 
 /// A cuBLAS handle's setting (`cublasGet<Setting>`, `cublasSet<Setting>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,66 +164,6 @@ pub fn host_gemm<T: Copy + Into<f64>>(g: &Gemm, a: &[T], b: &[T], c: &mut [f64])
             let ci = (i + j * g.ldc) as usize;
             c[ci] = g.alpha * acc + if g.beta == 0.0 { 0.0 } else { g.beta * c[ci] };
         }
-    }
-}
-
-/// The element types a [`MatMul`] reads and writes (`cudaDataType`'s real ones).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataType {
-    F16,
-    Bf16,
-    F32,
-    F64,
-}
-
-impl DataType {
-    pub fn size(self) -> u64 {
-        match self {
-            DataType::F16 | DataType::Bf16 => 2,
-            DataType::F32 => 4,
-            DataType::F64 => 8,
-        }
-    }
-
-    /// `CUDA_R_16F`, `CUDA_R_16BF`, `CUDA_R_32F`, `CUDA_R_64F` (library_types.h).
-    pub fn code(self) -> i32 {
-        match self {
-            DataType::F16 => 2,
-            DataType::Bf16 => 14,
-            DataType::F32 => 0,
-            DataType::F64 => 1,
-        }
-    }
-
-    /// Element `i` of `bytes` (little-endian) as f64.
-    pub fn read(self, bytes: &[u8], i: usize) -> f64 {
-        let w = self.size() as usize;
-        let b = &bytes[i * w..i * w + w];
-        match self {
-            DataType::F16 => crate::ops::half::f16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64,
-            DataType::Bf16 => crate::ops::half::bf16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64,
-            DataType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
-            DataType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
-        }
-    }
-
-    /// Writes `v`, rounded to this type (to nearest even), as element `i` of `bytes`.
-    pub fn write(self, bytes: &mut [u8], i: usize, v: f64) {
-        let w = self.size() as usize;
-        let b = &mut bytes[i * w..i * w + w];
-        match self {
-            DataType::F16 => b.copy_from_slice(&crate::ops::half::f32_to_f16(v as f32).to_le_bytes()),
-            DataType::Bf16 => b.copy_from_slice(&crate::ops::half::f32_to_bf16(v as f32).to_le_bytes()),
-            DataType::F32 => b.copy_from_slice(&(v as f32).to_le_bytes()),
-            DataType::F64 => b.copy_from_slice(&v.to_le_bytes()),
-        }
-    }
-
-    /// `v` rounded to this type, as f64.
-    pub fn round(self, v: f64) -> f64 {
-        let mut b = [0u8; 8];
-        self.write(&mut b, 0, v);
-        self.read(&b, 0)
     }
 }
 

@@ -655,6 +655,8 @@ pub struct Call {
     /// The 64-bit variant (`<symbol>_64`): every `Int` parameter an `int64_t`, amax's and amin's
     /// result too; enums stay `int`.
     pub ilp64: bool,
+    /// An `Ex` entry point's types (`entry` is the typed entry computing it).
+    pub ex: Option<ExCall>,
     /// The byte offset of each memory operand into its allocation: the arrays in order, then (in
     /// device pointer mode) the values.
     pub offsets: Vec<u64>,
@@ -665,6 +667,33 @@ impl Call {
     pub fn int(&self, name: &str) -> i64 {
         let i = self.entry.params.iter().filter(|p| !p.is_pointer()).position(|p| p.name() == name);
         i.map_or(0, |i| self.ints[i])
+    }
+
+    /// The bytes of one element of array `name`: its `Ex` type's, or the entry's element's.
+    pub fn array_size(&self, name: &str) -> u64 {
+        self.ex.as_ref().and_then(|x| x.type_of(name)).map_or(self.entry.elem.size(), |t| t.size())
+    }
+
+    /// The bytes of one scalar `name` of `kind`: its `Ex` type's, or the entry's.
+    pub fn value_size(&self, name: &str, kind: Kind) -> u64 {
+        self.ex.as_ref().and_then(|x| x.type_of(name)).map_or(value_size(self.entry.elem, kind, self.ilp64), |t| t.size())
+    }
+
+    /// The symbol called: the `Ex` entry's, or the typed one's (its 64-bit variant's).
+    pub fn symbol(&self) -> String {
+        self.ex.as_ref().map_or_else(|| self.entry.symbol_for(self.ilp64), |x| x.entry.symbol.to_string())
+    }
+
+    /// Host scalar `name`'s bytes from JS numbers (an `Ex` call's in its type).
+    pub fn encode_value(&self, name: &str, kind: Kind, words: &[f64]) -> Vec<u8> {
+        let typed = encode(self.entry.elem, kind, self.ilp64, words);
+        self.ex.as_ref().map_or(typed.clone(), |x| x.from_typed(name, self.entry.elem, kind, &typed))
+    }
+
+    /// The JS numbers of host scalar `name`'s bytes (the inverse of [`Call::encode_value`]).
+    pub fn decode_value(&self, name: &str, kind: Kind, bytes: &[u8]) -> Vec<f64> {
+        let typed = self.ex.as_ref().map_or(bytes.to_vec(), |x| x.to_typed(name, self.entry.elem, kind, bytes));
+        decode(self.entry.elem, kind, self.ilp64, &typed)
     }
 
     /// A `Batched` entry's count (its header names it `batchCount` or `batchSize`).
@@ -825,6 +854,353 @@ pub fn signature(params: &[Param], ilp64: bool) -> String {
             _ => 'i',
         })
         .collect()
+}
+
+/// The element types a [`MatMul`](crate::ops::blas::MatMul) reads and writes (`cudaDataType`'s real ones), and the `Ex`
+/// entry points' operands' real parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataType {
+    F16,
+    Bf16,
+    F32,
+    F64,
+}
+
+impl DataType {
+    pub fn size(self) -> u64 {
+        match self {
+            DataType::F16 | DataType::Bf16 => 2,
+            DataType::F32 => 4,
+            DataType::F64 => 8,
+        }
+    }
+
+    /// `CUDA_R_16F`, `CUDA_R_16BF`, `CUDA_R_32F`, `CUDA_R_64F` (library_types.h).
+    pub fn code(self) -> i32 {
+        match self {
+            DataType::F16 => 2,
+            DataType::Bf16 => 14,
+            DataType::F32 => 0,
+            DataType::F64 => 1,
+        }
+    }
+
+    /// Element `i` of `bytes` (little-endian) as f64.
+    pub fn read(self, bytes: &[u8], i: usize) -> f64 {
+        let w = self.size() as usize;
+        let b = &bytes[i * w..i * w + w];
+        match self {
+            DataType::F16 => crate::ops::half::f16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64,
+            DataType::Bf16 => crate::ops::half::bf16_to_f32(u16::from_le_bytes([b[0], b[1]])) as f64,
+            DataType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+            DataType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
+        }
+    }
+
+    /// Writes `v`, rounded to this type (to nearest even), as element `i` of `bytes`.
+    pub fn write(self, bytes: &mut [u8], i: usize, v: f64) {
+        let w = self.size() as usize;
+        let b = &mut bytes[i * w..i * w + w];
+        match self {
+            DataType::F16 => b.copy_from_slice(&crate::ops::half::f32_to_f16(v as f32).to_le_bytes()),
+            DataType::Bf16 => b.copy_from_slice(&crate::ops::half::f32_to_bf16(v as f32).to_le_bytes()),
+            DataType::F32 => b.copy_from_slice(&(v as f32).to_le_bytes()),
+            DataType::F64 => b.copy_from_slice(&v.to_le_bytes()),
+        }
+    }
+
+    /// `v` rounded to this type, as f64.
+    pub fn round(self, v: f64) -> f64 {
+        let mut b = [0u8; 8];
+        self.write(&mut b, 0, v);
+        self.read(&b, 0)
+    }
+}
+
+/// An operand's type in the mixed-precision `Ex` entry points (`cudaDataType`): a real type, or
+/// a complex one of two of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExType {
+    pub real: DataType,
+    pub complex: bool,
+}
+
+impl ExType {
+    const fn r(real: DataType) -> ExType {
+        ExType { real, complex: false }
+    }
+    const fn c(real: DataType) -> ExType {
+        ExType { real, complex: true }
+    }
+
+    /// `CUDA_R_16F`, `CUDA_R_16BF`, `CUDA_R_32F`, `CUDA_R_64F`, `CUDA_C_32F` or `CUDA_C_64F`.
+    pub fn from_name(name: &str) -> Option<ExType> {
+        Some(match name {
+            "CUDA_R_16F" => R16F,
+            "CUDA_R_16BF" => R16BF,
+            "CUDA_R_32F" => R32F,
+            "CUDA_R_64F" => R64F,
+            "CUDA_C_32F" => C32F,
+            "CUDA_C_64F" => C64F,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match (self.real, self.complex) {
+            (DataType::F16, false) => "CUDA_R_16F",
+            (DataType::Bf16, false) => "CUDA_R_16BF",
+            (DataType::F32, false) => "CUDA_R_32F",
+            (DataType::F64, false) => "CUDA_R_64F",
+            (DataType::F32, true) => "CUDA_C_32F",
+            (DataType::F64, true) => "CUDA_C_64F",
+            (DataType::F16, true) => "CUDA_C_16F",
+            (DataType::Bf16, true) => "CUDA_C_16BF",
+        }
+    }
+
+    /// Its `cudaDataType` value (library_types.h): a complex type's is its real one's + 4
+    /// (`CUDA_C_32F` 4, `CUDA_C_64F` 5), bfloat16's 14 and 15.
+    pub fn code(self) -> i32 {
+        match (self.real, self.complex) {
+            (DataType::Bf16, c) => 14 + c as i32,
+            (r, c) => r.code() + if c { 4 } else { 0 },
+        }
+    }
+
+    pub fn size(self) -> u64 {
+        self.real.size() * if self.complex { 2 } else { 1 }
+    }
+}
+
+const R16F: ExType = ExType::r(DataType::F16);
+const R16BF: ExType = ExType::r(DataType::Bf16);
+const R32F: ExType = ExType::r(DataType::F32);
+const R64F: ExType = ExType::r(DataType::F64);
+const C32F: ExType = ExType::c(DataType::F32);
+const C64F: ExType = ExType::c(DataType::F64);
+
+/// One mixed-precision entry point (`cublasDotEx`…): a typed entry's computation with a type
+/// given for each of its operands, computed by the typed entry of the execution type's precision.
+#[derive(Debug)]
+pub struct ExEntry {
+    /// CuPy's name (`dotEx`), the method's in JS.
+    pub name: &'static str,
+    pub symbol: &'static str,
+    /// The typed operands: the parameter the type is of (`cs`: rot's `c` and `s`), its option's
+    /// name (`xType`, `Atype`), and the parameter its C argument follows.
+    pub types: &'static [(&'static str, &'static str, &'static str)],
+    /// It takes an `executionType` last.
+    pub exec: bool,
+    /// The combinations cuBLAS computes (its table of types for the call): each operand's type in
+    /// `types`' order, the execution type (the first's where `exec` is false), and the typed entry
+    /// that computes it. Any other is its NOT_SUPPORTED.
+    pub combos: &'static [(&'static [ExType], ExType, &'static str)],
+}
+
+/// The `Ex` entry points this library calls (cublas_api.h; their tables of types from cuBLAS's
+/// documentation). The 8-bit integer types of sgemmEx and cgemmEx are not offered.
+pub static EX_ENTRIES: &[ExEntry] = &[
+    ExEntry {
+        name: "nrm2Ex",
+        symbol: "cublasNrm2Ex",
+        types: &[("x", "xType", "x"), ("result", "resultType", "result")],
+        exec: true,
+        combos: &[
+            (&[R16F, R16F], R32F, "snrm2"),
+            (&[R16BF, R16BF], R32F, "snrm2"),
+            (&[R32F, R32F], R32F, "snrm2"),
+            (&[C32F, R32F], R32F, "scnrm2"),
+            (&[R64F, R64F], R64F, "dnrm2"),
+            (&[C64F, R64F], R64F, "dznrm2"),
+        ],
+    },
+    ExEntry {
+        name: "dotEx",
+        symbol: "cublasDotEx",
+        types: &[("x", "xType", "x"), ("y", "yType", "y"), ("result", "resultType", "result")],
+        exec: true,
+        combos: &[
+            (&[R16F, R16F, R16F], R32F, "sdot"),
+            (&[R16BF, R16BF, R16BF], R32F, "sdot"),
+            (&[R32F, R32F, R32F], R32F, "sdot"),
+            (&[R64F, R64F, R64F], R64F, "ddot"),
+            (&[C32F, C32F, C32F], C32F, "cdotu"),
+            (&[C64F, C64F, C64F], C64F, "zdotu"),
+        ],
+    },
+    ExEntry {
+        name: "dotcEx",
+        symbol: "cublasDotcEx",
+        types: &[("x", "xType", "x"), ("y", "yType", "y"), ("result", "resultType", "result")],
+        exec: true,
+        combos: &[(&[C32F, C32F, C32F], C32F, "cdotc"), (&[C64F, C64F, C64F], C64F, "zdotc")],
+    },
+    ExEntry {
+        name: "scalEx",
+        symbol: "cublasScalEx",
+        types: &[("alpha", "alphaType", "alpha"), ("x", "xType", "x")],
+        exec: true,
+        combos: &[
+            (&[R32F, R16F], R32F, "sscal"),
+            (&[R32F, R16BF], R32F, "sscal"),
+            (&[R32F, R32F], R32F, "sscal"),
+            (&[R64F, R64F], R64F, "dscal"),
+            (&[C32F, C32F], C32F, "cscal"),
+            (&[C64F, C64F], C64F, "zscal"),
+        ],
+    },
+    ExEntry {
+        name: "axpyEx",
+        symbol: "cublasAxpyEx",
+        types: &[("alpha", "alphaType", "alpha"), ("x", "xType", "x"), ("y", "yType", "y")],
+        exec: true,
+        combos: &[
+            (&[R32F, R16F, R16F], R32F, "saxpy"),
+            (&[R32F, R16BF, R16BF], R32F, "saxpy"),
+            (&[R32F, R32F, R32F], R32F, "saxpy"),
+            (&[R64F, R64F, R64F], R64F, "daxpy"),
+            (&[C32F, C32F, C32F], C32F, "caxpy"),
+            (&[C64F, C64F, C64F], C64F, "zaxpy"),
+        ],
+    },
+    ExEntry {
+        name: "rotEx",
+        symbol: "cublasRotEx",
+        types: &[("x", "xType", "x"), ("y", "yType", "y"), ("cs", "csType", "s")],
+        exec: true,
+        combos: &[
+            (&[R16F, R16F, R16F], R32F, "srot"),
+            (&[R16BF, R16BF, R16BF], R32F, "srot"),
+            (&[R32F, R32F, R32F], R32F, "srot"),
+            (&[R64F, R64F, R64F], R64F, "drot"),
+            (&[C32F, C32F, R32F], C32F, "csrot"),
+            (&[C64F, C64F, R64F], C64F, "zdrot"),
+        ],
+    },
+    ExEntry {
+        name: "sgemmEx",
+        symbol: "cublasSgemmEx",
+        types: &[("A", "Atype", "A"), ("B", "Btype", "B"), ("C", "Ctype", "C")],
+        exec: false,
+        combos: &[
+            (&[R16F, R16F, R16F], R32F, "sgemm"),
+            (&[R16F, R16F, R32F], R32F, "sgemm"),
+            (&[R16BF, R16BF, R16BF], R32F, "sgemm"),
+            (&[R16BF, R16BF, R32F], R32F, "sgemm"),
+            (&[R32F, R32F, R32F], R32F, "sgemm"),
+        ],
+    },
+    ExEntry {
+        name: "cgemmEx",
+        symbol: "cublasCgemmEx",
+        types: &[("A", "Atype", "A"), ("B", "Btype", "B"), ("C", "Ctype", "C")],
+        exec: false,
+        combos: &[(&[C32F, C32F, C32F], C32F, "cgemm")],
+    },
+];
+
+/// An `Ex` entry's C signature after the handle, as [`signature`] writes it: the typed entry's
+/// parameters with a type (`i`) after each typed operand's, and the execution type last.
+pub fn ex_signature(x: &ExEntry, typed: &Entry) -> String {
+    let mut sig = String::new();
+    for p in typed.params {
+        sig.push_str(&signature(std::slice::from_ref(p), false));
+        sig.extend(x.types.iter().filter(|t| t.2 == p.name()).map(|_| 'i'));
+    }
+    if x.exec {
+        sig.push('i');
+    }
+    sig
+}
+
+/// The `Ex` entry point of CuPy's name `name`.
+pub fn ex_entry(name: &str) -> Option<&'static ExEntry> {
+    EX_ENTRIES.iter().find(|e| e.name == name)
+}
+
+/// A checked `Ex` call's types.
+#[derive(Clone, Debug)]
+pub struct ExCall {
+    pub entry: &'static ExEntry,
+    /// Each typed operand's type, in `entry.types`' order.
+    pub types: Vec<ExType>,
+    pub exec: ExType,
+}
+
+impl ExEntry {
+    /// The typed entry computing these types, or cuBLAS's NOT_SUPPORTED naming them.
+    pub fn resolve(&'static self, types: &[&str]) -> Result<(&'static Entry, ExCall)> {
+        let want = self.types.len() + self.exec as usize;
+        let opts: Vec<&str> = self.types.iter().map(|t| t.1).chain(self.exec.then_some("executionType")).collect();
+        if types.len() != want {
+            return Err(Error::range(format!("{} takes {want} types ({}), got {}", self.name, opts.join(", "), types.len())));
+        }
+        let mut parsed = Vec::with_capacity(want);
+        for (t, o) in types.iter().zip(&opts) {
+            parsed.push(ExType::from_name(t).ok_or_else(|| {
+                Error::type_error(format!(
+                    "{}: {o} must be 'CUDA_R_16F', 'CUDA_R_16BF', 'CUDA_R_32F', 'CUDA_R_64F', 'CUDA_C_32F' or 'CUDA_C_64F', got '{t}'",
+                    self.name
+                ))
+            })?);
+        }
+        let (ops, exec) = (&parsed[..self.types.len()], if self.exec { parsed.last().copied() } else { None });
+        for &(combo, e, typed) in self.combos {
+            if combo == ops && exec.is_none_or(|x| x == e) {
+                let (entry, _) = entry(typed)?;
+                return Ok((entry, ExCall { entry: self, types: ops.to_vec(), exec: e }));
+            }
+        }
+        let given: Vec<String> = opts.iter().zip(&parsed).map(|(o, t)| format!("{o} {}", t.name())).collect();
+        Err(Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("cuBLAS has no {} of {} (see {}'s table of types)", self.name, given.join(", "), self.symbol)))
+    }
+}
+
+impl ExCall {
+    /// The type of the parameter `name`, where the call gives one.
+    pub fn type_of(&self, name: &str) -> Option<ExType> {
+        let key = |k: &str| k == name || (k == "cs" && (name == "c" || name == "s"));
+        self.entry.types.iter().zip(&self.types).find(|(t, _)| key(t.0)).map(|(_, ty)| *ty)
+    }
+
+    /// `bytes` of parameter `name` (in its type) as the typed entry's `kind` of `elem` holds them.
+    pub fn to_typed(&self, name: &str, elem: Elem, kind: Kind, bytes: &[u8]) -> Vec<u8> {
+        match self.type_of(name) {
+            None => bytes.to_vec(),
+            Some(t) => convert(bytes, t.real, word_of(elem, kind)),
+        }
+    }
+
+    /// The inverse of [`ExCall::to_typed`], each number rounded to the parameter's type.
+    pub fn from_typed(&self, name: &str, elem: Elem, kind: Kind, bytes: &[u8]) -> Vec<u8> {
+        match self.type_of(name) {
+            None => bytes.to_vec(),
+            Some(t) => convert(bytes, word_of(elem, kind), t.real),
+        }
+    }
+}
+
+fn word_of(elem: Elem, kind: Kind) -> DataType {
+    let e = if kind == Kind::Real { elem.real() } else { elem };
+    if e.real() == Elem::D {
+        DataType::F64
+    } else {
+        DataType::F32
+    }
+}
+
+/// Real numbers of type `from` as type `to`'s, each rounded to it.
+fn convert(bytes: &[u8], from: DataType, to: DataType) -> Vec<u8> {
+    if from == to {
+        return bytes.to_vec();
+    }
+    let n = bytes.len() / from.size() as usize;
+    let mut out = vec![0u8; n * to.size() as usize];
+    for i in 0..n {
+        to.write(&mut out, i, from.read(bytes, i));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::stream::SimStream;
 use super::SimBackend;
 use crate::error::Result;
 use crate::ops::blas::{host_gemm, Axpy, BlasOps, Call, Compute, DataType, Library, MatMul, Real, Setting};
-use crate::ops::blas_table::{encode, value_size, Io, Kind, Param, Shape};
+use crate::ops::blas_table::{Io, Kind, Param, Shape};
 use crate::ops::{AllocOps, StreamOps};
 
 fn sim_stream(s: &dyn StreamOps) -> &SimStream {
@@ -88,7 +88,8 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
                 if matches!(p, Param::Batch(..)) {
                     batches = n;
                 }
-                arrays.push(((at..at + n).map(place).collect::<Vec<_>>(), (call.span(shape, name)? * elem.size()) as usize, io, shape, name, elem.size() as usize));
+                let size = call.array_size(name);
+                arrays.push(((at..at + n).map(place).collect::<Vec<_>>(), (call.span(shape, name)? * size) as usize, io, shape, name, size as usize));
                 at += n;
             }
             Param::Ints(name, io, len) => {
@@ -96,13 +97,13 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
                 arrays.push((vec![place(at)], (call.span(shape, name)? * 4) as usize, io, shape, name, 4));
                 at += 1;
             }
-            Param::Value(_, kind, io, len) => {
-                let bytes = (value_size(elem, kind, call.ilp64) * len as u64) as usize;
-                values.push((Place::Empty, bytes, io, kind));
+            Param::Value(name, kind, io, len) => {
+                let bytes = (call.value_size(name, kind) * len as u64) as usize;
+                values.push((Place::Empty, bytes, io, kind, name));
                 let words = crate::ops::blas_table::value_words(elem, kind) * len as usize;
                 if !call.device_values {
                     let given: Vec<f64> = if io == Io::Out { vec![0.0; words] } else { host.by_ref().take(words).collect() };
-                    values.last_mut().unwrap().0 = Place::Host(encode(elem, kind, call.ilp64, &given));
+                    values.last_mut().unwrap().0 = Place::Host(call.encode_value(name, kind, &given));
                 }
             }
             _ => {}
@@ -121,17 +122,27 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
             Place::Host(v) => v.clone(),
             Place::Empty => vec![0; len],
         };
-        let mut v: Vec<Vec<u8>> = values.iter().map(|(p, len, ..)| load(p, *len)).collect();
+        // An `Ex` call's operands in the typed entry's types, computed in them and rounded back.
+        let typed = |name: &str, kind: Kind, b: Vec<u8>| match &call2.ex {
+            Some(x) => x.to_typed(name, elem, kind, &b),
+            None => b,
+        };
+        let own = |name: &str, kind: Kind, b: Vec<u8>| match &call2.ex {
+            Some(x) => x.from_typed(name, elem, kind, &b),
+            None => b,
+        };
+        let mut v: Vec<Vec<u8>> = values.iter().map(|(p, len, _, kind, name)| typed(name, *kind, load(p, *len))).collect();
         // A batched entry is its routine once a batch, on that batch's matrices.
         for batch in 0..batches {
             let pick = |places: &Vec<Place>| if places.len() == 1 { 0 } else { batch };
-            let mut a: Vec<Vec<u8>> = arrays.iter().map(|(p, len, ..)| load(&p[pick(p)], *len)).collect();
+            let mut a: Vec<Vec<u8>> = arrays.iter().map(|(p, len, _, _, name, _)| typed(name, Kind::Elem, load(&p[pick(p)], *len))).collect();
             // The model checked every extent; were the reference still to fail, the stream goes
             // on and nothing is written (a panic here would stop the simulated device).
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::blas_ref::run(&call2, batch, &mut a, &mut v)));
             if ran.is_err() {
                 return;
             }
+            let a: Vec<Vec<u8>> = arrays.iter().zip(a).map(|((.., name, _), b)| own(name, Kind::Elem, b)).collect();
             for ((p, _, io, shape, name, w), bytes) in arrays.iter().zip(&a) {
                 if let (Place::Device(b, off), true) = (&p[pick(p)], *io != Io::In) {
                     let w = *w;
@@ -142,20 +153,21 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
                 }
             }
         }
-        for ((p, len, io, _), bytes) in values.iter().zip(&v) {
+        let v: Vec<Vec<u8>> = values.iter().zip(v).map(|((.., kind, name), b)| own(name, *kind, b)).collect();
+        for ((p, len, io, ..), bytes) in values.iter().zip(&v) {
             if let (Place::Device(b, off), true) = (p, *io != Io::In) {
                 b.lock()[*off..*off + len].copy_from_slice(bytes);
             }
         }
-        let kept: Vec<Vec<u8>> = values.iter().zip(v).filter(|((.., io, _), _)| *io != Io::In).map(|(_, b)| b).collect();
+        let kept: Vec<Vec<u8>> = values.iter().zip(v).filter(|((_, _, io, ..), _)| *io != Io::In).map(|(_, b)| b).collect();
         *result.lock().unwrap_or_else(|e| e.into_inner()) = kept;
     })?;
-    let outputs: Vec<Kind> = call
+    let outputs: Vec<(&str, Kind)> = call
         .entry
         .params
         .iter()
         .filter_map(|p| match p {
-            Param::Value(_, kind, io, _) if *io != Io::In => Some(*kind),
+            Param::Value(name, kind, io, _) if *io != Io::In => Some((*name, *kind)),
             _ => None,
         })
         .collect();
@@ -164,7 +176,7 @@ fn run_call(s: &SimStream, call: &Call, mems: &[Option<&dyn AllocOps>]) -> Resul
     }
     s.synchronize()?;
     let bytes = std::mem::take(&mut *out.lock().unwrap_or_else(|e| e.into_inner()));
-    Ok(outputs.iter().zip(bytes).flat_map(|(k, b)| crate::ops::blas_table::decode(elem, *k, call.ilp64, &b)).collect())
+    Ok(outputs.iter().zip(bytes).flat_map(|((name, k), b)| call.decode_value(name, *k, &b)).collect())
 }
 
 /// Single rounded to TF32 (10 bits of mantissa, to nearest even), as the tensor cores read
