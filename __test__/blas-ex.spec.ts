@@ -93,6 +93,7 @@ const mul = (a: C, b: C) => c(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.
 const conj = (a: C) => c(a.re, -a.im)
 
 const call = (name: CublasExEntry, o: CublasOptions) => cublas[name](o)
+type Compute = 'CUBLAS_COMPUTE_32F' | 'CUBLAS_COMPUTE_64F'
 
 /** Combinations per entry point: the operands' types, then the execution type (cuBLAS's tables). */
 const R16F = 'CUDA_R_16F'
@@ -101,7 +102,7 @@ const R32F = 'CUDA_R_32F'
 const R64F = 'CUDA_R_64F'
 const C32F = 'CUDA_C_32F'
 const C64F = 'CUDA_C_64F'
-const TABLES: Record<CublasExEntry, CudaDataType[][]> = {
+const TABLES: Record<Exclude<CublasExEntry, 'gemmBatchedEx'>, CudaDataType[][]> = {
   nrm2Ex: [[R16F, R16F, R32F], [R16BF, R16BF, R32F], [R32F, R32F, R32F], [C32F, R32F, R32F], [R64F, R64F, R64F], [C64F, R64F, R64F]],
   dotEx: [[R16F, R16F, R16F, R32F], [R16BF, R16BF, R16BF, R32F], [R32F, R32F, R32F, R32F], [R64F, R64F, R64F, R64F], [C32F, C32F, C32F, C32F], [C64F, C64F, C64F, C64F]],
   dotcEx: [[C32F, C32F, C32F, C32F], [C64F, C64F, C64F, C64F]],
@@ -179,7 +180,7 @@ function check(name: CublasExEntry, ts: CudaDataType[], seed: number): string[] 
 
 test('every combination of types of each Ex entry point matches the reference rounded to its output types', (t) => {
   const failures: string[] = []
-  for (const [name, combos] of Object.entries(TABLES) as [CublasExEntry, CudaDataType[][]][]) {
+  for (const [name, combos] of Object.entries(TABLES) as [Exclude<CublasExEntry, 'gemmBatchedEx'>, CudaDataType[][]][]) {
     for (const ts of combos) for (const seed of [1, 77, 2024]) failures.push(...check(name, ts, seed))
   }
   t.deepEqual(failures.slice(0, 8), [], `${failures.length} differ`)
@@ -257,4 +258,60 @@ gpuTest('on the GPU sgemmEx of halves into floats matches the reference at 64×4
 
 test('the Ex entry points are methods of cublas, by CuPy name', (t) => {
   for (const name of Object.keys(TABLES)) t.is(typeof cublas[name as CublasExEntry], 'function', name)
+})
+
+/** gemmBatchedEx's combinations: A, B and C's types and the compute type. */
+const BATCHED: [CudaDataType, CudaDataType, CudaDataType, Compute][] = [
+  [R16F, R16F, R16F, 'CUBLAS_COMPUTE_32F'],
+  [R16F, R16F, R32F, 'CUBLAS_COMPUTE_32F'],
+  [R16BF, R16BF, R16BF, 'CUBLAS_COMPUTE_32F'],
+  [R16BF, R16BF, R32F, 'CUBLAS_COMPUTE_32F'],
+  [R32F, R32F, R32F, 'CUBLAS_COMPUTE_32F'],
+  [R64F, R64F, R64F, 'CUBLAS_COMPUTE_64F'],
+  [C32F, C32F, C32F, 'CUBLAS_COMPUTE_32F'],
+  [C64F, C64F, C64F, 'CUBLAS_COMPUTE_64F'],
+]
+
+test('gemmBatchedEx: each combination of types, a batch of three, matches the reference rounded to C', (t) => {
+  const [m, n, k, batch] = [3, 2, 4, 3]
+  const bad: string[] = []
+  for (const [ta, tb, tc, compute] of BATCHED) {
+    const r = rng(11)
+    const vec = (ty: CudaDataType, len: number) => new Arr(ty, Array.from({ length: len }, () => (complexOf(ty) ? c(r(), r()) : c(r()))))
+    const As = Array.from({ length: batch }, () => vec(ta, m * k))
+    const Bs = Array.from({ length: batch }, () => vec(tb, k * n))
+    const Cs = Array.from({ length: batch }, () => vec(tc, m * n))
+    const complex = complexOf(tc)
+    const [alpha, beta] = complex ? [c(0.5, -0.25), c(0.25, 1)] : [c(-0.5), c(2)]
+    cublas.gemmBatchedEx({
+      m, n, k,
+      alpha: complex ? alpha : alpha.re,
+      A: As.map((a) => a.mem), Atype: ta, lda: m,
+      B: Bs.map((b) => b.mem), Btype: tb, ldb: k,
+      beta: complex ? beta : beta.re,
+      C: Cs.map((x) => x.mem), Ctype: tc, ldc: m,
+      batchCount: batch, computeType: compute,
+    })
+    Cs.forEach((Cm, b) => {
+      const got = Cm.read()
+      Cm.v.forEach((old, at) => {
+        const [i, j] = [at % m, Math.floor(at / m)]
+        let s = c(0)
+        for (let l = 0; l < k; l++) s = add(s, mul(As[b].v[i + l * m], Bs[b].v[l + j * k]))
+        const want = add(mul(alpha, s), mul(beta, old))
+        const w = c(round(tc, want.re), round(tc, want.im))
+        if (!near(tc, got[at], w, 16)) bad.push(`${ta} ${tb} ${tc} ${compute}: C[${b}][${at}] ${JSON.stringify(got[at])}, want ${JSON.stringify(w)}`)
+      })
+    })
+  }
+  t.deepEqual(bad.slice(0, 8), [])
+  const x = alloc(64)
+  t.throws(() => cublas.gemmBatchedEx({ m: 1, n: 1, k: 1, alpha: 1, A: [x], Atype: R16F, lda: 1, B: [x], Btype: R16F, ldb: 1, beta: 0, C: [x], Ctype: R32F, ldc: 1, batchCount: 1, computeType: 'CUBLAS_COMPUTE_64F' }), {
+    instanceOf: CudaError,
+    message: /gemmBatchedEx of Atype CUDA_R_16F, Btype CUDA_R_16F, Ctype CUDA_R_32F, computeType CUBLAS_COMPUTE_64F/,
+  })
+  t.throws(() => cublas.gemmBatchedEx({ m: 1, n: 1, k: 1, alpha: 1, A: [x], Atype: R16F, lda: 1, B: [x], Btype: R16F, ldb: 1, beta: 0, C: [x], Ctype: R16F, ldc: 1, batchCount: 1, computeType: 'CUBLAS_COMPUTE_16F' as never }), {
+    instanceOf: TypeError,
+    message: /computeType must be/,
+  })
 })

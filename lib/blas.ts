@@ -355,13 +355,14 @@ export type CublasEntry64 = `${CublasEntry64Base}_64`
 /**
  * cuBLAS's mixed-precision entry points this library calls (CuPy's names): each takes the typed
  * entry's parameters, a `cudaDataType` for each operand (`xType`, `yType`, `resultType`,
- * `alphaType`, `csType`; sgemmEx's and cgemmEx's `Atype`, `Btype`, `Ctype`) and, but for the
- * gemms, an `executionType`. The combinations are cuBLAS's tables of types (float16 and bfloat16
+ * `alphaType`, `csType`; the gemms' `Atype`, `Btype`, `Ctype`) and an `executionType` (none for
+ * sgemmEx and cgemmEx; gemmBatchedEx's `computeType`: `'CUBLAS_COMPUTE_32F'` or
+ * `'CUBLAS_COMPUTE_64F'`, with cuBLAS's default algorithm). The combinations are cuBLAS's tables of types (float16 and bfloat16
  * vectors computed in float32, …); any other throws `CUBLAS_STATUS_NOT_SUPPORTED`. On the
  * simulator each computes in the execution type's precision (the typed entry of it) and rounds
  * its outputs to their types.
  */
-export type CublasExEntry = 'nrm2Ex' | 'dotEx' | 'dotcEx' | 'scalEx' | 'axpyEx' | 'rotEx' | 'sgemmEx' | 'cgemmEx'
+export type CublasExEntry = 'nrm2Ex' | 'dotEx' | 'dotcEx' | 'scalEx' | 'axpyEx' | 'rotEx' | 'sgemmEx' | 'cgemmEx' | 'gemmBatchedEx'
 
 /** The types the `Ex` entry points take (`cudaDataType`'s names). */
 export type CudaDataType = 'CUDA_R_16F' | 'CUDA_R_16BF' | 'CUDA_R_32F' | 'CUDA_R_64F' | 'CUDA_C_32F' | 'CUDA_C_64F'
@@ -481,14 +482,16 @@ export interface CublasOptions {
   alphaType?: CudaDataType
   /** rotEx's type of c and s. */
   csType?: CudaDataType
-  /** sgemmEx's and cgemmEx's type of A. */
+  /** The gemms' type of A. */
   Atype?: CudaDataType
-  /** sgemmEx's and cgemmEx's type of B. */
+  /** The gemms' type of B. */
   Btype?: CudaDataType
-  /** sgemmEx's and cgemmEx's type of C. */
+  /** The gemms' type of C. */
   Ctype?: CudaDataType
   /** An `Ex` entry point's execution type: the precision it computes in. */
   executionType?: CudaDataType
+  /** gemmBatchedEx's compute type. */
+  computeType?: 'CUBLAS_COMPUTE_32F' | 'CUBLAS_COMPUTE_64F'
 }
 
 /**
@@ -620,16 +623,18 @@ interface ExSpec {
   /** Each typed operand: its parameter and its type's option. */
   types: [string, string][]
   exec: boolean
+  /** The option naming the execution: `executionType`, or gemmBatchedEx's `computeType`. */
+  execOption: string
   /** The combinations cuBLAS computes: the operands' types, the execution type, and the typed entry computing it. */
   combos: [string[], string, string][]
 }
 
 /** An `Ex` entry point: its types read from the options, the typed entry computing them picked, called. */
 function callEx(x: ExSpec, o: CublasOptions): CublasResult {
-  const keys = [...x.types.map((t) => t[1]), ...(x.exec ? ['executionType'] : [])]
+  const keys = [...x.types.map((t) => t[1]), ...(x.exec ? [x.execOption] : [])]
   const types = keys.map((k) => {
     const v = (o as Record<string, unknown>)?.[k]
-    if (typeof v !== 'string') throw new TypeError(`${x.name}: ${k} must be a cudaDataType's name ('CUDA_R_16F', 'CUDA_R_32F', …), got ${describe(v)}`)
+    if (typeof v !== 'string') throw new TypeError(`${x.name}: ${k} must be a ${k === 'computeType' ? 'cublasComputeType_t' : 'cudaDataType'}'s name, got ${describe(v)}`)
     return v
   })
   const exec = types[types.length - 1]

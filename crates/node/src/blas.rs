@@ -62,7 +62,7 @@ fn entries_json() -> String {
     format!("[{}]", entries.join(","))
 }
 
-/// The `Ex` entry points as JSON: `[{"name", "types": [[param, option]…], "exec", "combos":
+/// The `Ex` entry points as JSON: `[{"name", "types": [[param, option]…], "exec", "execOption", "combos":
 /// [[[type…], exec, typed entry]…]}]`, the types by their `cudaDataType` names.
 fn ex_entries_json() -> String {
     let entries: Vec<String> = blas::EX_ENTRIES
@@ -74,10 +74,17 @@ fn ex_entries_json() -> String {
                 .iter()
                 .map(|(ts, e, typed)| {
                     let ts: Vec<String> = ts.iter().map(|t| format!(r#""{}""#, t.name())).collect();
-                    format!(r#"[[{}],"{}","{typed}"]"#, ts.join(","), e.name())
+                    format!(r#"[[{}],"{}","{typed}"]"#, ts.join(","), x.exec_name(*e))
                 })
                 .collect();
-            format!(r#"{{"name":"{}","types":[{}],"exec":{},"combos":[{}]}}"#, x.name, types.join(","), x.exec, combos.join(","))
+            format!(
+                r#"{{"name":"{}","types":[{}],"exec":{},"execOption":"{}","combos":[{}]}}"#,
+                x.name,
+                types.join(","),
+                x.exec,
+                x.exec_option(),
+                combos.join(",")
+            )
         })
         .collect();
     format!("[{}]", entries.join(","))

@@ -592,8 +592,8 @@ fn call(dev: &Arc<CudaDevice>, stream: sys::CUstream, ops: &dyn StreamOps, c: &C
             }
         }
     }
-    if let Some(x) = c.ex.as_ref().filter(|x| x.entry.exec) {
-        args.push(CArg::I(x.exec.code()));
+    if let Some(x) = &c.ex {
+        args.extend(x.entry.exec_codes(x.exec).into_iter().map(CArg::I));
     }
     // SAFETY: `f` is the entry's symbol, whose C parameters the table gives in order (checked
     // against cuBLAS's header); the arrays lie inside live allocations of this device, of the

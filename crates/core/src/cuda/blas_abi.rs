@@ -124,6 +124,7 @@ signatures! {
     (i p i i p i i),
     (i p i i p i i p p i i),
     (i p i p i i i),
+    (i i i i i p p i i p i i p p i i i i i),
     // The 64-bit variants (`<symbol>_64`): each size an `int64_t`.
     (i i i i l l p p l p l l),
     (i i i i l l p p l p l p l),

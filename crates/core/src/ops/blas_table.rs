@@ -992,6 +992,9 @@ pub struct ExEntry {
     pub types: &'static [(&'static str, &'static str, &'static str)],
     /// It takes an `executionType` last.
     pub exec: bool,
+    /// Its execution is a `cublasComputeType_t` (the option `computeType`) and an algorithm
+    /// (`CUBLAS_GEMM_DEFAULT`), as gemmBatchedEx takes them, in place of an `executionType`.
+    pub compute: bool,
     /// The combinations cuBLAS computes (its table of types for the call): each operand's type in
     /// `types`' order, the execution type (the first's where `exec` is false), and the typed entry
     /// that computes it. Any other is its NOT_SUPPORTED.
@@ -1006,6 +1009,7 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasNrm2Ex",
         types: &[("x", "xType", "x"), ("result", "resultType", "result")],
         exec: true,
+        compute: false,
         combos: &[
             (&[R16F, R16F], R32F, "snrm2"),
             (&[R16BF, R16BF], R32F, "snrm2"),
@@ -1020,6 +1024,7 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasDotEx",
         types: &[("x", "xType", "x"), ("y", "yType", "y"), ("result", "resultType", "result")],
         exec: true,
+        compute: false,
         combos: &[
             (&[R16F, R16F, R16F], R32F, "sdot"),
             (&[R16BF, R16BF, R16BF], R32F, "sdot"),
@@ -1034,6 +1039,7 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasDotcEx",
         types: &[("x", "xType", "x"), ("y", "yType", "y"), ("result", "resultType", "result")],
         exec: true,
+        compute: false,
         combos: &[(&[C32F, C32F, C32F], C32F, "cdotc"), (&[C64F, C64F, C64F], C64F, "zdotc")],
     },
     ExEntry {
@@ -1041,6 +1047,7 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasScalEx",
         types: &[("alpha", "alphaType", "alpha"), ("x", "xType", "x")],
         exec: true,
+        compute: false,
         combos: &[
             (&[R32F, R16F], R32F, "sscal"),
             (&[R32F, R16BF], R32F, "sscal"),
@@ -1055,6 +1062,7 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasAxpyEx",
         types: &[("alpha", "alphaType", "alpha"), ("x", "xType", "x"), ("y", "yType", "y")],
         exec: true,
+        compute: false,
         combos: &[
             (&[R32F, R16F, R16F], R32F, "saxpy"),
             (&[R32F, R16BF, R16BF], R32F, "saxpy"),
@@ -1069,6 +1077,7 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasRotEx",
         types: &[("x", "xType", "x"), ("y", "yType", "y"), ("cs", "csType", "s")],
         exec: true,
+        compute: false,
         combos: &[
             (&[R16F, R16F, R16F], R32F, "srot"),
             (&[R16BF, R16BF, R16BF], R32F, "srot"),
@@ -1083,6 +1092,7 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasSgemmEx",
         types: &[("A", "Atype", "A"), ("B", "Btype", "B"), ("C", "Ctype", "C")],
         exec: false,
+        compute: false,
         combos: &[
             (&[R16F, R16F, R16F], R32F, "sgemm"),
             (&[R16F, R16F, R32F], R32F, "sgemm"),
@@ -1096,7 +1106,25 @@ pub static EX_ENTRIES: &[ExEntry] = &[
         symbol: "cublasCgemmEx",
         types: &[("A", "Atype", "A"), ("B", "Btype", "B"), ("C", "Ctype", "C")],
         exec: false,
+        compute: false,
         combos: &[(&[C32F, C32F, C32F], C32F, "cgemm")],
+    },
+    ExEntry {
+        name: "gemmBatchedEx",
+        symbol: "cublasGemmBatchedEx",
+        types: &[("A", "Atype", "A"), ("B", "Btype", "B"), ("C", "Ctype", "C")],
+        exec: true,
+        compute: true,
+        combos: &[
+            (&[R16F, R16F, R16F], R32F, "sgemmBatched"),
+            (&[R16F, R16F, R32F], R32F, "sgemmBatched"),
+            (&[R16BF, R16BF, R16BF], R32F, "sgemmBatched"),
+            (&[R16BF, R16BF, R32F], R32F, "sgemmBatched"),
+            (&[R32F, R32F, R32F], R32F, "sgemmBatched"),
+            (&[R64F, R64F, R64F], R64F, "dgemmBatched"),
+            (&[C32F, C32F, C32F], R32F, "cgemmBatched"),
+            (&[C64F, C64F, C64F], R64F, "zgemmBatched"),
+        ],
     },
 ];
 
@@ -1109,6 +1137,9 @@ pub fn ex_signature(x: &ExEntry, typed: &Entry) -> String {
         sig.extend(x.types.iter().filter(|t| t.2 == p.name()).map(|_| 'i'));
     }
     if x.exec {
+        sig.push('i');
+    }
+    if x.compute {
         sig.push('i');
     }
     sig
@@ -1129,15 +1160,56 @@ pub struct ExCall {
 }
 
 impl ExEntry {
+    /// The option naming its execution: `executionType`, or gemmBatchedEx's `computeType`.
+    pub fn exec_option(&self) -> &'static str {
+        if self.compute {
+            "computeType"
+        } else {
+            "executionType"
+        }
+    }
+
+    /// The execution type's name as the option takes it (`CUDA_R_32F`, `CUBLAS_COMPUTE_32F`).
+    pub fn exec_name(&self, t: ExType) -> &'static str {
+        match (self.compute, t.real) {
+            (true, DataType::F64) => "CUBLAS_COMPUTE_64F",
+            (true, _) => "CUBLAS_COMPUTE_32F",
+            (false, _) => t.name(),
+        }
+    }
+
+    /// The execution's C arguments: the `cudaDataType`, or the `cublasComputeType_t` and the
+    /// algorithm (`CUBLAS_GEMM_DEFAULT`, -1).
+    pub fn exec_codes(&self, t: ExType) -> Vec<i32> {
+        match (self.exec, self.compute) {
+            (false, _) => vec![],
+            (true, false) => vec![t.code()],
+            (true, true) => vec![if t.real == DataType::F64 { 70 } else { 68 }, -1],
+        }
+    }
+
     /// The typed entry computing these types, or cuBLAS's NOT_SUPPORTED naming them.
     pub fn resolve(&'static self, types: &[&str]) -> Result<(&'static Entry, ExCall)> {
         let want = self.types.len() + self.exec as usize;
-        let opts: Vec<&str> = self.types.iter().map(|t| t.1).chain(self.exec.then_some("executionType")).collect();
+        let opts: Vec<&str> = self.types.iter().map(|t| t.1).chain(self.exec.then_some(self.exec_option())).collect();
         if types.len() != want {
             return Err(Error::range(format!("{} takes {want} types ({}), got {}", self.name, opts.join(", "), types.len())));
         }
         let mut parsed = Vec::with_capacity(want);
-        for (t, o) in types.iter().zip(&opts) {
+        for (i, (t, o)) in types.iter().zip(&opts).enumerate() {
+            if self.compute && i == self.types.len() {
+                parsed.push(match *t {
+                    "CUBLAS_COMPUTE_32F" => R32F,
+                    "CUBLAS_COMPUTE_64F" => R64F,
+                    _ => {
+                        return Err(Error::type_error(format!(
+                            "{}: computeType must be 'CUBLAS_COMPUTE_32F' or 'CUBLAS_COMPUTE_64F' (the ones this library offers for it), got '{t}'",
+                            self.name
+                        )))
+                    }
+                });
+                continue;
+            }
             parsed.push(ExType::from_name(t).ok_or_else(|| {
                 Error::type_error(format!(
                     "{}: {o} must be 'CUDA_R_16F', 'CUDA_R_16BF', 'CUDA_R_32F', 'CUDA_R_64F', 'CUDA_C_32F' or 'CUDA_C_64F', got '{t}'",
@@ -1152,7 +1224,8 @@ impl ExEntry {
                 return Ok((entry, ExCall { entry: self, types: ops.to_vec(), exec: e }));
             }
         }
-        let given: Vec<String> = opts.iter().zip(&parsed).map(|(o, t)| format!("{o} {}", t.name())).collect();
+        let given: Vec<String> =
+            opts.iter().zip(&parsed).enumerate().map(|(i, (o, t))| format!("{o} {}", if i == self.types.len() { self.exec_name(*t) } else { t.name() })).collect();
         Err(Error::named("CUBLAS_STATUS_NOT_SUPPORTED", format!("cuBLAS has no {} of {} (see {}'s table of types)", self.name, given.join(", "), self.symbol)))
     }
 }
