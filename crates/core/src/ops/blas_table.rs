@@ -1319,6 +1319,41 @@ mod tests {
         assert_eq!(decode(Elem::S, Kind::Index, true, &encode(Elem::S, Kind::Index, true, &[3e9])), vec![3e9]);
     }
 
+    #[test]
+    fn every_ex_entry_names_its_typed_entries_parameters() {
+        for x in EX_ENTRIES {
+            assert!(!x.compute || x.exec, "{}: a compute type is its execution", x.name);
+            for &(types, _, typed) in x.combos {
+                let (e, _) = entry(typed).unwrap();
+                assert_eq!(types.len(), x.types.len(), "{} {typed}", x.name);
+                for &(param, _, after) in x.types {
+                    let named = |n: &str| e.params.iter().any(|p| p.name() == n);
+                    assert!(named(after) && (named(param) || param == "cs"), "{} {typed}: {param} after {after}", x.name);
+                }
+                // Each operand's type is complex where the typed entry's operand is.
+                for (&(param, ..), t) in x.types.iter().zip(types) {
+                    let kind = e.params.iter().find_map(|p| match *p {
+                        Param::Value(n, k, ..) if n == param || (param == "cs" && n == "c") => Some(k),
+                        Param::Array(n, ..) | Param::Batch(n, ..) if n == param => Some(Kind::Elem),
+                        _ => None,
+                    });
+                    let complex = kind == Some(Kind::Elem) && e.elem.complex();
+                    assert_eq!(t.complex, complex, "{} {typed}: {param}", x.name);
+                }
+            }
+        }
+        let (e, call) = ex_entry("dotEx").unwrap().resolve(&["CUDA_R_16F", "CUDA_R_16F", "CUDA_R_16F", "CUDA_R_32F"]).unwrap();
+        assert_eq!((e.name, call.exec), ("sdot", R32F));
+        assert_eq!(ex_signature(call.entry, e), "ipiipiipii");
+        let no = ex_entry("dotEx").unwrap().resolve(&["CUDA_R_16F", "CUDA_R_16F", "CUDA_R_32F", "CUDA_R_32F"]).unwrap_err();
+        assert_eq!(no.code_name().as_deref(), Some("CUBLAS_STATUS_NOT_SUPPORTED"));
+        // float32 → float16 rounds to nearest (1/3 → 0.333251953125), and back exactly.
+        let third = call.from_typed("result", Elem::S, Kind::Elem, &(1.0f32 / 3.0).to_le_bytes());
+        assert_eq!(DataType::F16.read(&third, 0), 0.333251953125);
+        assert_eq!(ExType { real: DataType::F32, complex: true }.code(), 4);
+        assert_eq!((R16BF.code(), C64F.code(), R16F.size(), C64F.size()), (14, 5, 2, 16));
+    }
+
     fn lens(l: Len) -> Vec<&'static str> {
         match l {
             Of(a) | Plus1(a) => vec![a],
