@@ -6,17 +6,6 @@ import { gpuTest, onGpu } from './helpers'
 // NVRTC with -dlto, set with cufftXtSetJITCallback before the plan is made. The simulator runs no
 // CUDA C: it refuses callbacks with CUFFT_NOT_SUPPORTED, saying why.
 
-/**
- * Known to fail on the GPU (ava's test.failing: it passes while its assertions fail, and fails
- * the day they pass). In a Node process cuFFT refuses a plan with an LTO callback
- * (cufftMakePlanMany64: CUFFT_INVALID_SIZE), while the same LTO-IR bytes and the same calls with
- * the same arguments plan fine from Python on the same machine (bench/probes/cufft-lto.py); the
- * cause is not found yet. Skipped on the simulator, which runs no CUDA C.
- */
-const gpuKnownFailing: typeof test = onGpu
-  ? (((title: string, ...rest: any[]) => (test.failing as any)(`${title} (known failure on the GPU: cuFFT refuses the plan in Node)`, ...rest)) as any)
-  : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (GPU only: backend is sim)`, ...rest)) as any)
-
 const simTest: typeof test = onGpu ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (simulator only)`, ...rest)) as any) : test
 
 const LOAD_TIMES_2 = `
@@ -86,7 +75,7 @@ test('callbacks are checked before anything is compiled', (t) => {
   )
 })
 
-gpuKnownFailing('a load callback changes what the plan reads: twice the input gives twice the transform', (t) => {
+gpuTest('a load callback changes what the plan reads: twice the input gives twice the transform', (t) => {
   const [n, batch] = [128, 2]
   const x = Float32Array.from(signal(2 * n * batch, 3))
   const input = alloc(x.byteLength)
@@ -104,7 +93,7 @@ gpuKnownFailing('a load callback changes what the plan reads: twice the input gi
   t.deepEqual(again, x, 'the input itself is not changed')
 })
 
-gpuKnownFailing('a store callback reads its callerInfo: the output scaled by the number there', (t) => {
+gpuTest('a store callback reads its callerInfo: the output scaled by the number there', (t) => {
   const n = 256
   const x = Float64Array.from(signal(2 * n, 8))
   const input = alloc(x.byteLength)
