@@ -1,6 +1,7 @@
 import test from 'ava'
 import { alloc, cufft, FftPlan, XtPlanNd } from '..'
 import { gpuTest, onGpu } from './helpers'
+import { signal, relError } from './fft-reference'
 
 // cuFFT's LTO callbacks (CuPy's set_cufft_callbacks, the CUDA 12.8+ way): CUDA C compiled by
 // NVRTC with -dlto, set with cufftXtSetJITCallback before the plan is made. The simulator runs no
@@ -25,26 +26,6 @@ __device__ void scaled(void *dataOut, unsigned long long offset, double2 v, void
   r.y = s * v.y;
   ((double2 *)dataOut)[offset] = r;
 }`
-
-function signal(n: number, seed: number): Float64Array {
-  let s = seed >>> 0
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
-    out[i] = s / 2 ** 32 - 0.5
-  }
-  return out
-}
-
-function relError(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  let num = 0
-  let den = 0
-  for (let i = 0; i < want.length; i++) {
-    num += (got[i] - want[i]) ** 2
-    den += want[i] ** 2
-  }
-  return Math.sqrt(num / Math.max(den, 1e-300))
-}
 
 simTest('the simulator refuses CUDA C callbacks with CUFFT_NOT_SUPPORTED, saying why', (t) => {
   t.throws(() => new FftPlan({ shape: 64, type: 'c2c', callbacks: { load: { name: 'times_two', source: LOAD_TIMES_2 } } }), {
