@@ -1,13 +1,11 @@
 import test from 'ava'
 import { alloc, cufft, FftPlan, XtPlanNd } from '..'
-import { gpuTest, onGpu } from './helpers'
+import { gpuTest, simTest } from './helpers'
 import { signal, relError } from './fft-reference'
 
 // cuFFT's LTO callbacks (CuPy's set_cufft_callbacks, the CUDA 12.8+ way): CUDA C compiled by
 // NVRTC with -dlto, set with cufftXtSetJITCallback before the plan is made. The simulator runs no
 // CUDA C: it refuses callbacks with CUFFT_NOT_SUPPORTED, saying why.
-
-const simTest: typeof test = onGpu ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (simulator only)`, ...rest)) as any) : test
 
 const LOAD_TIMES_2 = `
 __device__ float2 times_two(void *dataIn, unsigned long long offset, void *callerInfo, void *sharedPtr) {
