@@ -114,7 +114,7 @@ nativeTest("its binding's calls allocate on the JS heap themselves")("stacks: 'n
   t.is(r.noneCaptures, 0, "stacks: 'none' captured a stack")
   t.true(Number.isFinite(r.off) && Number.isFinite(r.none), 'some runs had no GC')
   // An object per event is at least 24 B, two a pair: 48 B. A boxed double is 16 B: Node 20
-  // measured 8.7 B a pair here, Node 24 32 B (its two timestamps boxed, CI's clean run), which pass.
+  // measured 8.7 B a pair here, Node 24 32 B in CI's clean run (two doubles' worth), which pass.
   t.true(r.none - r.off < 48, `off: ${r.off} B a pair; stacks: 'none': ${r.none} B`)
   // The measure sees what an event allocates: a captured stack is an object and its frames.
   t.true(r.jsCaptures > 0)
