@@ -2,12 +2,10 @@
 // the simulator's answers and errors, which now come from the native calls.
 import test from 'ava'
 import { alloc, CudaError, Device, LaunchConfig, MemoryPool, RawKernel, RawModule, Stream } from '..'
-import { onGpu } from './helpers'
+import { simOnly } from './helpers'
 
 const NOOP = `extern "C" __global__ void noop(int* p) {}`
-const simTest: typeof test = onGpu
-  ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (simulator only: the GPU answers from the driver)`, ...rest)) as any)
-  : test
+const simTest = simOnly('simulator only: the GPU answers from the driver')
 
 simTest('a simulated kernel has the device limits as its two attribute limits, no preference, and zeros', (t) => {
   const a = new RawKernel(NOOP, 'noop', { simulate: () => {} }).attributes

@@ -2,12 +2,7 @@
 // ones), 64-bit words (`generateLongLong`) and orderings (`setGeneratorOrdering`).
 import test from 'ava'
 import { alloc, curand, CudaError, type MemoryPointer } from '..'
-import { gpuTest, onGpu } from './helpers'
-
-/** A simulator-only test; on the GPU it is reported as skipped, saying why. */
-const simTest: typeof test = onGpu
-  ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (simulator only)`, ...rest)) as any)
-  : test
+import { gpuTest, onGpu, simTest } from './helpers'
 
 function longs(p: MemoryPointer, n: number): BigUint64Array {
   const out = new BigUint64Array(n)

@@ -1,11 +1,6 @@
 import test from 'ava'
 import { alloc, curand, CudaError, mallocPlain, Stream, type MemoryPointer } from '..'
-import { gpuTest, nativeTest, onGpu, root, runJson } from './helpers'
-
-/** A simulator-only test; on the GPU it is reported as skipped, saying why. */
-const simTest: typeof test = onGpu
-  ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (simulator only)`, ...rest)) as any)
-  : test
+import { gpuTest, nativeTest, root, runJson, simTest } from './helpers'
 
 function words(p: MemoryPointer, n: number): Uint32Array {
   const out = new Uint32Array(n)

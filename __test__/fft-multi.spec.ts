@@ -1,6 +1,7 @@
 import test from 'ava'
 import { alloc, cufft, Device, FftPlan, getDefaultMemoryPool, Stream } from '..'
 import { onGpu, runJson } from './helpers'
+import { signal, relError } from './fft-reference'
 
 // cuFFT plans over several devices (CuPy's Plan1d(..., devices=[…])). In-process tests need two
 // devices (CUDA_NODE_SIM_DEVICES=2 or 4 on the simulator, as CI's multi-device passes run); the
@@ -10,26 +11,6 @@ const devices = Device.count()
 const several: typeof test =
   devices >= 2 ? test : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs two or more devices: CUDA_NODE_SIM_DEVICES=2 on the simulator)`, ...rest)) as any)
 const sim = (n: number, script: string) => runJson(script, { CUDA_NODE_BACKEND: 'sim', CUDA_NODE_SIM_DEVICES: String(n) })
-
-function signal(n: number, seed: number): Float64Array {
-  let s = seed >>> 0
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
-    out[i] = s / 2 ** 32 - 0.5
-  }
-  return out
-}
-
-function relError(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  let num = 0
-  let den = 0
-  for (let i = 0; i < want.length; i++) {
-    num += (got[i] - want[i]) ** 2
-    den += want[i] ** 2
-  }
-  return Math.sqrt(num / Math.max(den, 1e-300))
-}
 
 /** The single-device plan's result and the multi-device plan's, for the same input. */
 function both(type: 'c2c' | 'z2z', n: number, batch: number, devs: number[], direction: 'forward' | 'inverse' = 'forward') {

@@ -1,48 +1,10 @@
 import test from 'ava'
 import { alloc, cufft, FftPlan, MemoryPointer, XtPlanNd } from '..'
 import { onGpu } from './helpers'
+import { signal, dft, relError } from './fft-reference'
 
 // cuFFT's Xt plans (CuPy's XtPlanNd): half, bfloat16, single and double by cudaDataType. On the
 // simulator the transform is computed in double and each output rounded to the plan's precision.
-
-function signal(n: number, seed: number): Float64Array {
-  let s = seed >>> 0
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
-    out[i] = s / 2 ** 32 - 0.5
-  }
-  return out
-}
-
-function dft(x: Float64Array, n: number, sign: number, count = 1): Float64Array {
-  const out = new Float64Array(2 * n * count)
-  for (let b = 0; b < count; b++) {
-    for (let k = 0; k < n; k++) {
-      let re = 0
-      let im = 0
-      for (let j = 0; j < n; j++) {
-        const a = (sign * 2 * Math.PI * ((j * k) % n)) / n
-        const [xr, xi] = [x[2 * (b * n + j)], x[2 * (b * n + j) + 1]]
-        re += xr * Math.cos(a) - xi * Math.sin(a)
-        im += xr * Math.sin(a) + xi * Math.cos(a)
-      }
-      out[2 * (b * n + k)] = re
-      out[2 * (b * n + k) + 1] = im
-    }
-  }
-  return out
-}
-
-function relError(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  let num = 0
-  let den = 0
-  for (let i = 0; i < want.length; i++) {
-    num += (got[i] - want[i]) ** 2
-    den += want[i] ** 2
-  }
-  return Math.sqrt(num / Math.max(den, 1e-300))
-}
 
 /** IEEE half's bits for `v` (round to nearest even, through single). */
 function toHalf(v: number): number {

@@ -49,6 +49,14 @@ export const gpuTest: typeof test = onGpu
   ? test
   : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (GPU only: backend is sim)`, ...rest)) as any)
 
+/** A test of what the simulator does; on the GPU it is reported as skipped, saying `why`. */
+export function simOnly(why = 'simulator only: backend is cuda'): typeof test {
+  return onGpu ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (${why})`, ...rest)) as any) : test
+}
+
+/** A test of what the simulator does (see {@link simOnly}). */
+export const simTest: typeof test = simOnly()
+
 /** A test that needs a machine with no CUDA driver at all. */
 export const noDriverTest: typeof test = !onGpu
   ? test

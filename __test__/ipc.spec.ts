@@ -4,14 +4,12 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { alloc, CudaError, mallocPlain, MemoryPointer } from '..'
-import { gpuTest, onGpu, root, scratchDir } from './helpers'
+import { gpuTest, onGpu, root, scratchDir, simTest } from './helpers'
 
 /** `test.skip` with the reason in the title, so the skip says why. */
 function skipping(why: string): typeof test {
   return ((title: string, ...rest: any[]) => (test.skip as any)(`${title} (${why})`, ...rest)) as any
 }
-
-const simTest: typeof test = onGpu ? skipping('simulator only: backend is cuda') : test
 
 simTest('interprocess memory is CUDA_ERROR_NOT_SUPPORTED on the simulator, saying why', (t) => {
   const p = mallocPlain(64)

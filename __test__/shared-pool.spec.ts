@@ -4,16 +4,11 @@ import { createServer } from 'node:net'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { alloc, AsyncMemoryPool, CudaError, Device, getDefaultMemoryPool, PinnedMemoryPool, Stream } from '..'
-import { gpuTest, nativeTest, onGpu, runNode, scratchDir, wasmTest } from './helpers'
+import { gpuTest, nativeTest, onGpu, runNode, scratchDir, wasmTest, simTest } from './helpers'
 
 const PEER = path.join(__dirname, 'fixtures', 'shared-pool-peer.js')
 
 /** `test.skip` with the reason in the title, so the skip says why. */
-function skipping(why: string): typeof test {
-  return ((title: string, ...rest: any[]) => (test.skip as any)(`${title} (${why})`, ...rest)) as any
-}
-
-const simTest: typeof test = onGpu ? skipping('simulator only: backend is cuda') : test
 /** Unix sockets: the native build only. */
 const socketTest = nativeTest('no Unix sockets; the wasmTest below says connect() is CUDA_ERROR_NOT_SUPPORTED')
 

@@ -4,9 +4,8 @@ import test from 'ava'
 import { spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { CudaError, Device, mallocPlain, system } from '..'
-import { gpuTest, onGpu, onWasm, root } from './helpers'
+import { gpuTest, onGpu, onWasm, root, simTest } from './helpers'
 
-const simTest: typeof test = onGpu ? (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (simulator only: backend is cuda)`, ...rest)) as any) : test
 const cli = path.join(root, 'cli', 'cli.js')
 
 simTest('the simulator reports its own model, marked simulated', (t) => {

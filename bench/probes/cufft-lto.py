@@ -1,5 +1,6 @@
 # Run on the GPU machine: `python bench/probes/cufft-lto.py` (JIT=none|local|global: how nvJitLink is preloaded).
-# Which planning call and NVRTC options let cuFFT take an LTO callback (cufftXtSetJITCallback)?
+# Which planning call and NVRTC options let cuFFT take an LTO callback (cufftXtSetJITCallback)? (It was none
+# of them: cuFFT keeps the name pointer it is given and reads it when the plan is made; the addon had freed it.)
 import ctypes, os, sys
 lib = '/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/'
 if os.environ.get('JIT') == 'global': ctypes.CDLL(lib + 'libnvJitLink.so.13', mode=ctypes.RTLD_GLOBAL)

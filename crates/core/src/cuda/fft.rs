@@ -248,6 +248,18 @@ struct CudaPlan {
     xt: bool,
     work_size: u64,
     lock: Mutex<()>,
+    /// What cufftXtSetJITCallback was given, kept while the plan lives: cuFFT keeps the
+    /// pointers, not copies, and reads them when the plan is made (a name freed after the set
+    /// made cufftMakePlanMany64 fail with CUFFT_INVALID_SIZE on the H200).
+    _callbacks: Vec<KeptCallback>,
+}
+
+/// A callback's name, LTO-IR and `callerInfo` array, at addresses stable while the plan lives.
+struct KeptCallback {
+    _name: CString,
+    _ltoir: Box<[u8]>,
+    /// `void *callerInfo[1]`, the device address as an integer of pointer width.
+    _info: Box<[usize; 1]>,
 }
 
 impl FftOps for CudaBackend {
@@ -259,11 +271,11 @@ impl FftOps for CudaBackend {
         // SAFETY: `handle` is a valid out-pointer; the device's context is current.
         status(unsafe { (api.create)(&mut handle) }, "cufftCreate")?;
         // From here the plan is destroyed with `CudaPlan` if a step fails.
-        let mut plan = CudaPlan { dev, handle, ty: spec.ty, xt: spec.xt.is_some(), work_size: 0, lock: Mutex::new(()) };
+        let mut plan = CudaPlan { dev, handle, ty: spec.ty, xt: spec.xt.is_some(), work_size: 0, lock: Mutex::new(()), _callbacks: Vec::new() };
         // SAFETY: `handle` is the plan just created, not yet made.
         status(unsafe { (api.set_auto_allocation)(handle, 0) }, "cufftSetAutoAllocation")?;
         for cb in callbacks {
-            set_callback(api, handle, spec, cb)?;
+            plan._callbacks.push(set_callback(api, handle, spec, cb)?);
         }
         let mut n: Vec<c_longlong> = spec.shape.iter().map(|&v| v as c_longlong).collect();
         let (mut inembed, mut onembed, istride, idist, ostride, odist) = match &spec.layout {
@@ -378,8 +390,8 @@ impl FftPlanOps for CudaPlan {
     }
 }
 
-/// Sets an LTO callback on a plan not yet made.
-fn set_callback(api: &Cufft, handle: Handle, spec: &PlanSpec, cb: &Callback) -> Result<()> {
+/// Sets an LTO callback on a plan not yet made; what it gave cuFFT is returned, for the plan to keep.
+fn set_callback(api: &Cufft, handle: Handle, spec: &PlanSpec, cb: &Callback) -> Result<KeptCallback> {
     let Some(set) = api.set_jit_callback else {
         return Err(Error::named(
             "CUFFT_NOT_SUPPORTED",
@@ -387,13 +399,15 @@ fn set_callback(api: &Cufft, handle: Handle, spec: &PlanSpec, cb: &Callback) -> 
         ));
     };
     let name = CString::new(cb.name.as_str()).map_err(|_| Error::type_error("a callback's name must not contain a NUL byte"))?;
-    let mut info = cb.caller_info as *mut c_void;
-    let infos: *mut *mut c_void = if cb.caller_info == 0 { std::ptr::null_mut() } else { &mut info };
-    // SAFETY: the plan is created and not yet made; `name` is NUL-terminated and the LTO-IR holds
-    // `ltoir.len()` bytes, both read during the call; `infos` is NULL or one device address (the
-    // plan has one GPU), which the model keeps alive while the plan lives.
-    let r = unsafe { set(handle, name.as_ptr(), cb.ltoir.as_ptr() as *const c_void, cb.ltoir.len(), cb.kind(spec), infos) };
-    status(r, "cufftXtSetJITCallback")
+    let mut kept = KeptCallback { _name: name, _ltoir: cb.ltoir.clone().into_boxed_slice(), _info: Box::new([cb.caller_info as usize]) };
+    let infos: *mut *mut c_void = if cb.caller_info == 0 { std::ptr::null_mut() } else { kept._info.as_mut_ptr() as *mut *mut c_void };
+    // SAFETY: the plan is created and not yet made; the name is NUL-terminated; the LTO-IR holds
+    // `len` bytes; `infos` is NULL or one device address (the plan has one GPU), which the model
+    // keeps alive while the plan lives. All three stay at their addresses while the plan lives
+    // (the plan keeps `kept`), as cuFFT reads them again when the plan is made.
+    let r = unsafe { set(handle, kept._name.as_ptr(), kept._ltoir.as_ptr() as *const c_void, kept._ltoir.len(), cb.kind(spec), infos) };
+    status(r, "cufftXtSetJITCallback")?;
+    Ok(kept)
 }
 
 /// A plan over several devices, run on descriptors of the caller's buffers.
