@@ -217,3 +217,17 @@ serial('without the variable an OOM writes nothing and its message is unchanged'
   t.is(out.code, 'CUDA_ERROR_OUT_OF_MEMORY')
   t.notRegex(out.message, /memory snapshot/)
 })
+
+serial('hundreds of live blocks are recorded and freed: the live table is indexed by slot, not by the handle (a handle is slot · 2^21 + generation)', (t) => {
+  memory.recordHistory({ stacks: 'none', maxEntries: 4096 })
+  try {
+    const blocks = Array.from({ length: 600 }, () => mallocPlain(64))
+    const live = memory.snapshot().history.events.filter((e) => e.action === 'alloc').length
+    t.true(live >= 600, `${live} allocations recorded`)
+    for (const b of blocks) b.mem.free()
+    const events = memory.snapshot().history.events
+    t.true(events.filter((e) => e.action === 'free').length >= 600, 'each free found its block')
+  } finally {
+    memory.recordHistory({ enabled: false })
+  }
+})

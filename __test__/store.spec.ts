@@ -230,3 +230,9 @@ test('the server listens on loopback by default', async (t) => {
   const { server } = await serve(t)
   t.is(server.host, '127.0.0.1')
 })
+
+test('a StoreError takes its message as a string only: converting anything else would run its code (fuzz seed 20023 hung on a huge array)', (t) => {
+  const huge = new Proxy([], { get: (o, k) => (k === 'length' ? 2 ** 32 - 1 : Reflect.get(o, k)) })
+  t.throws(() => new StoreError('STORE_CLOSED', huge as never), { instanceOf: TypeError, message: /message must be a string/ })
+  t.is(new StoreError('STORE_CLOSED', 'closed').message, 'closed')
+})

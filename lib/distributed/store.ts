@@ -20,7 +20,9 @@ export type StoreErrorCode =
 export class StoreError extends Error {
   /** What went wrong: `'STORE_TIMEOUT'`, `'STORE_UNAUTHORIZED'`, `'STORE_CONNECT'`, `'STORE_CLOSED'`, `'STORE_PROTOCOL'` or `'STORE_QUOTA'`. */
   readonly code: StoreErrorCode
+  /** @throws {TypeError} unless `message` is a string (converting anything else runs its code). */
   constructor(code: StoreErrorCode, message: string) {
+    if (typeof message !== 'string') throw new TypeError(`a StoreError's message must be a string, got ${describe(message)}`)
     super(message)
     this.code = code
   }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { backend } from '../backend'
 import { runWith, scope } from '../context'
 import { Device } from '../device'
-import { native } from '../native'
+import { constants, native } from '../native'
 import { own, ownDevice, type NativeObject } from '../object'
 import { perThreadIsDefault } from '../stream/handle'
 import { Stream } from '../stream/stream'
@@ -345,6 +345,14 @@ const L_DEVICE = 5
 const L_STREAM = 6
 const L_POOL_SOURCE = 7
 
+/** What one slot adds to a handle (the addon's layout: `handles.rs`). */
+const SLOT_UNIT = constants.handleSlotUnit
+
+/** The slot of handle `h` in its table. */
+function slotOf(h: number): number {
+  return Math.floor(h / SLOT_UNIT)
+}
+
 /**
  * The blocks allocated while recording and not yet seen freed, `STRIDE` numbers each (`L_*`),
  * indexed by their handle's slot (a handle is its table's slot plus a generation, and is never
@@ -361,7 +369,7 @@ class LiveTable {
 
   /** Records the block of handle `h`. */
   set(h: number, addr: number, size: number, requested: number, t: number, device: number, stream: number, pool: number, source: number, stack: object | undefined): void {
-    const i = h >>> 0
+    const i = slotOf(h)
     if (i >= this.cap) this.#grow(i)
     const e = this.e
     const j = i * STRIDE
@@ -378,7 +386,7 @@ class LiveTable {
 
   /** The slot of handle `h`, or -1 when the table holds no block of it. */
   find(h: number): number {
-    const i = h >>> 0
+    const i = slotOf(h)
     return i < this.cap && this.e[i * STRIDE + L_HANDLE] === h ? i : -1
   }
 

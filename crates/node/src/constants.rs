@@ -120,6 +120,7 @@ crate::js_object! {
         launch: LaunchLayout = c"launch",
         nccl: NcclCodes = c"nccl",
         allocator: AllocatorCodes = c"allocator",
+        handle_slot_unit: f64 = c"handleSlotUnit",
     }
 }
 
@@ -144,6 +145,6 @@ crate::exports! {
         let nccl = NcclCodes { kinds: NcclKinds, dtypes: NcclDTypes, ops: NcclOps };
         let allocator = AllocatorCodes { out_of_memory: allocator::OUT_OF_MEMORY, failed: allocator::FAILED };
         let event = EventFlagBits { blocking_sync: EventFlags::BLOCKING_SYNC, disable_timing: EventFlags::DISABLE_TIMING, interprocess: EventFlags::INTERPROCESS };
-        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator })
+        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator, handle_slot_unit: crate::handles::SLOT_UNIT })
     }
 }

@@ -66,6 +66,9 @@ pub type Local<T> = LocalKey<RefCell<Table<T>>>;
 /// returned or kept in a field allocates nothing, however often its slot was reused (with the
 /// generation high, every reused slot's handle was a heap number, one allocation per creation).
 const GENERATION_BITS: u32 = 21;
+/// What one slot adds to a handle (2^21): a handle's slot is `floor(handle / SLOT_UNIT)`, as the
+/// TS layer's tables indexed by slot read it (`constants.handleSlotUnit`).
+pub const SLOT_UNIT: f64 = (1u64 << GENERATION_BITS) as f64;
 const LAST_GENERATION: u32 = (1 << GENERATION_BITS) - 1;
 
 fn join(index: u32, generation: u32) -> f64 {
