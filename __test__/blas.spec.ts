@@ -1,16 +1,6 @@
 import test from 'ava'
 import { alloc, blas, Device, kernels, mallocPlain, MemoryPointer, Stream } from '..'
-import { onWasm, runJson } from './helpers'
-
-function random(n: number, seed: number): Float64Array {
-  let s = seed >>> 0
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
-    out[i] = s / 2 ** 32 - 0.5
-  }
-  return out
-}
+import { onWasm, runJson, seededValues as random } from './helpers'
 
 /** Row-major C = A·B in float64 on the host. */
 function reference(a: Float64Array, b: Float64Array, m: number, n: number, k: number): Float64Array {

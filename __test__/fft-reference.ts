@@ -3,15 +3,8 @@
 /** Interleaved complex numbers (re, im, re, im, …). */
 export type Complex = Float64Array
 
-export function signal(n: number, seed: number): Float64Array {
-  let s = seed >>> 0
-  const out = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
-    out[i] = s / 2 ** 32 - 0.5
-  }
-  return out
-}
+/** `n` seeded values in [-0.5, 0.5) (`seededValues` in helpers.ts). */
+export { seededValues as signal } from './helpers'
 
 /** The unnormalised DFT of `count` complex rows of `n` points each (sign -1 forward, +1 inverse). */
 export function dft(x: Complex, n: number, sign: number, count = 1): Complex {

@@ -112,3 +112,14 @@ export const nvrtcTest: typeof test = hasNvrtc
 export const linkTest: typeof test = hasNvrtc && hasNvJitLink
   ? test
   : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (needs NVRTC and nvJitLink: ${WHEELS})`, ...rest)) as any)
+
+/** `n` values in [-0.5, 0.5) from a linear congruential generator seeded with `seed`: the same inputs every run. */
+export function seededValues(n: number, seed: number): Float64Array {
+  let s = seed >>> 0
+  const out = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    out[i] = s / 2 ** 32 - 0.5
+  }
+  return out
+}
