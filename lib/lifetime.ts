@@ -56,3 +56,16 @@ export function ownLater(o: object, attach: Attach): void {
     setImmediate(flush).unref()
   }
 }
+
+/**
+ * Forgets `o` if it is the last object waiting (made, then released before anything else was made:
+ * a create-and-destroy loop). It then costs nothing at the next macrotask and is not kept reachable
+ * until then, which in a long synchronous loop would age it into the old generation.
+ */
+export function dropIfLast(o: object): void {
+  if (count > 0 && waiting[2 * count - 2] === o) {
+    count--
+    waiting[2 * count] = undefined
+    waiting[2 * count + 1] = undefined
+  }
+}

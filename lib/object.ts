@@ -3,7 +3,7 @@
 // the object and its lifetime (crates/node/src/handles.rs); a class here holds the handle,
 // checks arguments and adds the ergonomics.
 import { describe } from './validate'
-import { ownLater, type Attach } from './lifetime'
+import { dropIfLast, ownLater, type Attach } from './lifetime'
 
 /**
  * The token internal code passes to build an object around a handle the addon made:
@@ -85,6 +85,7 @@ export function ownDevice(o: NativeObject): number {
  */
 export function released(o: NativeObject): void {
   letGo(o)
+  dropIfLast(o)
 }
 
 /**
