@@ -2,22 +2,10 @@
 // ones), 64-bit words (`generateLongLong`) and orderings (`setGeneratorOrdering`).
 import test from 'ava'
 import { alloc, curand, CudaError, type MemoryPointer } from '..'
-import { gpuTest, onGpu, simTest } from './helpers'
+import { doubles, floats, gpuTest, onGpu, simTest } from './helpers'
 
 function longs(p: MemoryPointer, n: number): BigUint64Array {
   const out = new BigUint64Array(n)
-  p.copyToHost(out)
-  return out
-}
-
-function floats(p: MemoryPointer, n: number): Float32Array {
-  const out = new Float32Array(n)
-  p.copyToHost(out)
-  return out
-}
-
-function doubles(p: MemoryPointer, n: number): Float64Array {
-  const out = new Float64Array(n)
   p.copyToHost(out)
   return out
 }

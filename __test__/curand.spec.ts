@@ -1,21 +1,9 @@
 import test from 'ava'
 import { alloc, curand, CudaError, mallocPlain, Stream, type MemoryPointer } from '..'
-import { gpuTest, nativeTest, root, runJson, simTest } from './helpers'
+import { doubles, floats, gpuTest, nativeTest, root, runJson, simTest } from './helpers'
 
 function words(p: MemoryPointer, n: number): Uint32Array {
   const out = new Uint32Array(n)
-  p.copyToHost(out)
-  return out
-}
-
-function floats(p: MemoryPointer, n: number): Float32Array {
-  const out = new Float32Array(n)
-  p.copyToHost(out)
-  return out
-}
-
-function doubles(p: MemoryPointer, n: number): Float64Array {
-  const out = new Float64Array(n)
   p.copyToHost(out)
   return out
 }

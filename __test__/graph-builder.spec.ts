@@ -1,6 +1,6 @@
 import test from 'ava'
 import { alloc, allocPinned, backend, Condition, CudaError, Event, GraphBuilder, GraphNode, i32, kernels, MemoryPointer, RawKernel, Stream } from '..'
-import { gpuTest, nvrtcTest, onGpu } from './helpers'
+import { gpuTest, nvrtcTest, onGpu, runNode } from './helpers'
 
 /** GPU tests that compile CUDA C: they need a GPU and NVRTC, and skip saying so elsewhere. */
 const gpuNvrtcTest: typeof test = onGpu ? nvrtcTest : (((title: string, ...rest: any[]) => (test.skip as any)(`${title} (GPU only: the simulator cannot put a kernel's host implementation in a graph)`, ...rest)) as any)
@@ -302,6 +302,42 @@ gpuNvrtcTest('GPU: a CUDA C kernel sets a while node’s condition with cudaGrap
 })
 
 const SET = 'extern "C" __global__ void set(int *p, int v) { *p = v; }'
+
+gpuNvrtcTest('GPU: a graph keeps its kernels’ modules loaded after their RawKernels are collected, built or captured', (t) => {
+  // Collected kernels unloaded their modules under the graph's kernel nodes: the next launch ran
+  // unloaded code (a kernel fault).
+  const r = runNode(
+    `
+    const { RawKernel, GraphBuilder, Stream, alloc, i32 } = cuda;
+    const p = alloc(8);
+    let collected = 0;
+    const gone = new FinalizationRegistry(() => collected++);
+    const graphs = (() => {
+      const k = new RawKernel('extern "C" __global__ void kept_built(int *p, int v) { p[0] = v; }', 'kept_built');
+      const k2 = new RawKernel('extern "C" __global__ void kept_captured(int *p, int v) { p[1] = v; }', 'kept_captured');
+      gone.register(k, 0);
+      gone.register(k2, 0);
+      const b = new GraphBuilder();
+      b.addKernel(k, { grid: 1, block: 1 }, [p, i32(7)]);
+      const s = new Stream({ nonBlocking: true });
+      return [b.instantiate(), s.capture(() => k2.launch(1, 1, [p, i32(9)]))];
+    })();
+    const later = (f) => new Promise((r) => setTimeout(() => r(f()), 20));
+    (async () => {
+      for (let i = 0; i < 3; i++) await later(() => global.gc());
+      p.memset(0, 8);
+      for (const g of graphs) g.launch();
+      Stream.null.synchronize();
+      const out = new Int32Array(2);
+      p.copyToHost(out);
+      console.log(JSON.stringify({ collected, values: [...out] }));
+    })().catch((e) => { console.error(e); process.exit(1) });`,
+    {},
+    ['--expose-gc'],
+  )
+  t.is(r.status, 0, r.stderr)
+  t.deepEqual(JSON.parse(r.stdout.trim()), { collected: 2, values: [7, 9] })
+})
 
 gpuNvrtcTest('GPU: setKernelParams gives a kernel node new arguments', (t) => {
   const k = new RawKernel(SET, 'set')

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { backend } from '..'
+import { backend, type MemoryPointer } from '..'
 
 /** The package root, for child processes to `require`. */
 export const root = path.join(__dirname, '..')
@@ -121,5 +121,19 @@ export function seededValues(n: number, seed: number): Float64Array {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0
     out[i] = s / 2 ** 32 - 0.5
   }
+  return out
+}
+
+/** The first `n` float32 values of device memory `p`, copied back. */
+export function floats(p: MemoryPointer, n: number): Float32Array {
+  const out = new Float32Array(n)
+  p.copyToHost(out)
+  return out
+}
+
+/** The first `n` float64 values of device memory `p`, copied back. */
+export function doubles(p: MemoryPointer, n: number): Float64Array {
+  const out = new Float64Array(n)
+  p.copyToHost(out)
   return out
 }

@@ -1,6 +1,9 @@
 import test from 'ava'
+import { spawnSync } from 'node:child_process'
 import net from 'node:net'
+import path from 'node:path'
 import { StoreError, TcpStore, TcpStoreServer } from '..'
+import { root } from './helpers'
 
 const TOKEN = 'test-token-0123456789'
 
@@ -235,4 +238,24 @@ test('a StoreError takes its message as a string only: converting anything else 
   const huge = new Proxy([], { get: (o, k) => (k === 'length' ? 2 ** 32 - 1 : Reflect.get(o, k)) })
   t.throws(() => new StoreError('STORE_CLOSED', huge as never), { instanceOf: TypeError, message: /message must be a string/ })
   t.is(new StoreError('STORE_CLOSED', 'closed').message, 'closed')
+})
+
+test('a bad argument is named as the rest of the library names it (validate.ts), running none of its code, and the store loads no addon', (t) => {
+  let ran = false
+  const f = Object.assign(() => {}, {
+    toString: () => {
+      ran = true
+      return 'x'
+    },
+  })
+  t.throws(() => new StoreError('STORE_CLOSED', f as never), { instanceOf: TypeError, message: /got a function$/ })
+  t.false(ran)
+  t.throws(() => new StoreError('STORE_CLOSED', 5 as never), { instanceOf: TypeError, message: /got number 5$/ })
+  // The launcher (cli/run.ts) uses the store: it must not load the addon.
+  const script = `require(${JSON.stringify(path.join(root, 'lib', 'distributed', 'store.js'))}); console.log(JSON.stringify(Object.keys(require.cache)))`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  t.is(r.status, 0, r.stderr)
+  const loaded: string[] = JSON.parse(r.stdout)
+  t.true(loaded.some((f) => f.endsWith('describe.js')))
+  t.false(loaded.some((f) => /native|\.node$/.test(path.basename(f))), loaded.join(', '))
 })

@@ -46,6 +46,34 @@ wasmTest('the WebAssembly build runs the API slice: copies, streams, events, a g
   t.true(out.elapsedMs >= 5 && out.elapsedMs < 1000, String(out.elapsedMs))
 })
 
+wasmTest('the Node loader serves the calls every export makes without emnapi\'s views (cuda-node.wasi.cjs, fastCalls), and nothing reads the last error it leaves', (t) => {
+  const all = WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(wasm)))
+  t.true(all.some((i) => i.module === 'env' && i.name === 'memory' && i.kind === 'memory'), "the module imports the loader's memory, which fastCalls views")
+  const imports = all.map((i) => i.name)
+  t.true(imports.includes('napi_get_cb_info'))
+  t.false(imports.includes('napi_get_last_error_info'), 'a success of fastCalls leaves the last error as it was')
+  // Wrong kinds and missing arguments take emnapi's own path: the same typed errors.
+  const r = node(['-e', `
+    const { native } = require('./lib/native')
+    const out = []
+    for (const f of [() => native.memAlloc('0', 64), () => native.memAlloc(0), () => native.streamQuery(), () => native.memAlloc(0, true)]) {
+      try { f(); out.push('ok') } catch (e) { out.push(e.constructor.name + ': ' + e.message) }
+    }
+    const h = native.memAlloc(0, 64)
+    out.push(native.memDesc(h).size, typeof native.memFree(h))
+    console.log(JSON.stringify(out))`])
+  t.is(r.status, 0, r.stderr)
+  // As the native addon says them.
+  t.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), [
+    'TypeError: device must be a number, got a string',
+    'TypeError: size must be a number, got nothing',
+    'TypeError: stream must be a number, got nothing',
+    'TypeError: size must be a number, got a boolean',
+    64,
+    'undefined',
+  ])
+})
+
 wasmTest('the tour runs on the WebAssembly build in Node', (t) => {
   const r = node(['--import', 'tsx', 'examples/tour.ts'])
   t.is(r.status, 0, r.stderr)

@@ -1,6 +1,9 @@
 // Argument checks that must happen before the native layer sees a value: napi converts numbers
 // loosely (1.5 to a u32 is 1), so kinds and integrality are checked here.
 import { constants } from './native'
+import { describe } from './describe'
+
+export { describe }
 
 const { maxCount } = constants
 
@@ -27,14 +30,6 @@ export function func(name: string, value: unknown): (...args: any[]) => any {
     throw new TypeError(`${name} must be a function, got ${describe(value)}`)
   }
   return value as (...args: any[]) => any
-}
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (typeof value === 'string') return `the string '${value.length > 40 ? value.slice(0, 40) + '…' : value}'`
-  if (typeof value === 'bigint') return `the bigint ${value}n`
-  if (typeof value === 'object') return `an object (${(value as object).constructor?.name ?? 'Object'})`
-  return `${typeof value} ${String(value)}`
 }
 
 /**

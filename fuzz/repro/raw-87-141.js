@@ -14,12 +14,23 @@
 // its frees do not wait for the device, so there the batch runs through in a second. Expected on
 // the GPU: "HANG ... stuck in case 141 13 collect()" (this script's watchdog is 30 s).
 //
+// Updated for later exports, so that it still replays this: `eventCreate` takes (device, flags),
+// cuEventCreate's bits (`constants.event`: blockingSync 1, disableTiming 2, interprocess 4), no
+// longer (owner, device, blocking, disableTiming, interprocess), so each call passes the same
+// device and those booleans as bits, and a malformed boolean (an array, an object) as the flags,
+// still refused as before; and handles are now slot · 2^21 + generation, small numbers, so case
+// 137 statement 4 passes the value hPPool had in that build (HPPOOL_THEN, 16 · 2^32) rather than
+// today's handle, which would sleep a few milliseconds and replay nothing.
+//
 // Fuzz raw batch seed 87, cases 0 to 141: written by
 // FUZZ_RAW_SKIP=streamLaunchSimulated FUZZ_SCRIPT=fuzz/repro/raw-87-141.js FUZZ_PRINT=raw:87:..141 npm run fuzz
 // Run from the repository root: node --expose-gc fuzz/repro/raw-87-141.js
 /* eslint-disable */
 'use strict'
 const { repro } = require("./harness.js")
+
+/** Case 137's hPPool as that build numbered it (generation 16, slot 0): 68,719,476,736 ns, a 69 s sleep. */
+const HPPOOL_THEN = 16 * 2 ** 32
 
 repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_SKIP=streamLaunchSimulated FUZZ_SCRIPT=fuzz/repro/raw-87-141.js FUZZ_PRINT=raw:87:..141 npm run fuzz\nRun from the repository root: node --expose-gc fuzz/repro/raw-87-141.js", [
   [0, [
@@ -123,7 +134,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(3); t(() => native.streamSleep(new Uint8Array(4096), hSL))
   }],
   [8, [
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
     "t(() => native.memFill(0.5, 512, 1, 4294967296.5, 3n, -Infinity, hPPool))",
@@ -139,7 +150,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.nvrtcCompile('sm_90', 'float16', hostile(), [], hPin, [], ['x'.repeat(100000), -(2n**63n), 255]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(0); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(1); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(2); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
     at(3); t(() => native.memFill(0.5, 512, 1, 4294967296.5, 3n, -Infinity, hPPool))
@@ -184,8 +195,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [11, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.kernelSimulatedMaxActiveBlocks(-1, 2**31 - 1, 4294967296.5))",
@@ -202,8 +213,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
-    at(2); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
+    at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(5); t(() => native.kernelSimulatedMaxActiveBlocks(-1, 2**31 - 1, 4294967296.5))
@@ -248,7 +259,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [13, [
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hPool = t(() => native.poolCreate({}, 0), 'making hPool')",
     "t(() => native.ncclGroupEnd(hSD))",
     "t(() => native.ncclGroupStart(hPool))",
@@ -257,7 +268,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
-    at(1); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hPool = t(() => native.poolCreate({}, 0), 'making hPool')
     at(3); t(() => native.ncclGroupEnd(hSD))
     at(4); t(() => native.ncclGroupStart(hPool))
@@ -324,8 +335,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [17, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "await tick()",
     "collect()",
     "t(() => native.memCopyDtohPinned(hED, 43750, false, 2**53 + 2, 2**64, 2**32 - 1, {  }))",
@@ -336,8 +347,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
-    at(2); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
+    at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); await tick()
     at(4); collect()
     at(5); t(() => native.memCopyDtohPinned(hED, 43750, false, 2**53 + 2, 2**64, 2**32 - 1, {  }))
@@ -381,7 +392,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [20, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
@@ -395,13 +406,13 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.poolMallocFrom(3n, 2**31 - 1, 2**32 - 1, hE))",
     "t(() => native.nvtxRangePush('row', hSD))",
     "t(() => native.streamWaitEvent(7, hG, 'global'))",
-    "t(() => native.eventCreate(() => {}, -0, true, false, false))",
+    "t(() => native.eventCreate(-0, 1))",
     "t(() => native.simPump())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
     at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
-    at(2); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(2); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(4); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
     at(5); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
@@ -415,7 +426,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(13); t(() => native.poolMallocFrom(3n, 2**31 - 1, 2**32 - 1, hE))
     at(14); t(() => native.nvtxRangePush('row', hSD))
     at(15); t(() => native.streamWaitEvent(7, hG, 'global'))
-    at(16); t(() => native.eventCreate(() => {}, -0, true, false, false))
+    at(16); t(() => native.eventCreate(-0, 1))
     at(17); t(() => native.simPump())
   }],
   [21, [
@@ -634,12 +645,12 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [32, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "t(() => native.eventCreate(hostile(), -(2**53), false, true, false))",
+    "t(() => native.eventCreate(-(2**53), 2))",
     "t(() => native.eventIpcHandle(new WebAssembly.Memory({ initial: 1 }).buffer, hS))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); t(() => native.eventCreate(hostile(), -(2**53), false, true, false))
+    at(1); t(() => native.eventCreate(-(2**53), 2))
     at(2); t(() => native.eventIpcHandle(new WebAssembly.Memory({ initial: 1 }).buffer, hS))
   }],
   [33, [
@@ -660,7 +671,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.memCopy2DDtoh(hSL, hAPool, { b: hG }, 2**32 - 1, () => hostile(), 2n**64n, 2**31 - 1))",
@@ -679,7 +690,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
     at(1); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
     at(2); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(3); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(3); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(5); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(6); t(() => native.memCopy2DDtoh(hSL, hAPool, { b: hG }, 2**32 - 1, () => hostile(), 2n**64n, 2**31 - 1))
@@ -718,7 +729,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [36, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "t(() => native.kernelParamSizes(8, []))",
     "t(() => native.moduleGetFunction({}, 0, 'float32', 2**63))",
@@ -735,7 +746,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(3); t(() => native.kernelParamSizes(8, []))
     at(4); t(() => native.moduleGetFunction({}, 0, 'float32', 2**63))
@@ -769,8 +780,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(6); t(() => native.kernelSuggestedBlockSize({ fileName: hSD, interprocess: hPool, beta: Object.create(null) }, NaN))
   }],
   [38, [
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "await tick()",
     "collect()",
@@ -780,8 +791,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.streamCreate({ lda: hM1, incy: -(2n**63n), lda: new (class Stream {})() }, { incy: 2**32 - 1, stream: hED, sharedMem: hE1 }, true, 1e308, false))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
-    at(1); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(0); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
+    at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(3); await tick()
     at(4); collect()
@@ -821,7 +832,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [41, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.streamInfo())",
@@ -833,7 +844,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
     at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
-    at(2); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(5); t(() => native.streamInfo())
@@ -843,7 +854,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(9); t(() => native.streamExternal([], 2**53 + 2))
   }],
   [42, [
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "t(() => native.deviceSynchronize(4096, { b: 4294967296.5, k: hMF, alpha: hMF, code: hED }))",
     "t(() => native.ncclGroupEnd({ then() { throw mark() } }))",
@@ -853,7 +864,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.nvJitLinkLink([], Object.assign(new Array(4096), { 7: \"x\" }), new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), new ArrayBuffer(0), 2**53 + 2))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(0); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(1); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(2); t(() => native.deviceSynchronize(4096, { b: 4294967296.5, k: hMF, alpha: hMF, code: hED }))
     at(3); t(() => native.ncclGroupEnd({ then() { throw mark() } }))
@@ -955,7 +966,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(6); await tick()
   }],
   [47, [
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.nvtxRangePop(hAPool))",
     "t(() => native.streamExternal(hostile(), 2, 0x1000n))",
@@ -967,7 +978,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.eventSynchronize(-1e308, -(2**31)))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(0); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(1); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(2); t(() => native.nvtxRangePop(hAPool))
     at(3); t(() => native.streamExternal(hostile(), 2, 0x1000n))
@@ -1175,7 +1186,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.streamWaitEvent(2**53 + 2))",
     "t(() => native.memDesc())",
     "t(() => native.deviceMemInfo())",
-    "t(() => native.eventCreate(hostile(), 2, true, [hM1, 18508, hMF, Object.create(cuda.Event.prototype)], true, { n: new ArrayBuffer(0) }))",
+    "t(() => native.eventCreate(2, [hM1, 18508, hMF, Object.create(cuda.Event.prototype)], { n: new ArrayBuffer(0) }))",
     "t(() => native.pinnedPoolNFreeBlocks())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
@@ -1185,12 +1196,12 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(3); t(() => native.streamWaitEvent(2**53 + 2))
     at(4); t(() => native.memDesc())
     at(5); t(() => native.deviceMemInfo())
-    at(6); t(() => native.eventCreate(hostile(), 2, true, [hM1, 18508, hMF, Object.create(cuda.Event.prototype)], true, { n: new ArrayBuffer(0) }))
+    at(6); t(() => native.eventCreate(2, [hM1, 18508, hMF, Object.create(cuda.Event.prototype)], { n: new ArrayBuffer(0) }))
     at(7); t(() => native.pinnedPoolNFreeBlocks())
   }],
   [57, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.streamSynchronizeAsync(hMF, 256))",
@@ -1202,7 +1213,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(3); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(4); t(() => native.streamSynchronizeAsync(hMF, 256))
@@ -1213,14 +1224,14 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(9); t(() => native.deviceSynchronize(2**32 - 1, hG))
   }],
   [58, [
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "t(() => native.eventElapsedTime(-0))",
     "t(() => native.graphDestroy(1e308))",
     "t(() => native.memCopyDtohPinned(256, -0.5, 0, 4096, 16, hED))",
     "t(() => native.streamCreate([], '\\0', true, -1e308))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(0); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(1); t(() => native.eventElapsedTime(-0))
     at(2); t(() => native.graphDestroy(1e308))
     at(3); t(() => native.memCopyDtohPinned(256, -0.5, 0, 4096, 16, hED))
@@ -1284,7 +1295,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [64, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "t(() => native.eventSynchronize(4096, async () => { await tick(); t(() => native.deviceCusolverHandle(2**64, 1n)) }))",
     "t(() => native.nvtxRangePop(() => { throw mark() }))",
     "t(() => native.simSetScheduler())",
@@ -1299,7 +1310,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); t(() => native.eventSynchronize(4096, async () => { await tick(); t(() => native.deviceCusolverHandle(2**64, 1n)) }))
     at(3); t(() => native.nvtxRangePop(() => { throw mark() }))
     at(4); t(() => native.simSetScheduler())
@@ -1370,7 +1381,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [69, [
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "t(() => native.memFromExternal(2n**64n, Infinity, 4294967296.5))",
     "t(() => native.ncclCall(0, '', 1, Number.MIN_VALUE, 512, 255, 'NaN', 2**53 + 2, new Proxy([], { get(t, k) { if (k === \"length\") return 2**32 - 1; return Reflect.get(t, k) } }), -1, 2**32 + 0.5))",
@@ -1380,7 +1391,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
-    at(1); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(3); t(() => native.memFromExternal(2n**64n, Infinity, 4294967296.5))
     at(4); t(() => native.ncclCall(0, '', 1, Number.MIN_VALUE, 512, 255, 'NaN', 2**53 + 2, new Proxy([], { get(t, k) { if (k === "length") return 2**32 - 1; return Reflect.get(t, k) } }), -1, 2**32 + 0.5))
@@ -1482,7 +1493,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [74, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "t(() => native.deviceEnablePeerAccess(2**31, 2**40, { size: () => t(() => native.streamSleep(8, -1, hE)), k: 2**32, b: 0x10000n, incy: Symbol.iterator }))",
     "t(() => native.streamEndCapture(() => {}, 'sm_90'))",
     "t(() => native.moduleGetFunction([], 2**31 - 1))",
@@ -1498,7 +1509,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); t(() => native.deviceEnablePeerAccess(2**31, 2**40, { size: () => t(() => native.streamSleep(8, -1, hE)), k: 2**32, b: 0x10000n, incy: Symbol.iterator }))
     at(3); t(() => native.streamEndCapture(() => {}, 'sm_90'))
     at(4); t(() => native.moduleGetFunction([], 2**31 - 1))
@@ -1513,7 +1524,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(13); t(() => native.pinnedUnregister(2**53))
   }],
   [75, [
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "t(() => native.pinnedRegister({ device: () => hostile(), m: 42821, simulate: hED, order: null }))",
     "t(() => native.streamPriorityRange(256))",
     "t(() => native.memCopyDtod(2**53 + 2, 4294967296.5, 1, 4096, -1))",
@@ -1523,7 +1534,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.poolFreeBytes(2**31))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(0); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(1); t(() => native.pinnedRegister({ device: () => hostile(), m: 42821, simulate: hED, order: null }))
     at(2); t(() => native.streamPriorityRange(256))
     at(3); t(() => native.memCopyDtod(2**53 + 2, 4294967296.5, 1, 4096, -1))
@@ -1533,7 +1544,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.poolFreeBytes(2**31))
   }],
   [76, [
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "await tick()",
     "t(() => native.streamInfo(2**31 - 1, null))",
@@ -1547,7 +1558,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(0); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(1); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(2); await tick()
     at(3); t(() => native.streamInfo(2**31 - 1, null))
@@ -1561,14 +1572,14 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(11); collect()
   }],
   [77, [
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "t(() => native.deviceMemInfo(1e308, () => hostile()))",
     "t(() => native.graphToDot())",
     "t(() => native.memMemset(NaN, 0, 2**53 + 2, hE, 1e308, -(2**31)))",
     "t(() => native.blasGemm(-Infinity, '', 0, 2**53 - 1, { ldb: 66186, priority: 255, interprocess: -(2**31) }, 1, new Uint32Array(6)))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(0); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(1); t(() => native.deviceMemInfo(1e308, () => hostile()))
     at(2); t(() => native.graphToDot())
     at(3); t(() => native.memMemset(NaN, 0, 2**53 + 2, hE, 1e308, -(2**31)))
@@ -1820,7 +1831,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [91, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.deviceUuid(2**53 + 2, { options: hPPool, ldb: hG }))",
@@ -1832,7 +1843,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(3); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(4); t(() => native.deviceUuid(2**53 + 2, { options: hPPool, ldb: hG }))
@@ -1843,7 +1854,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(9); t(() => native.deviceUuid({ alpha: 'float32', sharedMem: hE, jitify: class {} }, new ArrayBuffer(64)))
   }],
   [92, [
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "t(() => native.memAdvise(2**53, 55702, -Infinity, '1', -1))",
@@ -1860,7 +1871,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclGetUniqueId())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(0); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(1); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(2); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(3); t(() => native.memAdvise(2**53, 55702, -Infinity, '1', -1))
@@ -1935,7 +1946,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [96, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "t(() => native.deviceProps(2**31 - 1, hS1))",
     "t(() => native.memCopyHtod(hE1, -0, -0.5, new Uint8Array(16)))",
     "t(() => native.ncclVersion([hSL]))",
@@ -1943,15 +1954,15 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
     at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(2); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); t(() => native.deviceProps(2**31 - 1, hS1))
     at(4); t(() => native.memCopyHtod(hE1, -0, -0.5, new Uint8Array(16)))
     at(5); t(() => native.ncclVersion([hSL]))
   }],
   [97, [
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
-    "t(() => native.eventCreate({ device: hE }, 0, { disableTiming: 38243 }, false, true))",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
+    "t(() => native.eventCreate(0, { disableTiming: 38243 }, true))",
     "t(() => native.memCopyDtoh(1e308, new Uint8Array(0), hSL, 2**32 - 1))",
     "t(() => native.simPump('column'))",
     "t(() => native.asyncPoolResetPeakStats(1))",
@@ -1964,8 +1975,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
-    at(2); t(() => native.eventCreate({ device: hE }, 0, { disableTiming: 38243 }, false, true))
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
+    at(2); t(() => native.eventCreate(0, { disableTiming: 38243 }, true))
     at(3); t(() => native.memCopyDtoh(1e308, new Uint8Array(0), hSL, 2**32 - 1))
     at(4); t(() => native.simPump('column'))
     at(5); t(() => native.asyncPoolResetPeakStats(1))
@@ -1978,7 +1989,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [98, [
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
     "t(() => native.deviceProps(hE))",
@@ -1989,7 +2000,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(3); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
     at(4); t(() => native.deviceProps(hE))
@@ -2092,7 +2103,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [103, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "t(() => native.streamPriorityRange(-1))",
     "t(() => native.kernelMaxPotentialClusterSize(4294967296.5, new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), hE))",
     "collect()",
@@ -2105,7 +2116,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); t(() => native.streamPriorityRange(-1))
     at(3); t(() => native.kernelMaxPotentialClusterSize(4294967296.5, new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), hE))
     at(4); collect()
@@ -2250,7 +2261,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [111, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.nvtxRangePush('int8', 0x10000n, { ldb: '0x10', device: new ArrayBuffer(0), sharedMem: () => t(() => native.streamExternal(hG, 256, 2n**64n - 1n)), b: 2n**64n - 1n }))",
     "t(() => native.graphUpdate(8, 2**64, hE1))",
@@ -2259,7 +2270,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(3); t(() => native.nvtxRangePush('int8', 0x10000n, { ldb: '0x10', device: new ArrayBuffer(0), sharedMem: () => t(() => native.streamExternal(hG, 256, 2n**64n - 1n)), b: 2n**64n - 1n }))
     at(4); t(() => native.graphUpdate(8, 2**64, hE1))
@@ -2267,7 +2278,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(6); collect()
   }],
   [112, [
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "t(() => native.deviceCount(Number.MIN_VALUE))",
     "t(() => native.pinnedPoolFreeAllBlocks(NaN, hED))",
     "t(() => native.memMemset(8, Symbol('fuzz'), 'none', 256, 4294967296.5))",
@@ -2277,7 +2288,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memIpcHandle(2**53 - 1))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(0); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(1); t(() => native.deviceCount(Number.MIN_VALUE))
     at(2); t(() => native.pinnedPoolFreeAllBlocks(NaN, hED))
     at(3); t(() => native.memMemset(8, Symbol('fuzz'), 'none', 256, 4294967296.5))
@@ -2314,7 +2325,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [115, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.memCopy2DDtohPinned(2, 2, { stream: -(2n**63n) }, 1, hE1, NaN, -(2**31), -Infinity, -(2**31), [new WebAssembly.Memory({ initial: 1 }).buffer, hAPool]))",
     "t(() => native.kernelSimulatedMaxPotentialClusterSize(2**32 - 1, async () => { await tick(); t(() => native.memCopy2DDtohPinned(512, 256, 'int8', 2**32, 8, 512, new ArrayBuffer(64), hS, 2**40)) }, []))",
@@ -2323,7 +2334,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); t(() => native.memCopy2DDtohPinned(2, 2, { stream: -(2n**63n) }, 1, hE1, NaN, -(2**31), -Infinity, -(2**31), [new WebAssembly.Memory({ initial: 1 }).buffer, hAPool]))
     at(4); t(() => native.kernelSimulatedMaxPotentialClusterSize(2**32 - 1, async () => { await tick(); t(() => native.memCopy2DDtohPinned(512, 256, 'int8', 2**32, 8, 512, new ArrayBuffer(64), hS, 2**40)) }, []))
@@ -2332,7 +2343,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [116, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPool = t(() => native.poolCreate({}, 0), 'making hPool')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
@@ -2351,7 +2362,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hPool = t(() => native.poolCreate({}, 0), 'making hPool')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(4); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
@@ -2384,7 +2395,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [118, [
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "t(() => native.deviceSynchronize())",
@@ -2402,7 +2413,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(1); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(4); t(() => native.deviceSynchronize())
@@ -2496,7 +2507,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
@@ -2514,7 +2525,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
     at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(3); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(3); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(5); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(6); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
@@ -2559,7 +2570,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [126, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
@@ -2579,7 +2590,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
     at(1); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(2); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(4); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(5); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
@@ -2646,7 +2657,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [130, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "t(() => native.graphUpload(0, hS, hED))",
     "t(() => native.ncclCommJoin(2, [new Proxy([], { get(t, k) { if (k === \"length\") return 2**32 - 1; return Reflect.get(t, k) } }), 2n, 40480]))",
     "t(() => native.pinnedWrite(0, 2**32 - 1, new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer, 8, 8)))",
@@ -2654,7 +2665,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); t(() => native.graphUpload(0, hS, hED))
     at(3); t(() => native.ncclCommJoin(2, [new Proxy([], { get(t, k) { if (k === "length") return 2**32 - 1; return Reflect.get(t, k) } }), 2n, 40480]))
     at(4); t(() => native.pinnedWrite(0, 2**32 - 1, new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer, 8, 8)))
@@ -2693,7 +2704,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [132, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')",
+    "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.ncclCommJoin({ code: undefined, incy: -1n, sharedMem: -(2**53), alpha: hG }, [true, () => 1]))",
@@ -2704,7 +2715,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
     at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(2); const hED = t(() => (() => { const h = native.eventCreate({}, 0, false, false, false); native.eventDestroy(h); return h })(), 'making hED')
+    at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(4); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(5); t(() => native.ncclCommJoin({ code: undefined, incy: -1n, sharedMem: -(2**53), alpha: hG }, [true, () => 1]))
@@ -2749,7 +2760,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(15); t(() => native.kernelCheckShape(2**40))
   }],
   [134, [
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "t(() => native.memDesc(NaN))",
     "t(() => native.nvrtcCompile(new Map(), 'float32', hostile(), new DataView(new ArrayBuffer(8)), 'global', { length: 2**32 }, hMF))",
@@ -2763,7 +2774,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclCommAbort(0, new ArrayBuffer(8, { maxByteLength: 64 })))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(0); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(1); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(2); t(() => native.memDesc(NaN))
     at(3); t(() => native.nvrtcCompile(new Map(), 'float32', hostile(), new DataView(new ArrayBuffer(8)), 'global', { length: 2**32 }, hMF))
@@ -2777,7 +2788,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(11); t(() => native.ncclCommAbort(0, new ArrayBuffer(8, { maxByteLength: 64 })))
   }],
   [135, [
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "t(() => native.nvrtcSupportedArchs())",
     "t(() => native.pointerGetAttributes())",
     "t(() => native.devicePciBusId(-1))",
@@ -2792,7 +2803,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclCommJoinAll())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(0); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(1); t(() => native.nvrtcSupportedArchs())
     at(2); t(() => native.pointerGetAttributes())
     at(3); t(() => native.devicePciBusId(-1))
@@ -2825,9 +2836,9 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [137, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
     "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
-    "const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')",
+    "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
-    "t(() => native.streamSleep(hSL, hPPool, () => 1))",
+    "t(() => native.streamSleep(hSL, HPPOOL_THEN, () => 1))",
     "t(() => native.poolSetLimit(Number.MIN_VALUE, 'relaxed', 2n**64n))",
     "t(() => native.asyncPoolStats(2**53 + 2, hS))",
     "t(() => native.pinnedPoolCreate())",
@@ -2838,9 +2849,9 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
     at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
-    at(2); const hE1 = t(() => native.eventCreate({}, 1, false, false, false), 'making hE1')
+    at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
-    at(4); t(() => native.streamSleep(hSL, hPPool, () => 1))
+    at(4); t(() => native.streamSleep(hSL, HPPOOL_THEN, () => 1))
     at(5); t(() => native.poolSetLimit(Number.MIN_VALUE, 'relaxed', 2n**64n))
     at(6); t(() => native.asyncPoolStats(2**53 + 2, hS))
     at(7); t(() => native.pinnedPoolCreate())
@@ -2873,7 +2884,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(5); t(() => native.moduleGetGlobal(Infinity))
   }],
   [140, [
-    "const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')",
+    "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "collect()",
     "t(() => native.memFree(47009, [new Uint8Array(64).subarray(3, 7)]))",
@@ -2885,7 +2896,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.streamLegacy(() => {}, 256))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hE = t(() => native.eventCreate({}, 0, false, false, false), 'making hE')
+    at(0); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(1); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(2); collect()
     at(3); t(() => native.memFree(47009, [new Uint8Array(64).subarray(3, 7)]))

@@ -5,6 +5,7 @@
 // client's bytes can crash the server. Only holders of the job's token get in.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import net from 'node:net'
+import { describe } from '../describe'
 import { DEFAULT_MAX_FRAME, encode, type Frame, FrameError, FrameReader, Op } from './wire'
 
 /** What went wrong, as {@link StoreError.code} names it. */
@@ -42,10 +43,6 @@ export const TOKEN_ENV = 'CUDA_NODE_STORE_TOKEN'
 const DEFAULT_TIMEOUT_MS = 300_000
 const DEFAULT_MAX_CLIENT_BYTES = 64 * 1024 * 1024
 const MAX_WAITERS_PER_CLIENT = 4096
-
-function describe(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `'${v.slice(0, 40)}'` : typeof v
-}
 
 function checkPort(port: unknown, allowZero: boolean): number {
   if (typeof port !== 'number') throw new TypeError(`port must be a number, got ${describe(port)}`)

@@ -4,15 +4,24 @@
 
 use crate::error::{Code, Error, Result};
 use crate::ops::{GraphDef, GraphExec, HostBytes, HostFn, NodeId, RepeatSlot};
+use std::any::Any;
 use std::sync::Arc;
 
-/// What a capture's graph must keep alive: its host functions and the pinned memory its copies use.
+/// Something a graph keeps alive, type-erased (this file names no event nor module).
+pub(crate) type Kept = Arc<dyn Any + Send + Sync>;
+
+/// What a capture's graph must keep alive: its host functions, the pinned memory its copies use,
+/// the events its nodes record or wait for, and the modules of its kernels.
 #[derive(Default, Clone)]
 pub(crate) struct Captured {
     pub host_fns: Vec<Arc<RepeatSlot>>,
     pub keep: Vec<Arc<dyn HostBytes>>,
-    /// Events its nodes record or wait for (`Arc<MadeEvent>`s; type-erased, as this file names no event).
-    pub events: Vec<Arc<dyn std::any::Any + Send + Sync>>,
+    /// Events its nodes record or wait for (`Arc<MadeEvent>`s).
+    pub events: Vec<Kept>,
+    /// The modules of its kernel nodes (`ModuleOps::keep_alive`): a module unloaded while a
+    /// graph holds one of its kernels (its RawKernel collected) would leave the node running
+    /// unloaded code, a fault at the next launch.
+    pub modules: Vec<Kept>,
 }
 
 impl Captured {
@@ -20,6 +29,7 @@ impl Captured {
         self.host_fns.extend(other.host_fns);
         self.keep.extend(other.keep);
         self.events.extend(other.events);
+        self.modules.extend(other.modules);
     }
 }
 
@@ -50,7 +60,9 @@ pub struct Graph {
     /// Pinned memory its copies read or write at every launch.
     keep: Vec<Arc<dyn HostBytes>>,
     /// Events its nodes record or wait for.
-    events: Vec<Arc<dyn std::any::Any + Send + Sync>>,
+    events: Vec<Kept>,
+    /// The modules of its kernel nodes.
+    modules: Vec<Kept>,
 }
 
 impl Graph {
@@ -75,12 +87,14 @@ impl Graph {
             retired: Vec::new(),
             keep: captured.keep,
             events: captured.events,
+            modules: captured.modules,
         }
     }
 
     /// Its definition, and what its launches keep alive (a builder's child node takes both).
     pub(crate) fn parts(&self) -> (&dyn GraphDef, Captured) {
-        (&*self.def, Captured { host_fns: self.host_fns.clone(), keep: self.keep.clone(), events: self.events.clone() })
+        let (keep, events, modules) = (self.keep.clone(), self.events.clone(), self.modules.clone());
+        (&*self.def, Captured { host_fns: self.host_fns.clone(), keep, events, modules })
     }
 
     /// The definition's node behind node `index` of builder `builder`: one of the builder that
@@ -117,6 +131,7 @@ impl Graph {
         self.host_fns.extend(kept.host_fns);
         self.keep.extend(kept.keep);
         self.events.extend(kept.events);
+        self.modules.extend(kept.modules);
         Ok(())
     }
 
@@ -134,19 +149,25 @@ impl Graph {
         &*self.exec
     }
 
-    /// What a launch must keep until it has run — captured host functions, pinned memory — as
-    /// a function that lets go of them, queued behind the launch (`Stream`'s `Graph::launch`);
-    /// `None` when the graph holds nothing.
+    /// What a launch must keep until it has run — captured host functions and pinned memory, and
+    /// with them the events its nodes record or wait for and its kernels' modules — as a function
+    /// that lets go of them, queued behind the launch (`Stream`'s `Graph::launch`); `None` when
+    /// the graph holds no host function and no pinned memory. The graph may be destroyed meanwhile
+    /// (the driver frees a running executable when it completes), and with it the last other
+    /// holder of an event or a module. A graph of kernels and events alone queues no host
+    /// function (one a launch would stall the stream on the driver's callback thread): the graph
+    /// keeps them while it lives, not past a launch still running when it goes.
     pub(crate) fn launch_holds(&self) -> Option<HostFn> {
         if self.host_fns.is_empty() && self.keep.is_empty() {
             return None;
         }
-        let (host_fns, keep) = (self.host_fns.clone(), self.keep.clone());
+        let host_fns = self.host_fns.clone();
+        let driver_owned = (self.keep.clone(), self.events.clone(), self.modules.clone());
         Some(Box::new(move || {
             drop(host_fns);
-            // On the reaper thread: the last pinned block may go back to the driver, a CUDA call
-            // a host function must not make.
-            crate::reaper::defer_drop(keep);
+            // On the reaper thread: the last pinned block may go back to the driver, the last
+            // event be destroyed, the last module unloaded: CUDA calls a host function must not make.
+            crate::reaper::defer_drop(driver_owned);
         }))
     }
 
@@ -176,6 +197,7 @@ impl Graph {
         self.retired.extend(old);
         self.keep.extend(other.keep.iter().cloned());
         self.events.extend(other.events.iter().cloned());
+        self.modules.extend(other.modules.iter().cloned());
         Ok(())
     }
 }

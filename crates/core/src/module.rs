@@ -48,7 +48,13 @@ impl Module {
         if name.is_empty() || name.contains('\0') {
             return Err(Error::type_error("a kernel name must be non-empty and contain no NUL byte"));
         }
-        Ok(Function { ops: self.ops.function(name)?, device: self.device, name: name.to_string(), params: std::sync::OnceLock::new() })
+        Ok(Function {
+            ops: self.ops.function(name)?,
+            module: self.ops.keep_alive(),
+            device: self.device,
+            name: name.to_string(),
+            params: std::sync::OnceLock::new(),
+        })
     }
 }
 
@@ -75,6 +81,8 @@ impl AllocOps for Global {
 
 pub struct Function {
     ops: Box<dyn FunctionOps>,
+    /// Its module, for a graph that captures a launch to keep loaded (`Stream::launch_kernel`).
+    module: Arc<dyn std::any::Any + Send + Sync>,
     device: usize,
     name: String,
     /// The parameters' sizes, asked of the driver once: a kernel's parameters never change,
@@ -164,7 +172,7 @@ impl Function {
                 }
             }
         }
-        stream.launch_kernel(&*self.ops, launch)
+        stream.launch_kernel(&*self.ops, launch, &self.module)
     }
 }
 

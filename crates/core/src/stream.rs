@@ -717,9 +717,39 @@ impl Stream {
         self.copy_dtod(dst, dst_offset, src, src_offset, size)
     }
 
-    pub(crate) fn launch_kernel(&self, f: &dyn crate::ops::FunctionOps, launch: &crate::ops::Launch) -> Result<()> {
+    /// Launches `f`; during a capture, the graph keeps `module` (`f`'s) loaded as long as it
+    /// holds the kernel's node.
+    pub(crate) fn launch_kernel(
+        &self,
+        f: &dyn crate::ops::FunctionOps,
+        launch: &crate::ops::Launch,
+        module: &crate::graph::Kept,
+    ) -> Result<()> {
         self.legacy_ok("a kernel launch")?;
-        self.ops()?.launch_kernel(f, launch)
+        self.ops()?.launch_kernel(f, launch)?;
+        // One atomic load on an ordinary launch.
+        if capture::active(self.device) {
+            self.keep_module_in_capture(module);
+        }
+        Ok(())
+    }
+
+    /// During a capture begun here, or one this stream joined, the graph keeps `module` (once
+    /// however many of its kernels the capture launched).
+    fn keep_module_in_capture(&self, module: &crate::graph::Kept) {
+        let add = |c: &mut crate::graph::Captured| {
+            if !c.modules.iter().any(|m| Arc::ptr_eq(m, module)) {
+                c.modules.push(module.clone());
+            }
+        };
+        if let Some(kept) = self.capture.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            add(&mut kept.lock().unwrap_or_else(|p| p.into_inner()));
+            return;
+        }
+        // A capture cuda-node did not begin keeps nothing: its graph is not one of ours.
+        if self.is_capturing().unwrap_or(false) {
+            capture::keep_in_joined(self.device, add);
+        }
     }
 
     /// A stream-ordered allocation on this stream (`cuMemAllocAsync`).
@@ -832,4 +862,53 @@ impl Graph {
 /// `(least, greatest)` stream priorities of the device: lower numbers are higher priorities.
 pub fn priority_range(device: usize) -> Result<(i32, i32)> {
     runtime()?.backend.devices().priority_range(device)
+}
+
+/// What graphs keep (`graph.rs`), tested here: `graph.rs` calls no `runtime()` (the backends reach it).
+#[cfg(test)]
+mod graph_holds {
+    use crate::graph::{Captured, Graph, Kept};
+    use crate::ops::RepeatSlot;
+    use crate::runtime::runtime;
+    use std::sync::Arc;
+
+    fn graph(captured: Captured) -> Graph {
+        std::env::set_var("CUDA_NODE_BACKEND", "sim");
+        let def = runtime().unwrap().backend.streams().graph(0).unwrap();
+        let exec = def.instantiate().unwrap();
+        Graph::new(def, exec, 0, captured)
+    }
+
+    /// The graph keeps its kernels' modules and its events while it lives (a child node's graph too).
+    #[test]
+    fn a_graph_keeps_its_kernels_modules_and_its_events() {
+        let (module, event): (Kept, Kept) = (Arc::new("module"), Arc::new("event"));
+        let (m, e) = (Arc::downgrade(&module), Arc::downgrade(&event));
+        let g = graph(Captured { modules: vec![module], events: vec![event], ..Captured::default() });
+        let (_, parts) = g.parts();
+        assert_eq!((parts.modules.len(), parts.events.len()), (1, 1), "a child node takes them too");
+        drop(parts);
+        assert!(m.upgrade().is_some() && e.upgrade().is_some());
+        assert!(g.launch_holds().is_none(), "kernels and events alone queue no host function at each launch");
+        drop(g);
+        assert!(m.upgrade().is_none() && e.upgrade().is_none());
+    }
+
+    /// A graph destroyed while a launch that queued its release is pending: the launch keeps the
+    /// modules and events of its nodes until it has run, then lets them go (off the host
+    /// function's thread).
+    #[test]
+    fn a_launch_with_a_release_keeps_its_nodes_modules_and_events_until_it_has_run() {
+        let (module, event): (Kept, Kept) = (Arc::new("module"), Arc::new("event"));
+        let (m, e) = (Arc::downgrade(&module), Arc::downgrade(&event));
+        let host: Arc<crate::ops::RepeatFn> = Arc::new(|| {});
+        let host_fns = vec![Arc::new(Box::new(host) as RepeatSlot)];
+        let g = graph(Captured { host_fns, modules: vec![module], events: vec![event], ..Captured::default() });
+        let release = g.launch_holds().expect("a graph with a host node holds what it uses at each launch");
+        drop(g);
+        assert!(m.upgrade().is_some() && e.upgrade().is_some(), "the queued launch holds them");
+        release();
+        crate::reaper::flush();
+        assert!(m.upgrade().is_none() && e.upgrade().is_none(), "let go once the launch has run");
+    }
 }
