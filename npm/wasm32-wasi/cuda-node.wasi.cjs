@@ -46,6 +46,15 @@ function fastCalls(napi) {
   let view = new DataView(memory.buffer)
   const heap = () => (view.buffer === memory.buffer ? view : (view = new DataView(memory.buffer)))
   const slow = { ...napi }
+  // The handles emnapi gives undefined, false and true, and writes past the arguments a call was
+  // given: its own constants, read from what its functions write the first time (never assumed,
+  // so another emnapi version's numbering is followed).
+  const learned = { undefined: undefined, bool: [undefined, undefined], missing: undefined }
+  const learn = (call, at, keep) => {
+    const status = call()
+    if (status === 0 && at) keep(heap().getUint32(at >>> 0, true))
+    return status
+  }
   return {
     napi_get_value_double(env, value, result) {
       if (env && value && result) {
@@ -73,13 +82,14 @@ function fastCalls(napi) {
       return 0
     },
     napi_get_boolean(env, value, result) {
-      if (!env || !result) return slow.napi_get_boolean(env, value, result)
-      heap().setUint32(result >>> 0, value === 0 ? 4 : 5, true) // emnapi's handles of false and true
+      const i = value === 0 ? 0 : 1
+      if (!env || !result || learned.bool[i] === undefined) return learn(() => slow.napi_get_boolean(env, value, result), result, (h) => (learned.bool[i] = h))
+      heap().setUint32(result >>> 0, learned.bool[i], true)
       return 0
     },
     napi_get_undefined(env, result) {
-      if (!env || !result) return slow.napi_get_undefined(env, result)
-      heap().setUint32(result >>> 0, 2, true) // emnapi's handle of undefined
+      if (!env || !result || learned.undefined === undefined) return learn(() => slow.napi_get_undefined(env, result), result, (h) => (learned.undefined = h))
+      heap().setUint32(result >>> 0, learned.undefined, true)
       return 0
     },
     napi_get_cb_info(env, cbinfo, argc, argv, thisArg, data) {
@@ -90,8 +100,10 @@ function fastCalls(napi) {
       if (argv) {
         const want = h.getUint32(argc, true)
         const n = Math.min(want, info.args.length)
+        // Past the arguments given, emnapi writes a handle of its own: learned from its first such call.
+        if (want > n && learned.missing === undefined) return learn(() => slow.napi_get_cb_info(env, cbinfo, argc, argv, thisArg, data), argv + n * 4, (v) => (learned.missing = v))
         for (let i = 0; i < n; i++) h.setUint32(argv + i * 4, context.napiValueFromJsValue(info.args[i]), true)
-        for (let i = n; i < want; i++) h.setUint32(argv + i * 4, 1, true) // past the arguments given: 1, as emnapi writes (undefined)
+        for (let i = n; i < want; i++) h.setUint32(argv + i * 4, learned.missing, true)
       }
       if (argc) h.setUint32(argc, info.args.length, true)
       if (thisArg) h.setUint32(thisArg, context.napiValueFromJsValue(info.thiz), true)
