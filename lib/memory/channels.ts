@@ -41,6 +41,8 @@ export interface HistoryTap {
   capture: ((source: string) => object) | undefined
   /** `mem` (a Memory, or a PinnedMemory when `pinned`) is about to be freed. */
   free(mem: object, pinned: boolean): void
+  /** The block `free` was told of is freed now (the addon wrote the clock of it). */
+  freed(pinned: boolean): void
 }
 
 /** @internal The history's hooks while it records (see {@link HistoryTap}). */

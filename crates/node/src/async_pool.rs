@@ -28,8 +28,12 @@ crate::exports! {
 
     /// `size` bytes allocated in order on `stream` (`cuMemAllocAsync`); its memory handle.
     c"asyncPoolMalloc" => fn async_pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
-        let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
-        memory::adopt(block)
+        let (block, held) = with(pool, |p| Ok((stream::with(stream, |s| p.malloc(size.0, s))?, crate::history::on().then(|| p.total_bytes().ok()).flatten())))?;
+        let handle = memory::adopt(block)?;
+        if let Some(bytes) = held {
+            crate::history::pool_bytes(bytes);
+        }
+        Ok(handle)
     }
 
     c"asyncPoolUsedBytes" => fn async_pool_used_bytes(_cx, pool: f64) -> f64 {
