@@ -28,10 +28,12 @@ crate::exports! {
 
     /// `size` bytes allocated in order on `stream` (`cuMemAllocAsync`); its memory handle.
     c"asyncPoolMalloc" => fn async_pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
-        let (block, held) = with(pool, |p| Ok((stream::with(stream, |s| p.malloc(size.0, s))?, crate::history::on().then(|| p.total_bytes().ok()).flatten())))?;
+        let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
         let handle = memory::adopt(block)?;
-        if let Some(bytes) = held {
-            crate::history::pool_bytes(bytes);
+        if crate::history::on() {
+            if let Ok(bytes) = with(pool, |p| p.total_bytes()) {
+                crate::history::pool_bytes(bytes);
+            }
         }
         Ok(handle)
     }

@@ -156,10 +156,10 @@ crate::exports! {
 
     /// A block of at least `size` bytes for work on `stream`; its memory handle.
     c"poolMalloc" => fn pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
-        let (block, held) = with(pool, |p| Ok((stream::with(stream, |s| p.malloc(size.0, s))?, history::on().then(|| p.total_bytes()))))?;
+        let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
         let handle = memory::adopt(block)?;
-        if let Some(bytes) = held {
-            history::pool_bytes(bytes);
+        if history::on() {
+            history::pool_bytes(with(pool, |p| Ok(p.total_bytes()))?);
         }
         Ok(handle)
     }
