@@ -213,6 +213,8 @@ const SEGMENT_FREE = 3
 const OOM = 4
 const SOURCES: readonly (AllocSource | 'free')[] = ['pool', 'async-pool', 'plain', 'managed', 'pinned', 'free']
 const SOURCE_FREE = 5
+/** A pinned pool's allocations. */
+const SOURCE_PINNED = 4
 /** A free's `action | source << 3`. */
 const FREE_CODE = FREE | (SOURCE_FREE << 3)
 /** Frames a stack keeps by default: the allocating call and its callers, async ones included. */
@@ -680,23 +682,16 @@ function sourceCode(source: string): number {
 // The hot path: one native call (address, size, time and the pool's bytes), then stores into the
 // ring and the live table; the stack (stacks: 'js') was captured by the allocator's call (`tap.capture`).
 function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number, stack: object | undefined): void {
-  const pinned = source === 'pinned'
   const h = own(mem as NativeObject)
   let addr: number
   let size: number
   let t: number
-  let total = -1
-  const at = pinned ? S_PINNED_ALLOC : S_ALLOC
-  if (sink[at] === h) {
-    addr = sink[at + 1]!
-    size = sink[at + 2]!
-    t = sink[at + 3]! + clockOffset
-    total = sink[at + 4]!
-  } else if (pinned) {
-    const info = native.pinnedInfo(h)
-    addr = Number(info.ptr)
-    size = info.size
-    t = now()
+  let total: number
+  if (sink[S_ALLOC] === h) {
+    addr = sink[S_ALLOC + 1]!
+    size = sink[S_ALLOC + 2]!
+    t = sink[S_ALLOC + 3]! + clockOffset
+    total = sink[S_ALLOC + 4]!
   } else {
     native.memHistoryInfo(h, source === 'pool' ? nativePool : -1, scratchBytes)
     addr = scratch[0]!
@@ -706,21 +701,43 @@ function onAlloc(mem: object, nbytes: number, source: string, poolObject: object
   }
   let pool = -1
   if (poolObject !== undefined) {
-    if (poolObject !== lastPool) {
-      lastPoolId = poolId(poolObject)
-      lastPool = poolObject
-    }
-    pool = lastPoolId
-    if (!pinned) {
-      if (total < 0) total = source === 'async-pool' && nativePool >= 0 ? native.asyncPoolTotalBytes(nativePool) : heldBytes(poolObject)
-      // Stamped with the allocation's time: the growth came first, and the entries stay in order.
-      segmentChange(total, pool, device, t)
-    }
+    pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
+    if (total < 0) total = source === 'async-pool' && nativePool >= 0 ? native.asyncPoolTotalBytes(nativePool) : heldBytes(poolObject)
+    // Stamped with the allocation's time: the growth came first, and the entries stay in order.
+    segmentChange(total, pool, device, t)
   }
-  const stream = pinned ? -1 : streamId(device)
+  const stream = streamId(device)
   const src = sourceCode(source)
   put(ALLOC, t, device, stream, addr, size, nbytes, src, pool, stack)
-  ;(pinned ? livePinned : live).set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
+  live.set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
+}
+
+/** A pinned allocation (host memory: no device, stream or segments): as {@link onAlloc}. */
+function onPinnedAlloc(mem: object, nbytes: number, poolObject: object, stack: object | undefined): void {
+  const h = own(mem as NativeObject)
+  let addr: number
+  let size: number
+  let t: number
+  if (sink[S_PINNED_ALLOC] === h) {
+    addr = sink[S_PINNED_ALLOC + 1]!
+    size = sink[S_PINNED_ALLOC + 2]!
+    t = sink[S_PINNED_ALLOC + 3]! + clockOffset
+  } else {
+    const info = native.pinnedInfo(h)
+    addr = Number(info.ptr)
+    size = info.size
+    t = now()
+  }
+  const pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
+  put(ALLOC, t, -1, -1, addr, size, nbytes, SOURCE_PINNED, pool, stack)
+  livePinned.set(h, addr, size, nbytes, t, -1, -1, pool, SOURCE_PINNED, stack)
+}
+
+/** The id of `poolObject`, now the last pool seen. */
+function notePool(poolObject: object): number {
+  lastPoolId = poolId(poolObject)
+  lastPool = poolObject
+  return lastPoolId
 }
 
 // Before the block is freed: its entry, from the live table, timed by the clock the free writes
@@ -777,7 +794,7 @@ function settleFree(h: number, at: number): void {
 /** The stack of an allocation of `source`, from its allocator's caller on. */
 const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publishAlloc)
 
-const tap: HistoryTap = { alloc: onAlloc, free: onFree, freed: onFreed, capture: undefined }
+const tap: HistoryTap = { alloc: onAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
