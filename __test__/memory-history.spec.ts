@@ -2,8 +2,8 @@
 import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, backend, mallocPlain, memory, memoryChannels, MemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
-import { nativeTest, runJson, runNode, scratchDir } from './helpers'
+import { alloc, AsyncMemoryPool, backend, mallocManaged, mallocPlain, memory, memoryChannels, MemoryPool, PinnedMemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
+import { nativeTest, root, runJson, runNode, scratchDir } from './helpers'
 
 // The history is process-wide: these tests run one after another.
 const serial = test.serial
@@ -230,4 +230,60 @@ serial('hundreds of live blocks are recorded and freed: the live table is indexe
   } finally {
     memory.recordHistory({ enabled: false })
   }
+})
+
+serial("every allocator's alloc and free say the block's address and size, timed between the calls around them, in order", (t) => {
+  const before = mallocPlain(256) // allocated before the history began
+  const beforeAddr = `0x${before.ptr.toString(16)}`
+  memory.recordHistory({ stacks: 'none' })
+  const pools = { pool: new MemoryPool(), async: new AsyncMemoryPool(), pinned: new PinnedMemoryPool() }
+  const made: [string, () => { addr: bigint; free: () => void }][] = [
+    ['pool', () => { const p = pools.pool.malloc(1000); return { addr: p.ptr, free: () => p.mem.free() } }],
+    ['async-pool', () => { const p = pools.async.malloc(3000); return { addr: p.ptr, free: () => p.mem.free() } }],
+    ['plain', () => { const p = mallocPlain(700); return { addr: p.ptr, free: () => p.mem.free() } }],
+    ['managed', () => { const p = mallocManaged(900); return { addr: p.ptr, free: () => p.mem.free() } }],
+    ['pinned', () => { const p = pools.pinned.malloc(1500); return { addr: p.ptr, free: () => p.free() } }],
+  ]
+  for (const [source, make] of made) {
+    const t0 = performance.now()
+    const b = make()
+    const t1 = performance.now()
+    b.free()
+    const t2 = performance.now()
+    const ev = memory.snapshot().history.events
+    const a = ev.findLast((e) => e.action === 'alloc')!
+    const f = ev.at(-1)!
+    const addr = `0x${b.addr.toString(16)}`
+    t.like(a, { source, addr }, source)
+    t.like(f, { action: 'free', addr, size: a.size }, source)
+    t.true(t0 <= a.t + 0.01 && a.t <= t1 + 0.01 && t1 <= f.t + 0.01 && f.t <= t2 + 0.01, `${source}: ${t0} ≤ ${a.t} ≤ ${t1} ≤ ${f.t} ≤ ${t2}`)
+  }
+  before.mem.free()
+  const s = memory.snapshot()
+  t.like(s.history.events.at(-1), { action: 'free', addr: beforeAddr, size: 256, source: 'free' })
+  t.true(s.history.events.every((e, i, a) => i === 0 || e.t >= a[i - 1]!.t), 'in time order')
+  t.false(s.segments.some((g) => g.blocks.some((b) => b.t >= 0)), 'nothing recorded is live')
+})
+
+const workerScript = (root: string): string => `
+const { Worker } = require('node:worker_threads')
+const { memory, MemoryPool } = cuda
+memory.recordHistory({ stacks: 'none' })
+const pool = new MemoryPool()
+const src = 'const { memory, MemoryPool } = require(' + JSON.stringify(${JSON.stringify(root)}) + '); memory.recordHistory({ stacks: "none" }); const p = new MemoryPool(); for (let i = 0; i < 1000; i++) p.malloc(4096).mem.free(); require("node:worker_threads").parentPort.postMessage(memory.snapshot().history.events.length); setInterval(() => p.malloc(4096).mem.free(), 1)'
+const w = new Worker(src, { eval: true })
+w.on('message', async (n) => {
+  await w.terminate()
+  for (let i = 0; i < 100; i++) pool.malloc(512).mem.free()
+  const ev = memory.snapshot().history.events
+  console.log(JSON.stringify({ worker: n, main: ev.length, sizes: [...new Set(ev.map((e) => e.size))] }))
+})
+`
+
+// In a child: a worker's Node-API environment of its own.
+nativeTest('it has no worker threads')('a worker records its own history, and its end leaves the main thread recording', (t) => {
+  const r = runJson(workerScript(root))
+  t.true(r.worker >= 2000, `the worker saw ${r.worker} events`)
+  t.true(r.main >= 200, `the main thread saw ${r.main} events`)
+  t.false(r.sizes.includes(4096), "the worker's blocks are not in the main thread's history")
 })

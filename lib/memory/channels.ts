@@ -31,8 +31,10 @@ export const memoryChannels: {
  * object, a publish and the reads each listener makes. Off, the hot paths read one property.
  */
 export interface HistoryTap {
-  /** An allocation (`mem` a Memory or a PinnedMemory) of `nbytes` asked, from `source`, made on `device` (-1: host), by `pool` (its native handle `nativePool`, or -1), with the `stack` `capture` took. */
+  /** An allocation of device memory (`mem` a Memory) of `nbytes` asked, from `source`, made on `device`, by `pool` (its native handle `nativePool`, or -1), with the `stack` `capture` took. */
   alloc(mem: object, nbytes: number, source: string, pool: object | undefined, device: number, nativePool: number, stack: object | undefined): void
+  /** An allocation of pinned host memory (`mem` a PinnedMemory) of `nbytes` asked, by `pool`, with the `stack` `capture` took. */
+  pinnedAlloc(mem: object, nbytes: number, pool: object, stack: object | undefined): void
   /**
    * While stacks are recorded: the stack of the allocation of `source` being made, captured by the
    * allocator's own call before `alloc` (V8 summarizes each frame on the stack to capture it, and
@@ -41,6 +43,8 @@ export interface HistoryTap {
   capture: ((source: string) => object) | undefined
   /** `mem` (a Memory, or a PinnedMemory when `pinned`) is about to be freed. */
   free(mem: object, pinned: boolean): void
+  /** The block `free` was told of is freed now (the addon wrote the clock of it). */
+  freed(pinned: boolean): void
 }
 
 /** @internal The history's hooks while it records (see {@link HistoryTap}). */

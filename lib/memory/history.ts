@@ -213,6 +213,8 @@ const SEGMENT_FREE = 3
 const OOM = 4
 const SOURCES: readonly (AllocSource | 'free')[] = ['pool', 'async-pool', 'plain', 'managed', 'pinned', 'free']
 const SOURCE_FREE = 5
+/** A pinned pool's allocations. */
+const SOURCE_PINNED = 4
 /** A free's `action | source << 3`. */
 const FREE_CODE = FREE | (SOURCE_FREE << 3)
 /** Frames a stack keeps by default: the allocating call and its callers, async ones included. */
@@ -614,6 +616,23 @@ function settleSegments(): void {
 /** Where `memHistoryInfo` writes a block's address and size, the clock, and its pool's bytes. */
 const scratch = new Float64Array(4)
 const scratchBytes = new Uint8Array(scratch.buffer)
+/**
+ * The sink: while recording, the addon's calls that make and free blocks write their records here
+ * (crates/node/src/history.rs; where each lies: `constants.historySink`), so recording one costs
+ * no call of its own. A record is the block's handle and what was read of it: one whose handle is
+ * not the block's was not written for it (the WebAssembly build writes none), and the history
+ * asks instead. Never handed out: the addon writes into it while registered.
+ */
+const sink = new Float64Array(constants.historySink.words)
+const S_ALLOC = constants.historySink.alloc
+const S_FREE = constants.historySink.free
+const S_PINNED_ALLOC = constants.historySink.pinnedAlloc
+const S_PINNED_FREE = constants.historySink.pinnedFree
+/** Whether the addon writes the sink (false on WebAssembly: each free reads the clock itself). */
+let sinkWritten = false
+/** Where the time of the free being made goes in `ring.e` (-1: none), filled by `onFreed` from the clock the free wrote; and the block's handle. */
+let pendingAt = -1
+let pendingHandle = -1
 /** `performance.now()` less the addon's clock (the same monotonic clock, another origin), set when recording starts. */
 let clockOffset = 0
 
@@ -663,17 +682,16 @@ function sourceCode(source: string): number {
 // The hot path: one native call (address, size, time and the pool's bytes), then stores into the
 // ring and the live table; the stack (stacks: 'js') was captured by the allocator's call (`tap.capture`).
 function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number, stack: object | undefined): void {
-  const pinned = source === 'pinned'
   const h = own(mem as NativeObject)
   let addr: number
   let size: number
   let t: number
-  let total = -1
-  if (pinned) {
-    const info = native.pinnedInfo(h)
-    addr = Number(info.ptr)
-    size = info.size
-    t = now()
+  let total: number
+  if (sink[S_ALLOC] === h) {
+    addr = sink[S_ALLOC + 1]!
+    size = sink[S_ALLOC + 2]!
+    t = sink[S_ALLOC + 3]! + clockOffset
+    total = sink[S_ALLOC + 4]!
   } else {
     native.memHistoryInfo(h, source === 'pool' ? nativePool : -1, scratchBytes)
     addr = scratch[0]!
@@ -683,35 +701,64 @@ function onAlloc(mem: object, nbytes: number, source: string, poolObject: object
   }
   let pool = -1
   if (poolObject !== undefined) {
-    if (poolObject !== lastPool) {
-      lastPoolId = poolId(poolObject)
-      lastPool = poolObject
-    }
-    pool = lastPoolId
-    if (!pinned) {
-      if (total < 0) total = source === 'async-pool' && nativePool >= 0 ? native.asyncPoolTotalBytes(nativePool) : heldBytes(poolObject)
-      // Stamped with the allocation's time: the growth came first, and the entries stay in order.
-      segmentChange(total, pool, device, t)
-    }
+    pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
+    if (total < 0) total = source === 'async-pool' && nativePool >= 0 ? native.asyncPoolTotalBytes(nativePool) : heldBytes(poolObject)
+    // Stamped with the allocation's time: the growth came first, and the entries stay in order.
+    segmentChange(total, pool, device, t)
   }
-  const stream = pinned ? -1 : streamId(device)
+  const stream = streamId(device)
   const src = sourceCode(source)
   put(ALLOC, t, device, stream, addr, size, nbytes, src, pool, stack)
-  ;(pinned ? livePinned : live).set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
+  live.set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
 }
 
+/** A pinned allocation (host memory: no device, stream or segments): as {@link onAlloc}. */
+function onPinnedAlloc(mem: object, nbytes: number, poolObject: object, stack: object | undefined): void {
+  const h = own(mem as NativeObject)
+  let addr: number
+  let size: number
+  let t: number
+  if (sink[S_PINNED_ALLOC] === h) {
+    addr = sink[S_PINNED_ALLOC + 1]!
+    size = sink[S_PINNED_ALLOC + 2]!
+    t = sink[S_PINNED_ALLOC + 3]! + clockOffset
+  } else {
+    const info = native.pinnedInfo(h)
+    addr = Number(info.ptr)
+    size = info.size
+    t = now()
+  }
+  const pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
+  put(ALLOC, t, -1, -1, addr, size, nbytes, SOURCE_PINNED, pool, stack)
+  livePinned.set(h, addr, size, nbytes, t, -1, -1, pool, SOURCE_PINNED, stack)
+}
+
+/** The id of `poolObject`, now the last pool seen. */
+function notePool(poolObject: object): number {
+  lastPoolId = poolId(poolObject)
+  lastPool = poolObject
+  return lastPoolId
+}
+
+// Before the block is freed: its entry, from the live table, timed by the clock the free writes
+// into the sink (`onFreed`); a block the table lacks is read now, while it can still say.
 function onFree(mem: object, pinned: boolean): void {
+  if (pendingAt >= 0) settleFree(-1, 0)
   const h = own(mem as NativeObject)
   const table = pinned ? livePinned : live
   const i = table.find(h)
   if (i >= 0) {
-    const t = now()
     const j = slot()
     const e = ring.e
     const l = table.e
     const at = j * STRIDE
     const from = i * STRIDE
-    e[at + E_T] = t
+    if (sinkWritten) {
+      pendingAt = at + E_T
+      pendingHandle = h
+    } else {
+      e[at + E_T] = now()
+    }
     e[at + E_ADDR] = l[from + L_ADDR]!
     e[at + E_SIZE] = l[from + L_SIZE]!
     e[at + E_REQUESTED] = NaN
@@ -733,10 +780,21 @@ function onFree(mem: object, pinned: boolean): void {
   }
 }
 
+/** After the free `onFree` saw: its time, from the sink. */
+function onFreed(pinned: boolean): void {
+  if (pendingAt >= 0) settleFree(pendingHandle, pinned ? S_PINNED_FREE : S_FREE)
+}
+
+/** The pending free's time: the clock the free of `h` wrote at `at` of the sink, or now when it wrote none (it threw). */
+function settleFree(h: number, at: number): void {
+  ring.e[pendingAt] = h >= 0 && sink[at] === h ? sink[at + 1]! + clockOffset : now()
+  pendingAt = -1
+}
+
 /** The stack of an allocation of `source`, from its allocator's caller on. */
 const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publishAlloc)
 
-const tap: HistoryTap = { alloc: onAlloc, free: onFree, capture: undefined }
+const tap: HistoryTap = { alloc: onAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
@@ -786,6 +844,9 @@ function recordHistory(options: HistoryOptions = {}): void {
   if (!Number.isInteger(frames) || frames < 1 || frames > MAX_FRAMES) throw new RangeError(`frames must be an integer in [1, ${MAX_FRAMES}], got ${frames}`)
   if (enabled !== state.enabled) {
     clockOffset = measureClockOffset()
+    if (pendingAt >= 0) settleFree(-1, 0)
+    sink.fill(-1)
+    sinkWritten = native.memHistorySink(enabled ? sink.buffer : undefined)
     historyTap.on = enabled ? tap : undefined
     if (oomDir === undefined) {
       if (enabled) memoryChannels.allocFailed.subscribe(onFailed as (m: unknown) => void)
@@ -834,6 +895,7 @@ function snapshot(): MemorySnapshot {
 }
 
 function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
+  if (pendingAt >= 0) settleFree(-1, 0)
   settleSegments()
   // A snapshot's cost is one pass over the entries: each stack's key is read once, and each
   // distinct stack formatted once while recording lasts.

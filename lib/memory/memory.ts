@@ -64,12 +64,14 @@ export class Memory extends NativeObject {
 
   /** Frees the allocation now (pool blocks go back to their pool). Freeing twice is nothing, as in CuPy. */
   free(): void {
+    const tap = this.#freed ? undefined : historyTap.on
     if (!this.#freed) {
-      historyTap.on?.free(this, false)
+      tap?.free(this, false)
       if (memoryChannels.free.hasSubscribers) this.#publishFree()
     }
     native.memFree(own(this))
     this.#freed = true
+    tap?.freed(false)
   }
 }
 

@@ -46,7 +46,7 @@ export class PinnedMemoryPool extends NativeObject {
     const m = n > 0 && !native.externalBuffers() && !webAssembly()
       ? registerHost(new ArrayBuffer(n))
       : new PinnedMemory(INTERNAL, (owner) => native.pinnedPoolMalloc(owner, own(this), n), n)
-    historyTap.on?.alloc(m, n, 'pinned', this, -1, -1, historyTap.on.capture?.('pinned'))
+    historyTap.on?.pinnedAlloc(m, n, this, historyTap.on.capture?.('pinned'))
     return m
   }
 

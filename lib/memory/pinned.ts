@@ -99,10 +99,12 @@ export class PinnedMemory extends NativeObject {
    */
   free(): void {
     if (this.#freed) return
-    historyTap.on?.free(this, true)
+    const tap = historyTap.on
+    tap?.free(this, true)
     this.#freed = true
     if (this.#buffer !== undefined) native.arrayBufferDetach(this.#buffer)
     native.pinnedFree(own(this))
+    tap?.freed(true)
   }
 
   /**

@@ -29,6 +29,7 @@ use crate::stream::{Stream, StreamKind};
 use crate::vmm::Reservation;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 // Rounding is every allocation's rule (`memory.rs`), re-exported here where it was first defined.
@@ -295,10 +296,38 @@ impl State {
 pub struct MemoryPool {
     device: usize,
     state: Mutex<State>,
+    /// `State::total`, published when the lock is let go (`Locked`): read without the lock (the
+    /// memory history reads it at each allocation).
+    held: AtomicU64,
     me: Weak<MemoryPool>,
     expandable: bool,
     /// Held while a segment is mapped or unmapped, so that the two never cross.
     growing: Mutex<()>,
+}
+
+/// The pool's state, locked; letting it go publishes the bytes held (`MemoryPool::held`).
+struct Locked<'a> {
+    st: MutexGuard<'a, State>,
+    held: &'a AtomicU64,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.st
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.st
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        self.held.store(self.st.total, Ordering::Relaxed);
+    }
 }
 
 impl Release for MemoryPool {
@@ -475,6 +504,7 @@ impl MemoryPool {
         Arc::new_cyclic(|me| MemoryPool {
             device,
             state: Mutex::new(State { first_fit: expandable, ..State::default() }),
+            held: AtomicU64::new(0),
             me: me.clone(),
             expandable,
             growing: Mutex::new(()),
@@ -500,8 +530,8 @@ impl MemoryPool {
         self.device
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> Locked<'_> {
+        Locked { st: self.state.lock().unwrap_or_else(|p| p.into_inner()), held: &self.held }
     }
 
     /// A block of at least `size` bytes for work on `stream`, grown from the driver.
@@ -745,7 +775,7 @@ impl MemoryPool {
         self.lock().used
     }
     pub fn total_bytes(&self) -> u64 {
-        self.lock().total
+        self.held.load(Ordering::Relaxed)
     }
     pub fn free_bytes(&self) -> u64 {
         let st = self.lock();

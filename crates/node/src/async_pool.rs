@@ -29,7 +29,13 @@ crate::exports! {
     /// `size` bytes allocated in order on `stream` (`cuMemAllocAsync`); its memory handle.
     c"asyncPoolMalloc" => fn async_pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
         let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
-        memory::adopt(block)
+        let handle = memory::adopt(block)?;
+        if crate::history::on() {
+            if let Ok(bytes) = with(pool, |p| p.total_bytes()) {
+                crate::history::pool_bytes(bytes);
+            }
+        }
+        Ok(handle)
     }
 
     c"asyncPoolUsedBytes" => fn async_pool_used_bytes(_cx, pool: f64) -> f64 {

@@ -113,6 +113,17 @@ crate::js_object! {
 }
 
 crate::js_object! {
+    /// Where each record of the memory history's sink lies, in f64 words (`history.rs`'s `layout`).
+    pub struct HistorySinkLayout {
+        alloc: u32 = c"alloc",
+        free: u32 = c"free",
+        pinned_alloc: u32 = c"pinnedAlloc",
+        pinned_free: u32 = c"pinnedFree",
+        words: u32 = c"words",
+    }
+}
+
+crate::js_object! {
     /// The limits and layouts the TS layer works with, as the addon enforces and reads them.
     pub struct Constants {
         max_count: f64 = c"maxCount",
@@ -121,6 +132,7 @@ crate::js_object! {
         nccl: NcclCodes = c"nccl",
         allocator: AllocatorCodes = c"allocator",
         handle_slot_unit: f64 = c"handleSlotUnit",
+        history_sink: HistorySinkLayout = c"historySink",
     }
 }
 
@@ -128,7 +140,7 @@ crate::exports! {
     /// The limits and layouts the TS layer works with (read once): `maxCount`, the largest byte
     /// count, offset or element count; `event`, `eventCreate`'s flag bits; `launch`, the head of
     /// a launch shape; `nccl`, NCCL's numbers by name; `allocator`, what a pool's base allocator
-    /// returns in place of a block.
+    /// returns in place of a block; `historySink`, where the memory history's records lie.
     c"constants" => fn constants(_cx) -> Constants {
         use launch::*;
         let launch = LaunchLayout {
@@ -145,6 +157,14 @@ crate::exports! {
         let nccl = NcclCodes { kinds: NcclKinds, dtypes: NcclDTypes, ops: NcclOps };
         let allocator = AllocatorCodes { out_of_memory: allocator::OUT_OF_MEMORY, failed: allocator::FAILED };
         let event = EventFlagBits { blocking_sync: EventFlags::BLOCKING_SYNC, disable_timing: EventFlags::DISABLE_TIMING, interprocess: EventFlags::INTERPROCESS };
-        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator, handle_slot_unit: crate::handles::SLOT_UNIT })
+        use crate::history::layout as sink;
+        let history_sink = HistorySinkLayout {
+            alloc: sink::ALLOC as u32,
+            free: sink::FREE as u32,
+            pinned_alloc: sink::PINNED_ALLOC as u32,
+            pinned_free: sink::PINNED_FREE as u32,
+            words: sink::WORDS as u32,
+        };
+        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator, handle_slot_unit: crate::handles::SLOT_UNIT, history_sink })
     }
 }

@@ -17,8 +17,14 @@ crate::table!(BLOCKS: Arc<Block>, CUDA_ERROR_INVALID_VALUE, "this memory was fre
 /// Stores a block made by a pool or the driver; returns its handle. Its JS owner is attached
 /// later (`memOwn`), and only if it outlives the current macrotask: most pointers in a hot loop
 /// are freed sooner, and attaching costs more than a pool allocation.
+/// While the memory history records, the block goes into its sink (`history.rs`).
 pub fn adopt(block: Block) -> cuda_node_core::Result<f64> {
-    crate::handles::insert(&BLOCKS, Arc::new(block)).ok_or_else(crate::handles::held)
+    let seen = crate::history::on().then(|| (block.ptr(), block.size()));
+    let handle = crate::handles::insert(&BLOCKS, Arc::new(block)).ok_or_else(crate::handles::held)?;
+    if let Some((ptr, size)) = seen {
+        crate::history::alloc(handle, ptr, size);
+    }
+    Ok(handle)
 }
 
 crate::js_object! {
@@ -69,6 +75,7 @@ crate::exports! {
     /// Frees the block now: a pool block returns to its pool. Freeing twice is nothing.
     c"memFree" => fn mem_free(_cx, mem: f64) -> () {
         drop(crate::handles::take(&BLOCKS, mem)?);
+        crate::history::free(mem);
         Ok(())
     }
 

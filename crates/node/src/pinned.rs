@@ -202,7 +202,9 @@ crate::exports! {
     /// Freeing twice is nothing.
     c"pinnedFree" => fn pinned_free(_cx, pinned: f64) -> () {
         crate::handles::release_pending();
-        drop(take(pinned).ok());
+        if take(pinned).is_ok() {
+            crate::history::pinned_free(pinned);
+        }
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! pool holds one per device it is used on).
 
 use crate::raw::{self, BytesMut, Count, Func, Owner};
-use crate::{memory, stream};
+use crate::{history, memory, stream};
 use cuda_node_core::pool::{PoolStats, SegmentLayout};
 use cuda_node_core::{runtime, Code, Error, MemoryPool};
 use std::sync::Arc;
@@ -71,12 +71,6 @@ impl From<SegmentLayout> for SegmentOut {
     }
 }
 
-/// Milliseconds on the monotonic clock since its first reading in this process.
-fn monotonic_ms() -> f64 {
-    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
-}
-
 crate::table!(POOLS: Arc<MemoryPool>, CUDA_ERROR_INVALID_HANDLE, "this memory pool is gone");
 
 crate::exports! {
@@ -113,7 +107,11 @@ crate::exports! {
         };
         let p = get(pool)?;
         let block = stream::with(stream, |s| p.malloc_from(size.0, s, Some(&mut source)))?;
-        memory::adopt(block)
+        let handle = memory::adopt(block)?;
+        if history::on() {
+            history::pool_bytes(p.total_bytes());
+        }
+        Ok(handle)
     }
 
     /// The byte counts, high-water marks, retries and bytes released.
@@ -128,7 +126,7 @@ crate::exports! {
     c"memHistoryInfo" => fn mem_history_info(_cx, mem: f64, pool: f64, out: BytesMut) -> () {
         let held = if pool >= 0.0 { with(pool, |p| Ok(p.total_bytes() as f64))? } else { -1.0 };
         memory::with(mem, |b| {
-            let now = monotonic_ms();
+            let now = history::monotonic_ms();
             let words = [b.ptr() as f64, b.size() as f64, now, held];
             let out = out.0.get_mut(..32).ok_or_else(|| Error::range("memHistoryInfo writes 32 bytes"))?;
             for (dst, w) in out.chunks_exact_mut(8).zip(words) {
@@ -140,7 +138,7 @@ crate::exports! {
 
     /// The monotonic clock of `memHistoryInfo`, in ms.
     c"monotonicMs" => fn monotonic_ms_export(_cx) -> f64 {
-        Ok(monotonic_ms())
+        Ok(history::monotonic_ms())
     }
 
     /// The segments and their blocks, free and in use, in address order.
@@ -159,7 +157,11 @@ crate::exports! {
     /// A block of at least `size` bytes for work on `stream`; its memory handle.
     c"poolMalloc" => fn pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
         let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
-        memory::adopt(block)
+        let handle = memory::adopt(block)?;
+        if history::on() {
+            history::pool_bytes(with(pool, |p| Ok(p.total_bytes()))?);
+        }
+        Ok(handle)
     }
 
     /// Releases free blocks to the driver: all, or those of `stream`; the bytes released.

@@ -33,6 +33,7 @@ impl ThreadTables for Tables {
     fn forget_js(&self) {
         // Shared pools stop serving: their sockets and private directories go with them.
         drop(crate::async_pool::drain());
+        crate::history::forget();
         crate::handles::env_gone();
     }
 }

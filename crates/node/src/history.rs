@@ -1,0 +1,232 @@
+//! The memory history's sink (lib/memory/history.ts): while the history records, the calls that
+//! make and free blocks write what it records of each — the handle, the address, the size, the
+//! clock and the pool's bytes — into an ArrayBuffer it registered once, so recording a block costs
+//! no call of its own. Off (nothing registered, the usual case), each of those calls reads one
+//! thread-local pointer. The buffer is JS's (Electron refuses external ones); the history never
+//! hands it out, and the binding keeps it alive while registered.
+//!
+//! The WebAssembly build registers nothing: emnapi hands native code a copy of a JS buffer, valid
+//! during one call, so the history asks for each block instead (`memHistoryInfo`). The TS side
+//! tells the two apart by the handle a record carries, never by the backend.
+
+use crate::handles::JsRef;
+use crate::raw::{self, JsArrayBuffer};
+use napi::sys;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Where each record lies in the sink, in f64 words (`constants.historySink`): an allocation's is
+/// its handle, address, size, the clock in ms and the pool's bytes (-1: none); a free's its handle
+/// and the clock. Device blocks and pinned blocks (another table of handles) have their own.
+pub mod layout {
+    /// A device block made: handle, address, size, clock, pool bytes.
+    pub const ALLOC: usize = 0;
+    /// A device block freed: handle, clock.
+    pub const FREE: usize = 5;
+    /// A pinned block made: handle, address, size, clock, -1.
+    pub const PINNED_ALLOC: usize = 8;
+    /// A pinned block freed: handle, clock.
+    pub const PINNED_FREE: usize = 13;
+    /// The words the sink has.
+    pub const WORDS: usize = 16;
+}
+
+thread_local! {
+    /// This thread's sink: its words (null: the history is not recording here) and its clock.
+    static SINK: Sink = const { Sink { words: Cell::new(std::ptr::null_mut()), clock: Clock::new() } };
+    /// What keeps the registered buffer alive.
+    static KEEP: RefCell<Option<JsRef>> = const { RefCell::new(None) };
+}
+
+/// Threads with a sink registered: off everywhere (the usual case), a call reads this one number.
+static RECORDING: AtomicUsize = AtomicUsize::new(0);
+
+struct Sink {
+    words: Cell<*mut f64>,
+    clock: Clock,
+}
+
+/// Milliseconds on the monotonic clock since its first reading in this process (the clock
+/// `performance.now()` reads, from another origin).
+pub fn monotonic_ms() -> f64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
+}
+
+/// The history's clock: [`monotonic_ms`], read from the CPU's time-stamp counter where the kernel
+/// keeps time by it (x86-64 with the `tsc` clock source): reading the counter costs a third of
+/// reading the clock, which is most of what a recorded allocation costs the addon. As PyTorch's
+/// approximate clock, the counter's ticks become milliseconds by a rate measured against the clock,
+/// which is read again (and the rate with it) once a millisecond has passed since it last was: so
+/// a time is off by at most the clock's own jitter (tens of ns), and never goes back.
+struct Clock {
+    /// The counter at the last reading of the clock.
+    base_ticks: Cell<i64>,
+    /// The clock then, in ms.
+    base_ms: Cell<f64>,
+    /// Milliseconds a tick (NaN until measured: the clock is read at each call until then).
+    ms_per_tick: Cell<f64>,
+    /// The last time given: times never go back.
+    last: Cell<f64>,
+}
+
+/// How long the counter runs on one reading of the clock, in ms.
+const RECALIBRATE_MS: f64 = 1.0;
+
+impl Clock {
+    const fn new() -> Clock {
+        Clock { base_ticks: Cell::new(0), base_ms: Cell::new(f64::NEG_INFINITY), ms_per_tick: Cell::new(f64::NAN), last: Cell::new(f64::NEG_INFINITY) }
+    }
+
+    /// Now, in [`monotonic_ms`]'s terms.
+    #[inline]
+    fn now(&self) -> f64 {
+        let Some(ticks) = ticks() else {
+            return monotonic_ms();
+        };
+        let since = (ticks - self.base_ticks.get()) as f64 * self.ms_per_tick.get();
+        // NaN (no rate yet) and a counter behind the base (another core's) fail this too.
+        let t = if (0.0..RECALIBRATE_MS).contains(&since) { self.base_ms.get() + since } else { self.calibrate(ticks) };
+        let t = t.max(self.last.get());
+        self.last.set(t);
+        t
+    }
+
+    /// Reads the clock; a millisecond or more since the last reading, measures the counter's rate
+    /// over it and starts the next interval here.
+    #[cold]
+    fn calibrate(&self, ticks: i64) -> f64 {
+        let ms = monotonic_ms();
+        let (base_ticks, base_ms) = (self.base_ticks.get(), self.base_ms.get());
+        let first = base_ms == f64::NEG_INFINITY;
+        if !first && ms - base_ms >= RECALIBRATE_MS && ticks > base_ticks {
+            self.ms_per_tick.set((ms - base_ms) / (ticks - base_ticks) as f64);
+        }
+        if first || ms - base_ms >= RECALIBRATE_MS && ticks > base_ticks {
+            self.base_ticks.set(ticks);
+            self.base_ms.set(ms);
+        }
+        ms
+    }
+}
+
+/// The time-stamp counter, where the kernel keeps time by it (so it runs at one rate on every
+/// core); `None` elsewhere.
+#[inline]
+fn ticks() -> Option<i64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static TSC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let tsc = *TSC.get_or_init(|| {
+            std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource").is_ok_and(|s| s.trim() == "tsc")
+        });
+        if tsc {
+            // SAFETY: `rdtsc` is on every x86-64 CPU and reads a counter; it touches no memory.
+            return Some(unsafe { std::arch::x86_64::_rdtsc() } as i64);
+        }
+    }
+    None
+}
+
+/// Whether the history is recording into a sink on this thread. Off, one load and a branch:
+/// what a call adds to a program that does not record.
+#[inline(always)]
+pub fn on() -> bool {
+    RECORDING.load(Ordering::Relaxed) != 0 && sink_set()
+}
+
+#[inline(never)]
+fn sink_set() -> bool {
+    !SINK.with(|s| s.words.get()).is_null()
+}
+
+/// Writes the words `words(now)` gives at `at` of the sink, if one is registered, `now` being the
+/// history's clock (read only then: off, no clock is read).
+#[inline(always)]
+fn write<const N: usize>(at: usize, words: impl FnOnce(&dyn Fn() -> f64) -> [f64; N]) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        write_here(at, words);
+    }
+}
+
+#[inline(never)]
+fn write_here<const N: usize>(at: usize, words: impl FnOnce(&dyn Fn() -> f64) -> [f64; N]) {
+    SINK.with(|s| {
+        let base = s.words.get();
+        if base.is_null() {
+            return;
+        }
+        const { assert!(N <= layout::WORDS) };
+        assert!(at + N <= layout::WORDS);
+        let w = words(&|| s.clock.now());
+        // SAFETY: `base` is the registered buffer's data, at least `layout::WORDS` f64s (checked
+        // when it was registered; `at + N` is within them), kept alive by `KEEP` and never detached
+        // (the history keeps it to itself); only this thread writes it, and no JS runs during a
+        // call. Unaligned, whatever V8's alignment.
+        unsafe { base.add(at).cast::<[f64; N]>().write_unaligned(w) };
+    })
+}
+
+/// A device block of `handle` was made: its address and size.
+pub fn alloc(handle: f64, ptr: u64, size: u64) {
+    // Addresses are below 2^53 (48-bit virtual addresses): exact as numbers.
+    write(layout::ALLOC, |now| [handle, ptr as f64, size as f64, now(), -1.0]);
+}
+
+/// The bytes the pool of the block just recorded holds now (`alloc` wrote -1).
+pub fn pool_bytes(bytes: u64) {
+    write(layout::ALLOC + 4, |_| [bytes as f64]);
+}
+
+/// The device block of `handle` was freed.
+pub fn free(handle: f64) {
+    write(layout::FREE, |now| [handle, now()]);
+}
+
+/// A pinned block of `handle` was made.
+pub fn pinned_alloc(handle: f64, ptr: u64, size: u64) {
+    write(layout::PINNED_ALLOC, |now| [handle, ptr as f64, size as f64, now(), -1.0]);
+}
+
+/// The pinned block of `handle` was freed.
+pub fn pinned_free(handle: f64) {
+    write(layout::PINNED_FREE, |now| [handle, now()]);
+}
+
+/// Stops writing (the thread's environment is going away: its buffer with it).
+pub fn forget() {
+    let _ = SINK.try_with(|s| {
+        if !s.words.replace(std::ptr::null_mut()).is_null() {
+            RECORDING.fetch_sub(1, Ordering::Relaxed);
+        }
+    });
+    let _ = KEEP.try_with(|k| k.borrow_mut().take());
+}
+
+crate::exports! {
+    /// Registers `buffer` (at least `constants.historySink.words` f64s) as the memory history's
+    /// sink: from now on the calls that make and free blocks write their records into it
+    /// (`constants.historySink`); without one, stops. Returns whether it will be written: false
+    /// on WebAssembly, where the history asks `memHistoryInfo` instead.
+    /// @throws {RangeError} for a buffer too short.
+    c"memHistorySink" => fn mem_history_sink(cx, buffer: Option<JsArrayBuffer>) -> bool {
+        forget();
+        let Some(buffer) = buffer else {
+            return Ok(false);
+        };
+        if cfg!(target_family = "wasm") {
+            return Ok(false);
+        }
+        let (mut data, mut len) = (std::ptr::null_mut(), 0usize);
+        // SAFETY: `buffer` is an ArrayBuffer of this call; both out-pointers are valid.
+        raw::ok(unsafe { sys::napi_get_arraybuffer_info(cx.env, buffer.0, &mut data, &mut len) }, "reading the history's buffer")?;
+        if data.is_null() || len < layout::WORDS * 8 {
+            return Err(cuda_node_core::Error::range(format!("the history's sink takes at least {} bytes, got {len}", layout::WORDS * 8)));
+        }
+        let keep = JsRef::new(cx, buffer.0)?;
+        KEEP.with(|k| *k.borrow_mut() = Some(keep));
+        SINK.with(|s| s.words.set(data.cast()));
+        RECORDING.fetch_add(1, Ordering::Relaxed);
+        Ok(true)
+    }
+}
