@@ -8,7 +8,15 @@ use crate::task::Blocking;
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Error, Stream, UserStream};
 use std::sync::Arc;
 
-crate::table!(STREAMS: UserStream, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one");
+crate::table!(STREAMS: UserStream, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one", fixed: DEFAULTS);
+
+/// The default streams, the table's fixed entries: handle `d * PER_DEVICE + LEGACY` is device
+/// `d`'s legacy stream, `d * PER_DEVICE + PER_THREAD` its per-thread one
+/// (`cuda_node_core::stream::defaults`, `constants.stream`), made at first use and never destroyed.
+const DEFAULTS: crate::handles::Fixed<UserStream> = crate::handles::Fixed {
+    count: Stream::default_count,
+    make: |entry| Stream::default_at(entry).map(UserStream::new),
+};
 
 impl crate::handles::Share for UserStream {
     /// The stream (its user's hold stays the table's).
@@ -46,16 +54,6 @@ crate::exports! {
     /// once the stream outlives a macrotask); nothing for a destroyed one.
     c"streamOwn" => fn stream_own(cx, owner: Owner, stream: f64) -> () {
         own_later(cx, &owner, stream)
-    }
-
-    /// The legacy default stream of `device` (handle 0).
-    c"streamLegacy" => fn stream_legacy(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, UserStream::new(Stream::legacy(ordinal(device)?)?))
-    }
-
-    /// The per-thread default stream of `device` (`CU_STREAM_PER_THREAD`).
-    c"streamPerThread" => fn stream_per_thread(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, UserStream::new(Stream::per_thread(ordinal(device)?)?))
     }
 
     /// Wraps a stream created by other code, without owning it.
