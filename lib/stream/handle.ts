@@ -96,12 +96,16 @@ export interface StreamLike {
   isCapturing(): boolean
 }
 
-/**
- * The default streams' codes, from the addon (`constants.stream`): `Stream.null` carries
- * `LEGACY`, `Stream.ptds` `PER_THREAD`; device d's default stream `code` is the handle
- * `code + d * PER_DEVICE`, and a code lies below `PER_DEVICE`, which no other Stream's handle does.
- */
-export const { legacy: LEGACY, perThread: PER_THREAD, perDevice: PER_DEVICE } = constants.stream
+// The default streams' codes and their handles' rule, from the addon (`constants.stream`):
+// `Stream.null` carries `LEGACY`, `Stream.ptds` `PER_THREAD`; device d's default stream `code` is
+// the handle `code + d * PER_DEVICE`, and a code lies below `PER_DEVICE`, which no other Stream's
+// handle does. Read into module constants: a use of an exported binding reads a property of
+// `exports` in the compiled CommonJS, on every hot call.
+const { legacy, perThread, perDevice: PER_DEVICE } = constants.stream
+/** `Stream.null`'s code: the legacy default stream of whichever device is current. */
+export const LEGACY = legacy
+/** `Stream.ptds`'s code: the per-thread default stream of whichever device is current. */
+export const PER_THREAD = perThread
 
 /** The handle of the default stream `code` (`LEGACY` or `PER_THREAD`) of `device`, by the addon's rule. */
 export function defaultHandle(code: number, device: number): number {
@@ -157,7 +161,7 @@ export function currentStreamObject(device: number, sc: Scope = scope()): object
  */
 export function currentStreamHandle(device: number, sc: Scope = scope()): number {
   const s = sc.streams?.get(device)
-  if (s === undefined) return (perThreadIsDefault() ? PER_THREAD : LEGACY) + device * PER_DEVICE
+  if (s === undefined) return (perThreadIsDefault() ? perThread : legacy) + device * PER_DEVICE
   const h = own(s as NativeObject)
   return h < PER_DEVICE ? h + device * PER_DEVICE : h
 }
