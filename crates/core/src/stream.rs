@@ -130,11 +130,10 @@ impl Stream {
     /// ([`priority_range`]); lower numbers are higher priorities.
     #[inline]
     pub fn create(device: usize, nonblocking: bool, priority: Option<i32>) -> Result<Stream> {
-        let backend = &runtime()?.backend;
         let asked = match priority {
             None => None,
             Some(p) => {
-                let (least, greatest) = backend.devices().priority_range(device)?;
+                let (least, greatest) = runtime()?.backend.devices().priority_range(device)?;
                 if p < greatest || p > least {
                     return Err(Error::range(format!(
                         "priority {p} is outside the device's range: {greatest} (highest) to {least} (lowest)"
@@ -166,7 +165,7 @@ impl Stream {
 
     /// How many default streams there are: [`defaults::PER_DEVICE`] a device.
     pub fn default_count() -> Result<usize> {
-        Ok(runtime()?.backend.devices().count() * defaults::PER_DEVICE)
+        Ok(runtime()?.devices * defaults::PER_DEVICE)
     }
 
     /// The default stream at `entry` of the layout [`defaults`] gives: device

@@ -207,13 +207,25 @@ pub fn held_for_removal() -> cuda_node_core::Error {
 
 /// [`remove`], telling a table held by a call in progress (`Err`) from a stale handle (`Ok(None)`).
 pub fn take<T>(table: &'static Local<T>, handle: f64) -> std::result::Result<Option<T>, cuda_node_core::Error> {
+    take_checked(table, handle, |_| Ok(()))
+}
+
+/// [`take`] where `check` lets the value go (its error otherwise, the value left in place), in
+/// one lookup. A fixed entry is never taken: its `check` still runs (its refusal says why).
+pub fn take_checked<T>(table: &'static Local<T>, handle: f64, check: impl FnOnce(&T) -> Result<()>) -> Result<Option<T>> {
     let Some((generation, index)) = split(handle) else { return Ok(None) };
     table
         .try_with(|t| {
             let Ok(mut t) = t.try_borrow_mut() else { return Err(held_for_removal()) };
-            let Some(slot) = t.slots.get_mut(index).filter(|s| s.generation == generation && s.value.is_some()) else {
-                return Ok(None);
-            };
+            if index == 0 {
+                return match t.fixed_made(generation).map(Ok).or_else(|| t.fixed(generation)) {
+                    Some(v) => check(v?).map(|()| None),
+                    None => Ok(None),
+                };
+            }
+            let Some(slot) = t.slots.get_mut(index).filter(|s| s.generation == generation) else { return Ok(None) };
+            let Some(v) = &slot.value else { return Ok(None) };
+            check(v)?;
             let value = slot.value.take();
             if slot.generation == LAST_GENERATION {
                 // Retired: reusing the slot would make an old handle name a new object.
@@ -621,5 +633,19 @@ mod tests {
         }
         assert!(matches!(with(&G, 0.0, |v| Ok(*v)), Some(Err(_))));
         assert_eq!(live(&G), 0);
+    }
+
+    #[test]
+    fn a_checked_take_refused_leaves_the_value_and_a_stale_handle_is_nothing() {
+        thread_local! {
+            static C: RefCell<Table<u32>> = const { RefCell::new(Table::new()) };
+        }
+        let h = insert(&C, 5).unwrap();
+        let no = || cuda_node_core::Error::range("kept");
+        assert!(take_checked(&C, h, |_| Err(no())).is_err());
+        assert_eq!(read(&C, h, |v| *v), Some(5), "refused: still there");
+        assert_eq!(take_checked(&C, h, |v| if *v == 5 { Ok(()) } else { Err(no()) }).unwrap(), Some(5));
+        assert_eq!(take_checked(&C, h, |_| Err(no())).unwrap(), None, "stale: nothing, unchecked");
+        assert_eq!(live(&C), 0);
     }
 }

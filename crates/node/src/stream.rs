@@ -185,11 +185,8 @@ crate::exports! {
     /// Releases the stream; work already queued still completes. The default streams cannot be
     /// destroyed; an external stream is released without being destroyed (it is not ours).
     c"streamDestroy" => fn stream_destroy(_cx, stream: f64) -> () {
-        if let Some(Err(e)) = crate::handles::with(&STREAMS, stream, |s| s.check_destroy()) {
-            return Err(e);
-        }
         // Destroying twice is nothing, as `using` needs.
-        drop(crate::handles::take(&STREAMS, stream)?);
+        drop(crate::handles::take_checked(&STREAMS, stream, |s| s.check_destroy())?);
         Ok(())
     }
 
