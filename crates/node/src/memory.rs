@@ -74,7 +74,7 @@ crate::exports! {
 
     /// Frees the block when `owner` is collected (the GC backstop); nothing for a freed block.
     c"memOwn" => fn mem_own(cx, owner: Owner, mem: f64) -> () {
-        if crate::handles::with(&BLOCKS, mem, |_| Ok(())).is_none() {
+        if crate::handles::with(&BLOCKS, mem, |_| ()).is_none() {
             return Ok(());
         }
         crate::handles::own(cx, &owner, &BLOCKS, mem)

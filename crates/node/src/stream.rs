@@ -13,9 +13,10 @@ crate::table!(STREAMS: UserStream, CUDA_ERROR_INVALID_HANDLE, "this Stream was d
 /// The default streams, the table's fixed entries: handle `d * PER_DEVICE + LEGACY` is device
 /// `d`'s legacy stream, `d * PER_DEVICE + PER_THREAD` its per-thread one
 /// (`cuda_node_core::stream::defaults`, `constants.stream`), made at first use and never destroyed.
+/// Neither fails but where the backend did not load, which a lookup's error then says.
 const DEFAULTS: crate::handles::Fixed<UserStream> = crate::handles::Fixed {
-    count: Stream::default_count,
-    make: |entry| Stream::default_at(entry).map(UserStream::new),
+    count: || Stream::default_count().unwrap_or(0),
+    make: |entry| Stream::default_at(entry).ok().map(UserStream::new),
 };
 
 impl crate::handles::Share for UserStream {
