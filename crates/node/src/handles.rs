@@ -175,14 +175,12 @@ pub fn with<T, R>(table: &'static Local<T>, handle: f64, f: impl FnOnce(&T) -> R
     table.with(|t| {
         let t = t.borrow();
         // Every call site instantiates this: `f` is called in one place (twice, inlined, made
-        // the addon ~100 KB larger).
-        let v = if index == 0 {
-            t.fixed_entry(generation)?
-        } else {
-            match t.slots.get(index) {
-                Some(Slot { generation: g, value: Some(v) }) if *g == generation => v,
-                _ => return None,
-            }
+        // the addon ~100 KB larger). Slot 0 never matches (retired): a fixed entry is looked up
+        // where a lookup misses, which leaves every other handle's hit as it was.
+        let v = match t.slots.get(index) {
+            Some(Slot { generation: g, value: Some(v) }) if *g == generation => v,
+            _ if index == 0 => t.fixed_entry(generation)?,
+            _ => return None,
         };
         Some(f(v))
     })
