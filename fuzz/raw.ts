@@ -44,7 +44,7 @@ const defs: { name: string; code: Code; deps?: string[] }[] = [
   { name: 'hS', code: 'native.streamCreate({}, 0, true, null)' },
   { name: 'hS1', code: 'native.streamCreate({}, 1, false, null)' },
   { name: 'hSD', code: '(() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })()' },
-  { name: 'hSL', code: 'native.streamLegacy({}, 0)' },
+  { name: 'hSL', code: 'native.constants().stream.legacy' },
   { name: 'hE', code: 'native.eventCreate(0, 0)' },
   { name: 'hE1', code: 'native.eventCreate(1, 0)' },
   { name: 'hED', code: '(() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })()' },

@@ -9,7 +9,7 @@ import { Device } from './device'
 import { Event, getElapsedTime } from './event'
 import { native } from './native'
 import { own } from './object'
-import { defaultHandle, NULL } from './stream/handle'
+import { defaultHandle, LEGACY } from './stream/handle'
 import { counterEvents, startMemoryCounters, type MemoryCounter } from './trace-memory'
 
 export type { MemoryCounter }
@@ -42,7 +42,7 @@ class Tracer {
     this.device = device
     new Device(device).synchronize()
     this.base = new Event({ device })
-    native.streamRecord(defaultHandle(NULL, device), own(this.base))
+    native.streamRecord(defaultHandle(LEGACY, device), own(this.base))
     this.base.synchronize()
     this.baseHost = performance.now()
     this.stopCounters = startMemoryCounters([device], this.baseHost)

@@ -40,7 +40,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); await tick()
   }],
   [1, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "collect()",
     "t(() => native.streamInfo(hSL))",
@@ -50,7 +50,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.simSetScheduler())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(2); collect()
     at(3); t(() => native.streamInfo(hSL))
@@ -122,13 +122,13 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(3); t(() => native.poolStats())
   }],
   [7, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "await tick()",
     "t(() => native.ncclGroupStart(new Date(0)))",
     "t(() => native.streamSleep(new Uint8Array(4096), hSL))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); await tick()
     at(2); t(() => native.ncclGroupStart(new Date(0)))
     at(3); t(() => native.streamSleep(new Uint8Array(4096), hSL))
@@ -230,7 +230,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(15); await tick()
   }],
   [12, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.memDesc(-1))",
@@ -244,7 +244,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); t(() => native.memDesc(-1))
@@ -298,7 +298,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [15, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "t(() => native.nvrtcCompile('', { nonBlocking: hSL, fileName: 60978, fraction: Object.create(cuda.MemoryPointer.prototype) }, 0n, ['-O3'], 'float64'))",
     "t(() => native.ncclGetUniqueId([1, 2, 3]))",
     "t(() => native.memFromIpcHandle(2**53 - 1, 2**32, 2**64, 2**53 + 2, 2**32 + 0.5))",
@@ -313,7 +313,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
     at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
-    at(2); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(2); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(3); t(() => native.nvrtcCompile('', { nonBlocking: hSL, fileName: 60978, fraction: Object.create(cuda.MemoryPointer.prototype) }, 0n, ['-O3'], 'float64'))
     at(4); t(() => native.ncclGetUniqueId([1, 2, 3]))
     at(5); t(() => native.memFromIpcHandle(2**53 - 1, 2**32, 2**64, 2**53 + 2, 2**32 + 0.5))
@@ -560,7 +560,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(9); t(() => native.eventDestroy(Number.EPSILON, {  }))
   }],
   [27, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "t(() => native.blasGemm(Number.MIN_VALUE, 28698, -(2**31), 1, 0, 16, new WebAssembly.Memory({ initial: 1 }).buffer, [hSL, Symbol('fuzz'), -1e308, new BigUint64Array(2)]))",
     "t(() => native.deviceProps(4096))",
     "t(() => native.graphToDot())",
@@ -571,7 +571,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "await tick()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); t(() => native.blasGemm(Number.MIN_VALUE, 28698, -(2**31), 1, 0, 16, new WebAssembly.Memory({ initial: 1 }).buffer, [hSL, Symbol('fuzz'), -1e308, new BigUint64Array(2)]))
     at(2); t(() => native.deviceProps(4096))
     at(3); t(() => native.graphToDot())
@@ -615,7 +615,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [31, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "await tick()",
     "t(() => native.ncclVersion())",
@@ -630,7 +630,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); await tick()
     at(4); t(() => native.ncclVersion())
@@ -670,7 +670,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [34, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
@@ -689,7 +689,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
     at(1); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(2); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(2); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(3); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(5); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
@@ -802,7 +802,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(8); t(() => native.streamCreate({ lda: hM1, incy: -(2n**63n), lda: new (class Stream {})() }, { incy: 2**32 - 1, stream: hED, sharedMem: hE1 }, true, 1e308, false))
   }],
   [39, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "t(() => native.memCopy2DDtod([1, 2, 3], { k: 'uint64', order: hSL }, 8, Number.MIN_VALUE, 2**32 - 1, 2**53 + 2, Infinity, 2**31 - 1, new Uint8Array(1 << 22)))",
     "t(() => native.poolFreeAllBlocks(hMF))",
@@ -810,7 +810,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memCopy2DDtod(2**31 - 1, 8, -0.5, -(2**53), Number.MIN_VALUE, 2**64, 2, 2**31, 255, 12))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(2); t(() => native.memCopy2DDtod([1, 2, 3], { k: 'uint64', order: hSL }, 8, Number.MIN_VALUE, 2**32 - 1, 2**53 + 2, Infinity, 2**31 - 1, new Uint8Array(1 << 22)))
     at(3); t(() => native.poolFreeAllBlocks(hMF))
@@ -1335,7 +1335,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [66, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.nvJitLinkLink(['-O3'], new Array(2**32 - 1), new Uint32Array(3), new Float32Array(3), new Array(2**32 - 1), { fraction: hSL, dtype: hSL, ptx: new ArrayBuffer(8, { maxByteLength: 64 }), lda: true }))",
     "t(() => native.kernelSuggestedBlockSize(2**53, -0))",
@@ -1347,7 +1347,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); t(() => native.nvJitLinkLink(['-O3'], new Array(2**32 - 1), new Uint32Array(3), new Float32Array(3), new Array(2**32 - 1), { fraction: hSL, dtype: hSL, ptx: new ArrayBuffer(8, { maxByteLength: 64 }), lda: true }))
     at(4); t(() => native.kernelSuggestedBlockSize(2**53, -0))
@@ -1447,7 +1447,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [72, [
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "t(() => native.pinnedPoolCreate([]))",
     "t(() => native.streamSynchronizeAsync(hSL, 0.5))",
     "t(() => native.memOwn({}, -1e308, hSD))",
@@ -1458,7 +1458,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
-    at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); t(() => native.pinnedPoolCreate([]))
     at(3); t(() => native.streamSynchronizeAsync(hSL, 0.5))
     at(4); t(() => native.memOwn({}, -1e308, hSD))
@@ -1945,7 +1945,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [96, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "t(() => native.deviceProps(2**31 - 1, hS1))",
     "t(() => native.memCopyHtod(hE1, -0, -0.5, new Uint8Array(16)))",
@@ -1953,14 +1953,14 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); t(() => native.deviceProps(2**31 - 1, hS1))
     at(4); t(() => native.memCopyHtod(hE1, -0, -0.5, new Uint8Array(16)))
     at(5); t(() => native.ncclVersion([hSL]))
   }],
   [97, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "t(() => native.eventCreate(0, { disableTiming: 38243 }, true))",
     "t(() => native.memCopyDtoh(1e308, new Uint8Array(0), hSL, 2**32 - 1))",
@@ -1974,7 +1974,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclGetUniqueId())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); t(() => native.eventCreate(0, { disableTiming: 38243 }, true))
     at(3); t(() => native.memCopyDtoh(1e308, new Uint8Array(0), hSL, 2**32 - 1))
@@ -1988,7 +1988,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(11); t(() => native.ncclGetUniqueId())
   }],
   [98, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
@@ -1999,7 +1999,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.nvtxAttached(hPin))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(3); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
@@ -2064,12 +2064,12 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(14); t(() => native.kernelCheckCacheConfig('\0', [2n, new Uint32Array(6), new Map()]))
   }],
   [101, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "t(() => native.memCopyDtod(2**32 + 0.5, { translateCucomplex: -0, transB: Object.assign(new Array(4096), { 7: \"x\" }), b: hSL, transB: 2**32 + 0.5 }, 2**32, 0.5, 2**64, 2**32 - 1, 862))",
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); t(() => native.memCopyDtod(2**32 + 0.5, { translateCucomplex: -0, transB: Object.assign(new Array(4096), { 7: "x" }), b: hSL, transB: 2**32 + 0.5 }, 2**32, 0.5, 2**64, 2**32 - 1, 862))
     at(2); collect()
   }],
@@ -2128,7 +2128,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(10); t(() => native.ncclCommJoinAll())
   }],
   [104, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "t(() => native.streamCaptureStatus(hSL))",
     "t(() => native.blasAxpy(7, 'float32', Infinity, 2**32 + 0.5, new ArrayBuffer(0), { jitify: -(2n**63n), fileName: new Float32Array(3) }))",
     "t(() => native.profilerSet(false, [false]))",
@@ -2142,7 +2142,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.graphDestroy())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); t(() => native.streamCaptureStatus(hSL))
     at(2); t(() => native.blasAxpy(7, 'float32', Infinity, 2**32 + 0.5, new ArrayBuffer(0), { jitify: -(2n**63n), fileName: new Float32Array(3) }))
     at(3); t(() => native.profilerSet(false, [false]))
@@ -2394,7 +2394,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(4); t(() => native.streamInfo(hSD, { alpha: () => hostile(), order: hM }))
   }],
   [118, [
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
@@ -2412,7 +2412,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.pinnedPoolMalloc(() => {}, 2, Number.EPSILON, detached()))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(0); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
@@ -2506,7 +2506,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   [123, [
     "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
     "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
@@ -2524,7 +2524,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
     at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
-    at(2); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(2); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(3); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(5); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
@@ -2703,7 +2703,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [132, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
@@ -2714,7 +2714,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(4); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
@@ -2835,7 +2835,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [137, [
     "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')",
+    "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "t(() => native.streamSleep(hSL, HPPOOL_THEN, () => 1))",
@@ -2848,7 +2848,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hSL = t(() => native.streamLegacy({}, 0), 'making hSL')
+    at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(4); t(() => native.streamSleep(hSL, HPPOOL_THEN, () => 1))

@@ -1,9 +1,10 @@
 // Streams as the rest of the layer reaches them: the handle of a Stream argument, and of the
 // current stream, without the Stream class itself (which imports Event and Graph, which need
 // these). The default streams are one Stream each (`Stream.null`, `Stream.ptds`) whose native
-// stream is the current device's, made on first use there.
+// stream is the current device's: the addon keeps each device's default streams under handles
+// its rule gives (`constants.stream`), made at their first use there.
 import { scope, type Scope } from '../context'
-import { native } from '../native'
+import { constants } from '../native'
 import { NativeObject, handleOf, own, ownDevice } from '../object'
 import { describe } from '../validate'
 
@@ -95,24 +96,25 @@ export interface StreamLike {
   isCapturing(): boolean
 }
 
-/** The handles standing for the default streams in a Stream object. */
-export const NULL = -1
-export const PTDS = -2
+// The default streams' codes and their handles' rule, from the addon (`constants.stream`):
+// `Stream.null` carries `LEGACY`, `Stream.ptds` `PER_THREAD`; device d's default stream `code` is
+// the handle `code + d * PER_DEVICE`, and a code lies below `PER_DEVICE`, which no other Stream's
+// handle does. Read into module constants: a use of an exported binding reads a property of
+// `exports` in the compiled CommonJS, on every hot call.
+const { legacy, perThread, perDevice: PER_DEVICE } = constants.stream
+/** `Stream.null`'s code: the legacy default stream of whichever device is current. */
+export const LEGACY = legacy
+/** `Stream.ptds`'s code: the per-thread default stream of whichever device is current. */
+export const PER_THREAD = perThread
 
-/** The default streams' native handles by device. */
-const defaults = new Map<number, number>()
-/** Owns the default streams: they live as long as the process. */
-const owner = {}
+/** The handle of the default stream `code` (`LEGACY` or `PER_THREAD`) of `device`, by the addon's rule. */
+export function defaultHandle(code: number, device: number): number {
+  return code + device * PER_DEVICE
+}
 
-/** The native handle of a default stream on `device`, made on first use. */
-export function defaultHandle(which: typeof NULL | typeof PTDS, device: number): number {
-  const key = device * 2 + (which === NULL ? 0 : 1)
-  let h = defaults.get(key)
-  if (h === undefined) {
-    h = which === NULL ? native.streamLegacy(owner, device) : native.streamPerThread(owner, device)
-    defaults.set(key, h)
-  }
-  return h
+/** Whether `s`, a Stream, is a default one (`Stream.null`, `Stream.ptds`), which is the current device's. */
+export function isDefault(s: NativeObject): boolean {
+  return own(s) < PER_DEVICE
 }
 
 /**
@@ -121,7 +123,7 @@ export function defaultHandle(which: typeof NULL | typeof PTDS, device: number):
  */
 export function streamHandle(s: unknown, what = 'stream'): number {
   const h = handleOf(s instanceof NativeObject ? s : asStream(s, what), 'Stream', what)
-  return h >= 0 ? h : defaultHandle(h as typeof NULL, scope().device)
+  return h < PER_DEVICE ? h + scope().device * PER_DEVICE : h
 }
 
 /**
@@ -131,7 +133,7 @@ export function streamHandle(s: unknown, what = 'stream'): number {
  */
 export function ownStreamHandle(s: NativeObject): number {
   const h = own(s)
-  return h >= 0 ? h : defaultHandle(h as typeof NULL, scope().device)
+  return h < PER_DEVICE ? h + scope().device * PER_DEVICE : h
 }
 
 /** The device of `s`, a Stream: a default stream's (made with device -1) is the current device. */
@@ -159,9 +161,9 @@ export function currentStreamObject(device: number, sc: Scope = scope()): object
  */
 export function currentStreamHandle(device: number, sc: Scope = scope()): number {
   const s = sc.streams?.get(device)
-  if (s === undefined) return defaultHandle(perThreadIsDefault() ? PTDS : NULL, device)
+  if (s === undefined) return (perThreadIsDefault() ? perThread : legacy) + device * PER_DEVICE
   const h = own(s as NativeObject)
-  return h >= 0 ? h : defaultHandle(h as typeof NULL, device)
+  return h < PER_DEVICE ? h + device * PER_DEVICE : h
 }
 
 /** The handle of a `stream` option: the given Stream's, or the current stream of `device`. */

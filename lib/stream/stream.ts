@@ -8,7 +8,7 @@ import { Graph } from '../graph'
 import { INTERNAL, NativeObject, backstop, handleOf, own, released } from '../object'
 import { describe, integer, func, options as checkOptions } from '../validate'
 import { traced } from '../trace'
-import { CUDA_STREAM, NULL, PTDS, ownStreamHandle, protocolHandle, setAdopter, streamDevice, type CudaStreamProtocol, type StreamLike } from './handle'
+import { CUDA_STREAM, LEGACY, PER_THREAD, isDefault, ownStreamHandle, protocolHandle, setAdopter, streamDevice, type CudaStreamProtocol, type StreamLike } from './handle'
 
 /** What a Stream made by `fromExternal` keeps alive: the object that offered its stream (CuPy's `_foreign_stream_ref`). */
 const foreign = new WeakMap<Stream, object>()
@@ -79,12 +79,12 @@ export class Stream extends NativeObject implements StreamLike {
 
   /** The legacy default stream (handle 0), on whichever device is current when it is used. */
   static get null(): Stream {
-    return (Stream.#null ??= new Stream(INTERNAL, NULL, -1))
+    return (Stream.#null ??= new Stream(INTERNAL, LEGACY, -1))
   }
 
   /** The per-thread default stream (`cudaStreamPerThread`), on the current device. */
   static get ptds(): Stream {
-    return (Stream.#ptds ??= new Stream(INTERNAL, PTDS, -1))
+    return (Stream.#ptds ??= new Stream(INTERNAL, PER_THREAD, -1))
   }
 
   /** `{ least, greatest }` priorities of a device's streams; lower numbers are higher priorities. */
@@ -133,7 +133,7 @@ export class Stream extends NativeObject implements StreamLike {
   #facts(): { handle: bigint; priority: number; nonBlocking: boolean } {
     const h = ownStreamHandle(this)
     // A default stream's facts are its current device's: not kept.
-    if (own(this) < 0) return native.streamInfo(h)
+    if (isDefault(this)) return native.streamInfo(h)
     return (this.#info ??= native.streamInfo(h))
   }
 
@@ -338,13 +338,13 @@ export class Stream extends NativeObject implements StreamLike {
 
   /** Destroys the stream, for `using`; does nothing for a default stream. */
   [Symbol.dispose](): void {
-    if (own(this) >= 0) this.destroy()
+    if (!isDefault(this)) this.destroy()
   }
 
   /** `'<Stream null>'`, `'<Stream ptds>'`, or `'<Stream 0x…>'` with the handle in hex. */
   override toString(): string {
     const h = own(this)
-    return h === NULL ? '<Stream null>' : h === PTDS ? '<Stream ptds>' : `<Stream 0x${this.handle.toString(16)}>`
+    return h === LEGACY ? '<Stream null>' : h === PER_THREAD ? '<Stream ptds>' : `<Stream 0x${this.handle.toString(16)}>`
   }
 }
 

@@ -168,7 +168,7 @@ impl Runtime {
     /// checks on every creation are (the addon is built without cross-crate inlining).
     #[inline]
     pub fn ordinal(&self, id: f64) -> Result<usize> {
-        check_ordinal(id, self.backend.devices().count())
+        check_ordinal(id, self.devices)
     }
 }
 

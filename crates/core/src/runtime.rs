@@ -39,6 +39,16 @@ impl BackendInfo {
 pub struct Runtime {
     pub info: BackendInfo,
     pub backend: Box<dyn Backend>,
+    /// How many devices there are, read once (fixed for the process): every creation checks
+    /// its device against it, where asking the backend is two dynamic calls.
+    pub devices: usize,
+}
+
+impl Runtime {
+    fn new(info: BackendInfo, backend: Box<dyn Backend>) -> Runtime {
+        let devices = backend.devices().count();
+        Runtime { info, backend, devices }
+    }
 }
 
 /// Refuses `what` unless the simulator runs: a simulated kernel's host implementation queued in
@@ -88,20 +98,16 @@ fn select(forced: Option<&str>) -> Result<Runtime> {
                 Error::Cuda { code, message } => Error::cuda(code, format!("{BACKEND_ENV}=cuda, but {message}")),
                 other => other,
             })?;
-            Ok(Runtime {
-                info: BackendInfo {
-                    kind: BackendKind::Cuda,
-                    reason: format!("{BACKEND_ENV}=cuda; {why}"),
-                    driver_version: Some(driver_version),
-                },
-                backend: Box::new(backend),
-            })
+            Ok(Runtime::new(
+                BackendInfo { kind: BackendKind::Cuda, reason: format!("{BACKEND_ENV}=cuda; {why}"), driver_version: Some(driver_version) },
+                Box::new(backend),
+            ))
         }
         "" => match crate::cuda::CudaBackend::load() {
-            Ok((backend, driver_version, why)) => Ok(Runtime {
-                info: BackendInfo { kind: BackendKind::Cuda, reason: why, driver_version: Some(driver_version) },
-                backend: Box::new(backend),
-            }),
+            Ok((backend, driver_version, why)) => Ok(Runtime::new(
+                BackendInfo { kind: BackendKind::Cuda, reason: why, driver_version: Some(driver_version) },
+                Box::new(backend),
+            )),
             Err(e) => sim(format!("{}; using the simulator", unavailable(&e))),
         },
         other => Err(Error::range(format!("{BACKEND_ENV} must be 'cuda' or 'sim', got '{other}'"))),
@@ -123,7 +129,7 @@ fn unavailable(e: &Error) -> String {
 
 fn sim(reason: String) -> Result<Runtime> {
     let backend = crate::sim::SimBackend::from_env()?;
-    Ok(Runtime { info: BackendInfo { kind: BackendKind::Sim, reason, driver_version: None }, backend: Box::new(backend) })
+    Ok(Runtime::new(BackendInfo { kind: BackendKind::Sim, reason, driver_version: None }, Box::new(backend)))
 }
 
 /// Forcing `cuda` where it cannot load is an error that says why; an unknown name is a RangeError.

@@ -27,6 +27,21 @@ pub enum StreamKind {
     External,
 }
 
+/// Where the default streams lie among a JS thread's streams: device `d`'s legacy stream is entry
+/// `d * PER_DEVICE + LEGACY`, its per-thread stream `d * PER_DEVICE + PER_THREAD`
+/// ([`Stream::default_at`]). The binding's stream table holds them as its fixed entries, under
+/// these numbers as handles, for as long as the thread lives; the TS layer reads the layout as
+/// `constants.stream` (`Stream.null` and `Stream.ptds` carry `LEGACY` and `PER_THREAD`, which
+/// resolve to the current device's).
+pub mod defaults {
+    /// The legacy default stream (`Stream.null`, `CUstream` 0).
+    pub const LEGACY: usize = 0;
+    /// The per-thread default stream (`Stream.ptds`, `CU_STREAM_PER_THREAD`).
+    pub const PER_THREAD: usize = 1;
+    /// How many default streams a device has.
+    pub const PER_DEVICE: usize = 2;
+}
+
 pub struct Stream {
     /// The backend's stream, made at the first call that needs it ([`Stream::ops`]): a stream
     /// never used costs no driver call (on the simulator, no thread), and its user holds a real
@@ -115,11 +130,10 @@ impl Stream {
     /// ([`priority_range`]); lower numbers are higher priorities.
     #[inline]
     pub fn create(device: usize, nonblocking: bool, priority: Option<i32>) -> Result<Stream> {
-        let backend = &runtime()?.backend;
         let asked = match priority {
             None => None,
             Some(p) => {
-                let (least, greatest) = backend.devices().priority_range(device)?;
+                let (least, greatest) = runtime()?.backend.devices().priority_range(device)?;
                 if p < greatest || p > least {
                     return Err(Error::range(format!(
                         "priority {p} is outside the device's range: {greatest} (highest) to {least} (lowest)"
@@ -147,6 +161,22 @@ impl Stream {
         owner: Option<Arc<Stream>>,
     ) -> Stream {
         Stream { made, device, kind, nonblocking, priority, capture: Mutex::new(None), _owner: owner, exported: AtomicBool::new(false) }
+    }
+
+    /// How many default streams there are: [`defaults::PER_DEVICE`] a device.
+    pub fn default_count() -> Result<usize> {
+        Ok(runtime()?.devices * defaults::PER_DEVICE)
+    }
+
+    /// The default stream at `entry` of the layout [`defaults`] gives: device
+    /// `entry / PER_DEVICE`'s legacy or per-thread stream. Made on the calling thread, whose
+    /// per-thread stream it is, so made at once (the entry itself is made at its first use).
+    pub fn default_at(entry: usize) -> Result<Stream> {
+        let device = entry / defaults::PER_DEVICE;
+        match entry % defaults::PER_DEVICE {
+            defaults::LEGACY => Stream::legacy(device),
+            _ => Stream::per_thread(device),
+        }
     }
 
     pub fn legacy(device: usize) -> Result<Stream> {

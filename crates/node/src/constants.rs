@@ -124,6 +124,17 @@ crate::js_object! {
 }
 
 crate::js_object! {
+    /// Where the default streams' handles lie (`cuda_node_core::stream::defaults`): device `d`'s
+    /// default stream `code` (`legacy` or `perThread`, each below `perDevice`) is the handle
+    /// `code + d * perDevice`, an entry the stream table keeps for as long as the thread lives.
+    pub struct DefaultStreams {
+        legacy: u32 = c"legacy",
+        per_thread: u32 = c"perThread",
+        per_device: u32 = c"perDevice",
+    }
+}
+
+crate::js_object! {
     /// The limits and layouts the TS layer works with, as the addon enforces and reads them.
     pub struct Constants {
         max_count: f64 = c"maxCount",
@@ -133,6 +144,7 @@ crate::js_object! {
         allocator: AllocatorCodes = c"allocator",
         handle_slot_unit: f64 = c"handleSlotUnit",
         history_sink: HistorySinkLayout = c"historySink",
+        stream: DefaultStreams = c"stream",
     }
 }
 
@@ -140,7 +152,8 @@ crate::exports! {
     /// The limits and layouts the TS layer works with (read once): `maxCount`, the largest byte
     /// count, offset or element count; `event`, `eventCreate`'s flag bits; `launch`, the head of
     /// a launch shape; `nccl`, NCCL's numbers by name; `allocator`, what a pool's base allocator
-    /// returns in place of a block; `historySink`, where the memory history's records lie.
+    /// returns in place of a block; `handleSlotUnit`, what a slot adds to a handle; `stream`, the
+    /// default streams' handles; `historySink`, where the memory history's records lie.
     c"constants" => fn constants(_cx) -> Constants {
         use launch::*;
         let launch = LaunchLayout {
@@ -157,6 +170,8 @@ crate::exports! {
         let nccl = NcclCodes { kinds: NcclKinds, dtypes: NcclDTypes, ops: NcclOps };
         let allocator = AllocatorCodes { out_of_memory: allocator::OUT_OF_MEMORY, failed: allocator::FAILED };
         let event = EventFlagBits { blocking_sync: EventFlags::BLOCKING_SYNC, disable_timing: EventFlags::DISABLE_TIMING, interprocess: EventFlags::INTERPROCESS };
+        use cuda_node_core::stream::defaults::{LEGACY, PER_DEVICE, PER_THREAD};
+        let stream = DefaultStreams { legacy: LEGACY as u32, per_thread: PER_THREAD as u32, per_device: PER_DEVICE as u32 };
         use crate::history::layout as sink;
         let history_sink = HistorySinkLayout {
             alloc: sink::ALLOC as u32,
@@ -165,6 +180,6 @@ crate::exports! {
             pinned_free: sink::PINNED_FREE as u32,
             words: sink::WORDS as u32,
         };
-        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator, handle_slot_unit: crate::handles::SLOT_UNIT, history_sink })
+        Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator, handle_slot_unit: crate::handles::SLOT_UNIT, history_sink, stream })
     }
 }

@@ -3,12 +3,15 @@
 //! the GC of its JS owner through [`own`]) drops it. Numbers keep the hot calls free of object
 //! unwrapping, and a stale number — used after destroy or free — finds nothing, so it is a typed
 //! error, never another object: a handle is never issued twice (a slot whose generations run out
-//! is retired, not reused).
+//! is retired, not reused). Slot 0 is never issued: its generations name a kind's fixed entries
+//! ([`Fixed`]), which the table makes at their first lookup and keeps for as long as the thread
+//! lives — the stream table's are the default streams, laid out by the core
+//! (`cuda_node_core::stream::defaults`).
 
 use crate::raw::{Cx, Owner};
 use cuda_node_core::Result;
 use napi::sys;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::thread::LocalKey;
 
 struct Slot<T> {
@@ -16,16 +19,59 @@ struct Slot<T> {
     value: Option<T>,
 }
 
+/// A kind's fixed entries: handles 0 to `count() - 1` (slot 0, by generation), each made by
+/// `make` at its first lookup, never removed but by [`drain`] (the thread's end). A lookup needs
+/// only the table's shared borrow to make one, so a call that holds the table (a simulated
+/// kernel's host implementation inside a synchronize) may still make its first use of one.
+/// Where one cannot be made (no backend: `count` and `make` say so with 0 and `None`), its
+/// handle names nothing, and the table's `missing()` says why.
+pub struct Fixed<T> {
+    /// How many there are, asked at the first lookup of one.
+    pub count: fn() -> usize,
+    /// Makes entry `i`.
+    pub make: fn(usize) -> Option<T>,
+}
+
 pub struct Table<T> {
     slots: Vec<Slot<T>>,
     vacant: Vec<u32>,
+    fixed: Option<Fixed<T>>,
+    /// The fixed entries, sized by `fixed.count` at the first lookup of one.
+    made: OnceCell<Box<[OnceCell<T>]>>,
 }
 
 impl<T> Table<T> {
     /// Empty; `const` so that a table's `thread_local!` needs no lazy initialisation, which every
     /// lookup would check.
     pub const fn new() -> Self {
-        Table { slots: Vec::new(), vacant: Vec::new() }
+        Table { slots: Vec::new(), vacant: Vec::new(), fixed: None, made: OnceCell::new() }
+    }
+
+    /// Empty, with the fixed entries `fixed` lays out.
+    pub const fn with_fixed(fixed: Fixed<T>) -> Self {
+        Table { slots: Vec::new(), vacant: Vec::new(), fixed: Some(fixed), made: OnceCell::new() }
+    }
+
+    /// Fixed entry `i`, made at its first lookup; `None` for a table without fixed entries, past
+    /// their count, or one that cannot be made. Out of line: every lookup's call site has this
+    /// branch (inlined, it made the addon ~30 KB larger).
+    #[inline(never)]
+    fn fixed_entry(&self, i: u32) -> Option<&T> {
+        match self.made.get().and_then(|made| made.get(i as usize)?.get()) {
+            Some(v) => Some(v),
+            None => self.make_fixed(i),
+        }
+    }
+
+    #[cold]
+    fn make_fixed(&self, i: u32) -> Option<&T> {
+        let fixed = self.fixed.as_ref()?;
+        let made = self.made.get_or_init(|| (0..(fixed.count)()).map(|_| OnceCell::new()).collect());
+        let cell = made.get(i as usize)?;
+        if cell.get().is_none() {
+            let _ = cell.set((fixed.make)(i as usize)?);
+        }
+        cell.get()
     }
 }
 
@@ -106,6 +152,10 @@ pub fn insert<T>(table: &'static Local<T>, value: T) -> Option<f64> {
         let index = match t.vacant.pop() {
             Some(i) => i,
             None => {
+                if t.slots.is_empty() {
+                    // Slot 0 is the fixed entries': never issued (retired from the start).
+                    t.slots.push(Slot { generation: u32::MAX, value: None });
+                }
                 t.slots.push(Slot { generation: 0, value: None });
                 (t.slots.len() - 1) as u32
             }
@@ -118,12 +168,21 @@ pub fn insert<T>(table: &'static Local<T>, value: T) -> Option<f64> {
 
 /// Runs `f` on the live value behind `handle`, borrowed in place (no clone: the hot calls
 /// showed an `Arc` clone and drop at ~15% of an idle synchronize). `f` must not insert into or
-/// remove from the same table, nor call JS. `None` for a stale or malformed handle.
+/// remove from the same table, nor call JS. `None` for a stale or malformed handle; a fixed
+/// entry is made at its first lookup.
 pub fn with<T, R>(table: &'static Local<T>, handle: f64, f: impl FnOnce(&T) -> R) -> Option<R> {
     let (generation, index) = split(handle)?;
-    table.with(|t| match t.borrow().slots.get(index) {
-        Some(Slot { generation: g, value: Some(v) }) if *g == generation => Some(f(v)),
-        _ => None,
+    table.with(|t| {
+        let t = t.borrow();
+        // Every call site instantiates this: `f` is called in one place (twice, inlined, made
+        // the addon ~100 KB larger). Slot 0 never matches (retired): a fixed entry is looked up
+        // where a lookup misses, which leaves every other handle's hit as it was.
+        let v = match t.slots.get(index) {
+            Some(Slot { generation: g, value: Some(v) }) if *g == generation => v,
+            _ if index == 0 => t.fixed_entry(generation)?,
+            _ => return None,
+        };
+        Some(f(v))
     })
 }
 
@@ -146,13 +205,22 @@ pub fn held_for_removal() -> cuda_node_core::Error {
 
 /// [`remove`], telling a table held by a call in progress (`Err`) from a stale handle (`Ok(None)`).
 pub fn take<T>(table: &'static Local<T>, handle: f64) -> std::result::Result<Option<T>, cuda_node_core::Error> {
+    take_checked(table, handle, |_| Ok(()))
+}
+
+/// [`take`] where `check` lets the value go (its error otherwise, the value left in place), in
+/// one lookup. A fixed entry is never taken: its `check` still runs (its refusal says why).
+pub fn take_checked<T>(table: &'static Local<T>, handle: f64, check: impl FnOnce(&T) -> Result<()>) -> Result<Option<T>> {
     let Some((generation, index)) = split(handle) else { return Ok(None) };
     table
         .try_with(|t| {
             let Ok(mut t) = t.try_borrow_mut() else { return Err(held_for_removal()) };
-            let Some(slot) = t.slots.get_mut(index).filter(|s| s.generation == generation && s.value.is_some()) else {
-                return Ok(None);
-            };
+            if index == 0 {
+                return t.fixed_entry(generation).map_or(Ok(None), |v| check(v).map(|()| None));
+            }
+            let Some(slot) = t.slots.get_mut(index).filter(|s| s.generation == generation) else { return Ok(None) };
+            let Some(v) = &slot.value else { return Ok(None) };
+            check(v)?;
             let value = slot.value.take();
             if slot.generation == LAST_GENERATION {
                 // Retired: reusing the slot would make an old handle name a new object.
@@ -166,13 +234,14 @@ pub fn take<T>(table: &'static Local<T>, handle: f64) -> std::result::Result<Opt
         .unwrap_or(Ok(None))
 }
 
-/// Takes every live value out of `table` on this thread (their handles go stale), for the caller
-/// to drop: what the finalizers would do, in an order the caller chooses (`teardown.rs`).
+/// Takes every live value out of `table` on this thread (their handles go stale; a fixed entry's
+/// is made anew at its next lookup), for the caller to drop: what the finalizers would do, in an
+/// order the caller chooses (`teardown.rs`).
 pub fn drain<T>(table: &'static Local<T>) -> Vec<T> {
     table
         .try_with(|t| {
             let mut t = t.borrow_mut();
-            let mut out = Vec::new();
+            let mut out: Vec<T> = t.made.take().map(|made| made.into_vec().into_iter().filter_map(OnceCell::into_inner).collect()).unwrap_or_default();
             let mut freed = Vec::new();
             for (index, slot) in t.slots.iter_mut().enumerate() {
                 if let Some(v) = slot.value.take() {
@@ -198,7 +267,13 @@ pub fn live<T>(table: &'static Local<T>) -> usize {
 
 /// Live entries of `table` on this thread that `f` counts.
 pub fn live_where<T>(table: &'static Local<T>, f: impl Fn(&T) -> bool) -> usize {
-    table.try_with(|t| t.borrow().slots.iter().filter(|s| s.value.as_ref().is_some_and(&f)).count()).unwrap_or(0)
+    table
+        .try_with(|t| {
+            let t = t.borrow();
+            let fixed = t.made.get().map_or(0, |made| made.iter().filter(|c| c.get().is_some_and(&f)).count());
+            fixed + t.slots.iter().filter(|s| s.value.as_ref().is_some_and(&f)).count()
+        })
+        .unwrap_or(0)
 }
 
 /// A handle as a finalizer's data pointer: its bits where a pointer holds 64 of them, else
@@ -338,28 +413,46 @@ pub fn release_pending() {
 /// new one")` gives `STREAMS` and, in the declaring module, `with(handle, f)`, `get(handle)`,
 /// `insert(value)`, `take(handle)` and `stale()` (the error for a handle that names nothing).
 /// Called as `crate::table!` (lib.rs re-exports it: a `#[macro_export]` macro of a module that
-/// `automod::dir!` declares cannot be named by that path).
+/// `automod::dir!` declares cannot be named by that path). `fixed: Fixed { count, make }` after
+/// the message gives the kind fixed entries ([`Fixed`]).
 macro_rules! table {
+    ($name:ident: $ty:ty, $code:ident, $message:literal, fixed: $fixed:expr) => {
+        thread_local! {
+            static $name: std::cell::RefCell<$crate::handles::Table<$ty>> = const { std::cell::RefCell::new($crate::handles::Table::with_fixed($fixed)) };
+        }
+        $crate::table!(@common $name: $ty, $code, $message);
+    };
     ($name:ident: $ty:ty, $code:ident, $message:literal) => {
         thread_local! {
             static $name: std::cell::RefCell<$crate::handles::Table<$ty>> = const { std::cell::RefCell::new($crate::handles::Table::new()) };
         }
+        $crate::table!(@common $name: $ty, $code, $message);
+    };
+    (@common $name:ident: $ty:ty, $code:ident, $message:literal) => {
 
         /// The error for a handle that names nothing (destroyed, freed, or never made).
         pub(crate) fn stale() -> cuda_node_core::Error {
             cuda_node_core::Error::cuda(cuda_node_core::Code::$code, $message)
         }
 
+        #[allow(dead_code)]
+        /// The error for a handle a lookup finds nothing behind: [`stale`], or where the backend
+        /// did not load (so that no fixed entry could be made), its error.
+        #[cold]
+        fn missing() -> cuda_node_core::Error {
+            cuda_node_core::runtime().err().unwrap_or_else(stale)
+        }
+
         /// Runs `f` on the live value behind `handle`.
         #[allow(dead_code)]
         pub(crate) fn with<R>(handle: f64, f: impl FnOnce(&$ty) -> cuda_node_core::Result<R>) -> cuda_node_core::Result<R> {
-            $crate::handles::with(&$name, handle, f).unwrap_or_else(|| Err(stale()))
+            $crate::handles::with(&$name, handle, f).unwrap_or_else(|| Err(missing()))
         }
 
         /// A hold of its own on the live value behind `handle` ([`Share`](crate::handles::Share)).
         #[allow(dead_code)]
         pub(crate) fn get(handle: f64) -> cuda_node_core::Result<<$ty as $crate::handles::Share>::Hold> {
-            $crate::handles::with(&$name, handle, $crate::handles::Share::share).ok_or_else(stale)
+            $crate::handles::with(&$name, handle, $crate::handles::Share::share).ok_or_else(missing)
         }
 
         /// Stores `value`, owned by `owner` (released when it is collected); returns the handle.
@@ -421,6 +514,10 @@ pub(crate) use table;
 mod tests {
     use super::*;
 
+    fn read<T>(table: &'static Local<T>, handle: f64, f: impl FnOnce(&T) -> u32) -> Option<u32> {
+        with(table, handle, f)
+    }
+
     thread_local! {
         static T: RefCell<Table<u32>> = RefCell::new(Table::default());
     }
@@ -442,18 +539,18 @@ mod tests {
     #[test]
     fn a_stale_handle_is_told_apart_from_the_live_one_in_its_slot() {
         let a = insert(&T, 1).unwrap();
-        assert_eq!(with(&T, a, |v| *v), Some(1));
+        assert_eq!(read(&T, a, |v| *v), Some(1));
         assert_eq!(remove(&T, a), Some(1));
         let b = insert(&T, 2).unwrap(); // same slot, next generation
         assert_ne!(a, b);
-        assert_eq!(with(&T, a, |v| *v), None);
+        assert_eq!(read(&T, a, |v| *v), None);
         assert_eq!(remove(&T, a), None);
-        assert_eq!(with(&T, b, |v| *v), Some(2));
+        assert_eq!(read(&T, b, |v| *v), Some(2));
         assert_eq!(live(&T), 1);
         for bad in [-1.0, 0.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, 9_007_199_254_740_992.0, -9e18, 4294967296.5] {
-            assert_eq!(with(&T, bad, |v| *v), None, "{bad}");
+            assert_eq!(read(&T, bad, |v| *v), None, "{bad}");
         }
-        assert_eq!(with(&T, b, |v| *v + 1), Some(3));
+        assert_eq!(read(&T, b, |v| *v + 1), Some(3));
         remove(&T, b);
     }
 
@@ -489,6 +586,71 @@ mod tests {
             assert!(seen.insert(h.to_bits()), "handle {h} issued twice after {i} cycles");
             assert_eq!(remove(&U, h), Some(i as u32));
         }
-        assert_eq!(with(&U, first, |v| *v), None);
+        assert_eq!(read(&U, first, |v| *v), None);
+    }
+
+    #[test]
+    fn fixed_entries_are_handles_below_their_count_made_once_never_removed_and_never_issued() {
+        thread_local! {
+            static MADE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+            static F: RefCell<Table<u32>> = const {
+                RefCell::new(Table::with_fixed(Fixed {
+                    count: || 3,
+                    make: |i| {
+                        MADE.with(|m| m.set(m.get() + 1));
+                        Some(100 + i as u32)
+                    },
+                }))
+            };
+        }
+        assert_eq!(live(&F), 0);
+        // A value inserted first is not given slot 0.
+        let a = insert(&F, 7).unwrap();
+        assert!(a >= SLOT_UNIT, "{a}");
+        assert_eq!(read(&F, 1.0, |v| *v), Some(101));
+        assert_eq!(read(&F, 1.0, |v| *v), Some(101));
+        assert_eq!(MADE.with(|m| m.get()), 1, "made at its first lookup, once");
+        assert_eq!(read(&F, 3.0, |v| *v), None, "past the count");
+        assert_eq!(read(&F, 2.5, |v| *v), None);
+        // Made under the shared borrow another lookup holds.
+        assert_eq!(with(&F, a, |_| read(&F, 0.0, |v| *v)), Some(Some(100)));
+        assert_eq!(live(&F), 3);
+        assert_eq!(take(&F, 1.0).unwrap(), None, "a fixed entry is never removed");
+        assert_eq!(read(&F, 1.0, |v| *v), Some(101));
+        let mut all = drain(&F);
+        all.sort();
+        assert_eq!(all, vec![7, 100, 101], "the thread's end takes them");
+        assert_eq!(live(&F), 0);
+        assert_eq!(read(&F, 1.0, |v| *v), Some(101), "made anew after");
+        assert_eq!(MADE.with(|m| m.get()), 3);
+        drop(drain(&F));
+    }
+
+    #[test]
+    fn a_fixed_entry_that_cannot_be_made_names_nothing_until_it_can_be() {
+        thread_local! {
+            static OK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+            static G: RefCell<Table<u32>> = const {
+                RefCell::new(Table::with_fixed(Fixed { count: || 1, make: |_| OK.with(|ok| ok.get()).then_some(9) }))
+            };
+        }
+        assert_eq!(read(&G, 0.0, |v| *v), None);
+        assert_eq!(live(&G), 0);
+        OK.with(|ok| ok.set(true));
+        assert_eq!(read(&G, 0.0, |v| *v), Some(9));
+    }
+
+    #[test]
+    fn a_checked_take_refused_leaves_the_value_and_a_stale_handle_is_nothing() {
+        thread_local! {
+            static C: RefCell<Table<u32>> = const { RefCell::new(Table::new()) };
+        }
+        let h = insert(&C, 5).unwrap();
+        let no = || cuda_node_core::Error::range("kept");
+        assert!(take_checked(&C, h, |_| Err(no())).is_err());
+        assert_eq!(read(&C, h, |v| *v), Some(5), "refused: still there");
+        assert_eq!(take_checked(&C, h, |v| if *v == 5 { Ok(()) } else { Err(no()) }).unwrap(), Some(5));
+        assert_eq!(take_checked(&C, h, |_| Err(no())).unwrap(), None, "stale: nothing, unchecked");
+        assert_eq!(live(&C), 0);
     }
 }

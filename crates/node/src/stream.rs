@@ -8,7 +8,16 @@ use crate::task::Blocking;
 use cuda_node_core::{runtime, CaptureMode, CaptureStatus, Error, Stream, UserStream};
 use std::sync::Arc;
 
-crate::table!(STREAMS: UserStream, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one");
+crate::table!(STREAMS: UserStream, CUDA_ERROR_INVALID_HANDLE, "this Stream was destroyed: create a new one", fixed: DEFAULTS);
+
+/// The default streams, the table's fixed entries: handle `d * PER_DEVICE + LEGACY` is device
+/// `d`'s legacy stream, `d * PER_DEVICE + PER_THREAD` its per-thread one
+/// (`cuda_node_core::stream::defaults`, `constants.stream`), made at first use and never destroyed.
+/// Neither fails but where the backend did not load, which a lookup's error then says.
+const DEFAULTS: crate::handles::Fixed<UserStream> = crate::handles::Fixed {
+    count: || Stream::default_count().unwrap_or(0),
+    make: |entry| Stream::default_at(entry).ok().map(UserStream::new),
+};
 
 impl crate::handles::Share for UserStream {
     /// The stream (its user's hold stays the table's).
@@ -46,16 +55,6 @@ crate::exports! {
     /// once the stream outlives a macrotask); nothing for a destroyed one.
     c"streamOwn" => fn stream_own(cx, owner: Owner, stream: f64) -> () {
         own_later(cx, &owner, stream)
-    }
-
-    /// The legacy default stream of `device` (handle 0).
-    c"streamLegacy" => fn stream_legacy(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, UserStream::new(Stream::legacy(ordinal(device)?)?))
-    }
-
-    /// The per-thread default stream of `device` (`CU_STREAM_PER_THREAD`).
-    c"streamPerThread" => fn stream_per_thread(cx, owner: Owner, device: f64) -> f64 {
-        insert(cx, &owner, UserStream::new(Stream::per_thread(ordinal(device)?)?))
     }
 
     /// Wraps a stream created by other code, without owning it.
@@ -187,11 +186,8 @@ crate::exports! {
     /// Releases the stream; work already queued still completes. The default streams cannot be
     /// destroyed; an external stream is released without being destroyed (it is not ours).
     c"streamDestroy" => fn stream_destroy(_cx, stream: f64) -> () {
-        if let Some(Err(e)) = crate::handles::with(&STREAMS, stream, |s| s.check_destroy()) {
-            return Err(e);
-        }
         // Destroying twice is nothing, as `using` needs.
-        drop(crate::handles::take(&STREAMS, stream)?);
+        drop(crate::handles::take_checked(&STREAMS, stream, |s| s.check_destroy())?);
         Ok(())
     }
 
