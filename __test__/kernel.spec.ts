@@ -430,7 +430,7 @@ gpuTest('on the GPU the raw simulated launch is refused, so no host function wai
   // Run in a child with a bound: before the fix the synchronize below never returned.
   const r = runNode(
     `const { native } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'native.js'))});
-     const h = native.streamCreate({}, 0, true, null);
+     const h = native.streamCreate(0, true, null);
      let code = 'no error';
      try { native.streamLaunchSimulated(h, () => {}) } catch (e) { code = e.code }
      native.streamSynchronize(h);

@@ -41,9 +41,9 @@ export const SKIPPED: Record<string, string> = {
 
 /** Raw objects of each kind, made through the raw calls themselves (handles are plain numbers). */
 const defs: { name: string; code: Code; deps?: string[] }[] = [
-  { name: 'hS', code: 'native.streamCreate({}, 0, true, null)' },
-  { name: 'hS1', code: 'native.streamCreate({}, 1, false, null)' },
-  { name: 'hSD', code: '(() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })()' },
+  { name: 'hS', code: 'native.streamCreate(0, true, null)' },
+  { name: 'hS1', code: 'native.streamCreate(1, false, null)' },
+  { name: 'hSD', code: '(() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })()' },
   { name: 'hSL', code: 'native.constants().stream.legacy' },
   { name: 'hE', code: 'native.eventCreate(0, 0)' },
   { name: 'hE1', code: 'native.eventCreate(1, 0)' },

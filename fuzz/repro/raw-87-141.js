@@ -60,7 +60,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.simSetScheduler())
   }],
   [2, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "t(() => native.poolCreate(-1n, 3n, { a: () => {}, ldc: 63957 }))",
     "t(() => native.graphDestroy(-1))",
     "t(() => native.poolStats(2**31))",
@@ -68,7 +68,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.pointerGetAttributes())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); t(() => native.poolCreate(-1n, 3n, { a: () => {}, ldc: 63957 }))
     at(2); t(() => native.graphDestroy(-1))
     at(3); t(() => native.poolStats(2**31))
@@ -81,7 +81,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.eventInfo(64))",
     "t(() => native.asyncPoolTotalBytes(2**32 - 1, 255))",
     "t(() => native.kernelCheckShape(-Infinity))",
-    "t(() => native.streamCreate(() => {}, hPin, false, 4096))",
+    "t(() => native.streamCreate(hPin, false, 4096))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
@@ -89,7 +89,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(2); t(() => native.eventInfo(64))
     at(3); t(() => native.asyncPoolTotalBytes(2**32 - 1, 255))
     at(4); t(() => native.kernelCheckShape(-Infinity))
-    at(5); t(() => native.streamCreate(() => {}, hPin, false, 4096))
+    at(5); t(() => native.streamCreate(hPin, false, 4096))
   }],
   [4, [
     "t(() => native.deviceProps())",
@@ -166,7 +166,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(13); t(() => native.nvrtcCompile('sm_90', 'float16', hostile(), [], hPin, [], ['x'.repeat(100000), -(2n**63n), 255]))
   }],
   [9, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "await tick()",
     "t(() => native.deviceSynchronizeAsync())",
@@ -177,7 +177,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "await tick()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(2); await tick()
     at(3); t(() => native.deviceSynchronizeAsync())
@@ -194,7 +194,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); t(() => native.memCopyHtodPinned(4096, 2**53, new DataView(new ArrayBuffer(8)), -Infinity, 1, 2**31 - 1))
   }],
   [11, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
@@ -212,7 +212,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "await tick()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
@@ -258,7 +258,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(11); collect()
   }],
   [13, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hPool = t(() => native.poolCreate({}, 0), 'making hPool')",
     "t(() => native.ncclGroupEnd(hSD))",
@@ -267,7 +267,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.pinnedInfo(1))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hPool = t(() => native.poolCreate({}, 0), 'making hPool')
     at(3); t(() => native.ncclGroupEnd(hSD))
@@ -276,7 +276,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(6); t(() => native.pinnedInfo(1))
   }],
   [14, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "t(() => native.memFromIpcHandle(Infinity, new Uint32Array(6), 1, NaN))",
     "t(() => native.memOwn({}, 7, Symbol.iterator))",
     "t(() => native.graphToDot())",
@@ -286,7 +286,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.blasGemm(4294967296.5, 'x'.repeat(100000), 2**53 - 1, 2**32 - 1, 2**53 - 1, -Infinity, new ArrayBuffer(0)))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); t(() => native.memFromIpcHandle(Infinity, new Uint32Array(6), 1, NaN))
     at(2); t(() => native.memOwn({}, 7, Symbol.iterator))
     at(3); t(() => native.graphToDot())
@@ -296,8 +296,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.blasGemm(4294967296.5, 'x'.repeat(100000), 2**53 - 1, 2**32 - 1, 2**53 - 1, -Infinity, new ArrayBuffer(0)))
   }],
   [15, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "t(() => native.nvrtcCompile('', { nonBlocking: hSL, fileName: 60978, fraction: Object.create(cuda.MemoryPointer.prototype) }, 0n, ['-O3'], 'float64'))",
     "t(() => native.ncclGetUniqueId([1, 2, 3]))",
@@ -311,8 +311,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.eventSynchronize('1', [class {}]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(3); t(() => native.nvrtcCompile('', { nonBlocking: hSL, fileName: 60978, fraction: Object.create(cuda.MemoryPointer.prototype) }, 0n, ['-O3'], 'float64'))
     at(4); t(() => native.ncclGetUniqueId([1, 2, 3]))
@@ -334,7 +334,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(1); await tick()
   }],
   [17, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "await tick()",
@@ -346,7 +346,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memCopy2DDtod(256, 512, -Infinity, -(2**53), 512, 256, 16955, 2**63, NaN, 59208))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); await tick()
@@ -390,8 +390,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(9); t(() => native.graphDestroy(new Uint8Array(detached())))
   }],
   [20, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
@@ -410,8 +410,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.simPump())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(4); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
@@ -450,8 +450,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); collect()
   }],
   [22, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "t(() => native.graphHostFnCount(0))",
     "t(() => native.ncclCall(hS1, 2**53 + 2, -Infinity, 2**32 - 1, 0.5, 256, { code: new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer, 8, 8), nameExpressions: hSD }, 4096, -1, 7, Number.EPSILON, hS1))",
     "t(() => native.nvtxRangeStart('float32', 21573, 8))",
@@ -463,8 +463,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.pinnedBuffer(-0))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); t(() => native.graphHostFnCount(0))
     at(3); t(() => native.ncclCall(hS1, 2**53 + 2, -Infinity, 2**32 - 1, 0.5, 256, { code: new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer, 8, 8), nameExpressions: hSD }, 4096, -1, 7, Number.EPSILON, hS1))
     at(4); t(() => native.nvtxRangeStart('float32', 21573, 8))
@@ -524,13 +524,13 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(8); t(() => native.graphUpdate(2**53 + 2))
   }],
   [25, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "t(() => native.kernelSetAttribute(2**64, 'sm_90', 2**63, 1e308))",
     "t(() => native.graphLaunch(2**53 - 1, 2**53, { block: false, ldb: hSD }))",
     "t(() => native.ncclCommJoinAll(new Int8Array(5), async () => { await tick() }))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); t(() => native.kernelSetAttribute(2**64, 'sm_90', 2**63, 1e308))
     at(2); t(() => native.graphLaunch(2**53 - 1, 2**53, { block: false, ldb: hSD }))
     at(3); t(() => native.ncclCommJoinAll(new Int8Array(5), async () => { await tick() }))
@@ -614,7 +614,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(4); t(() => native.asyncPoolGetLimit())
   }],
   [31, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "await tick()",
@@ -629,7 +629,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.nvtxAttached(2n**64n))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); await tick()
@@ -644,12 +644,12 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(12); t(() => native.nvtxAttached(2n**64n))
   }],
   [32, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "t(() => native.eventCreate(-(2**53), 2))",
     "t(() => native.eventIpcHandle(new WebAssembly.Memory({ initial: 1 }).buffer, hS))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); t(() => native.eventCreate(-(2**53), 2))
     at(2); t(() => native.eventIpcHandle(new WebAssembly.Memory({ initial: 1 }).buffer, hS))
   }],
@@ -668,8 +668,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(4); t(() => native.pinnedRegister({}))
   }],
   [34, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
@@ -687,8 +687,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclCommAbort('-1'))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
+    at(1); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(2); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(3); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
@@ -706,7 +706,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(16); t(() => native.ncclCommAbort('-1'))
   }],
   [35, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.streamRecord(256, async () => { await tick() }))",
     "t(() => native.memCopy2DHtod(2**53 - 1, 2**64, 0, 2**31, new SharedArrayBuffer(64), 0, -(2**53)))",
@@ -717,7 +717,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.poolGetLimit())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(2); t(() => native.streamRecord(256, async () => { await tick() }))
     at(3); t(() => native.memCopy2DHtod(2**53 - 1, 2**64, 0, 2**31, new SharedArrayBuffer(64), 0, -(2**53)))
@@ -728,7 +728,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(8); t(() => native.poolGetLimit())
   }],
   [36, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "t(() => native.kernelParamSizes(8, []))",
@@ -745,7 +745,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.eventDestroy(hED, [hS, hMF, 'uint64', async () => { await tick() }]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(3); t(() => native.kernelParamSizes(8, []))
@@ -762,7 +762,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(14); t(() => native.eventDestroy(hED, [hS, hMF, 'uint64', async () => { await tick() }]))
   }],
   [37, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hPool = t(() => native.poolCreate({}, 0), 'making hPool')",
     "t(() => native.deviceCusolverHandle())",
     "t(() => native.memFromIpcHandle(0, Object.create(cuda.MemoryPointer.prototype), 2**31, Symbol.iterator, [new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), -(2n**63n)]))",
@@ -771,7 +771,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.kernelSuggestedBlockSize({ fileName: hSD, interprocess: hPool, beta: Object.create(null) }, NaN))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); const hPool = t(() => native.poolCreate({}, 0), 'making hPool')
     at(2); t(() => native.deviceCusolverHandle())
     at(3); t(() => native.memFromIpcHandle(0, Object.create(cuda.MemoryPointer.prototype), 2**31, Symbol.iterator, [new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), -(2n**63n)]))
@@ -830,8 +830,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(3); t(() => native.profilerSet(true))
   }],
   [41, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
@@ -842,8 +842,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.streamExternal([], 2**53 + 2))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
@@ -914,7 +914,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(11); t(() => native.kernelMaxPotentialClusterSize(-Infinity, []))
   }],
   [45, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
@@ -931,7 +931,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(2); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
     at(3); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
@@ -1008,7 +1008,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(6); t(() => native.ncclVersion())
   }],
   [49, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "t(() => native.memFree(hS1, new Uint8Array(new SharedArrayBuffer(32))))",
     "t(() => native.memCopyHtod(2**63, 0, hMF))",
@@ -1016,7 +1016,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.asyncPoolFreeBytes(new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer, 8, 8)))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(2); t(() => native.memFree(hS1, new Uint8Array(new SharedArrayBuffer(32))))
     at(3); t(() => native.memCopyHtod(2**63, 0, hMF))
@@ -1098,8 +1098,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.ncclCommJoin(4096))
   }],
   [53, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
@@ -1118,8 +1118,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "await tick()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(4); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
@@ -1152,8 +1152,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(4); collect()
   }],
   [55, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "t(() => native.nvrtcSupportedArchs())",
     "t(() => native.kernelCheckShape(4430))",
@@ -1166,8 +1166,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.deviceByPciBusId('sm_90', { a: Object.create(cuda.Stream.prototype) }))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(3); t(() => native.nvrtcSupportedArchs())
     at(4); t(() => native.kernelCheckShape(4430))
@@ -1200,7 +1200,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.pinnedPoolNFreeBlocks())
   }],
   [57, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
@@ -1212,7 +1212,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.deviceSynchronize(2**32 - 1, hG))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(3); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
@@ -1294,7 +1294,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); t(() => native.streamLaunchHostFn(8))
   }],
   [64, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "t(() => native.eventSynchronize(4096, async () => { await tick(); t(() => native.deviceCusolverHandle(2**64, 1n)) }))",
     "t(() => native.nvtxRangePop(() => { throw mark() }))",
@@ -1309,7 +1309,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.poolCreate([]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); t(() => native.eventSynchronize(4096, async () => { await tick(); t(() => native.deviceCusolverHandle(2**64, 1n)) }))
     at(3); t(() => native.nvtxRangePop(() => { throw mark() }))
@@ -1334,7 +1334,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(2); t(() => native.graphUpdate(-(2**53), 1e308, { size: hMF }))
   }],
   [66, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.nvJitLinkLink(['-O3'], new Array(2**32 - 1), new Uint32Array(3), new Float32Array(3), new Array(2**32 - 1), { fraction: hSL, dtype: hSL, ptx: new ArrayBuffer(8, { maxByteLength: 64 }), lda: true }))",
@@ -1346,7 +1346,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.graphDestroy(256))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); t(() => native.nvJitLinkLink(['-O3'], new Array(2**32 - 1), new Uint32Array(3), new Float32Array(3), new Array(2**32 - 1), { fraction: hSL, dtype: hSL, ptx: new ArrayBuffer(8, { maxByteLength: 64 }), lda: true }))
@@ -1380,7 +1380,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); t(() => native.poolMalloc(2, 2**64, 2))
   }],
   [69, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "t(() => native.memFromExternal(2n**64n, Infinity, 4294967296.5))",
@@ -1390,7 +1390,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memCopyDtohPinned(1e308, -(2**31), 256, [() => t(() => native.nvrtcCheckTarget('NaN', 'relaxed', new Uint8Array(4096))), new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), 'global', hSD], 2**31))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(3); t(() => native.memFromExternal(2n**64n, Infinity, 4294967296.5))
@@ -1400,7 +1400,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.memCopyDtohPinned(1e308, -(2**31), 256, [() => t(() => native.nvrtcCheckTarget('NaN', 'relaxed', new Uint8Array(4096))), new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), 'global', hSD], 2**31))
   }],
   [70, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "t(() => native.profilerActive({  }))",
     "t(() => native.kernelLaunch(Infinity, hS1, new Float32Array(3), new Uint8Array(16)))",
     "t(() => native.memFromIpcHandle(-1e308, new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), 256, 64))",
@@ -1413,7 +1413,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); t(() => native.profilerActive({  }))
     at(2); t(() => native.kernelLaunch(Infinity, hS1, new Float32Array(3), new Uint8Array(16)))
     at(3); t(() => native.memFromIpcHandle(-1e308, new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), 256, 64))
@@ -1446,7 +1446,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.pointerGetAttributes())
   }],
   [72, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "t(() => native.pinnedPoolCreate([]))",
     "t(() => native.streamSynchronizeAsync(hSL, 0.5))",
@@ -1457,7 +1457,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.profilerSet())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); t(() => native.pinnedPoolCreate([]))
     at(3); t(() => native.streamSynchronizeAsync(hSL, 0.5))
@@ -1492,7 +1492,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(9); t(() => native.streamInfo(new Uint32Array(6)))
   }],
   [74, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "t(() => native.deviceEnablePeerAccess(2**31, 2**40, { size: () => t(() => native.streamSleep(8, -1, hE)), k: 2**32, b: 0x10000n, incy: Symbol.iterator }))",
     "t(() => native.streamEndCapture(() => {}, 'sm_90'))",
@@ -1508,7 +1508,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.pinnedUnregister(2**53))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); t(() => native.deviceEnablePeerAccess(2**31, 2**40, { size: () => t(() => native.streamSleep(8, -1, hE)), k: 2**32, b: 0x10000n, incy: Symbol.iterator }))
     at(3); t(() => native.streamEndCapture(() => {}, 'sm_90'))
@@ -1669,7 +1669,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   }],
   [82, [
     "const kernelSource = 'extern \"C\" __global__ void k() {}'",
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "t(() => native.nvtxRangeStart(kernelSource, 2**31, 2**53 - 1))",
     "collect()",
@@ -1686,7 +1686,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
     at(0); const kernelSource = 'extern "C" __global__ void k() {}'
-    at(1); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(1); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(2); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(3); t(() => native.nvtxRangeStart(kernelSource, 2**31, 2**53 - 1))
     at(4); collect()
@@ -1758,7 +1758,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(1); t(() => native.kernelSuggestedBlockSize(2n**57n, 255, NaN, 2**53 - 1))
   }],
   [86, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hPool = t(() => native.poolCreate({}, 0), 'making hPool')",
     "t(() => native.kernelSuggestedBlockSize([new Uint8Array(1 << 22), hS, hPool, new ArrayBuffer(8, { maxByteLength: 64 })], Infinity))",
     "t(() => native.arrayBufferDetach())",
@@ -1768,7 +1768,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.asyncPoolFreeAllBlocks())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hPool = t(() => native.poolCreate({}, 0), 'making hPool')
     at(2); t(() => native.kernelSuggestedBlockSize([new Uint8Array(1 << 22), hS, hPool, new ArrayBuffer(8, { maxByteLength: 64 })], Infinity))
     at(3); t(() => native.arrayBufferDetach())
@@ -1814,7 +1814,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(2); collect()
   }],
   [90, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
     "t(() => native.nvtxRangeStart('threadLocal', Number.EPSILON, 512, detached()))",
@@ -1822,7 +1822,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memPrefetch(8, -1, 255, hS, 2**53, [2n, hPin, () => { throw mark() }]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(2); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
     at(3); t(() => native.nvtxRangeStart('threadLocal', Number.EPSILON, 512, detached()))
@@ -1830,7 +1830,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(5); t(() => native.memPrefetch(8, -1, 255, hS, 2**53, [2n, hPin, () => { throw mark() }]))
   }],
   [91, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
@@ -1842,7 +1842,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.deviceUuid({ alpha: 'float32', sharedMem: hE, jitify: class {} }, new ArrayBuffer(64)))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(3); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
@@ -1944,7 +1944,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(13); t(() => native.callbacksCaptured())
   }],
   [96, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "t(() => native.deviceProps(2**31 - 1, hS1))",
@@ -1952,7 +1952,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclVersion([hSL]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); t(() => native.deviceProps(2**31 - 1, hS1))
@@ -2030,7 +2030,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.kernelParamSizes({  }, new ArrayBuffer(64)))
   }],
   [100, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.arrayBufferDetach(hSD, 2**31))",
@@ -2047,7 +2047,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.kernelCheckCacheConfig('\\0', [2n, new Uint32Array(6), new Map()]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); t(() => native.arrayBufferDetach(hSD, 2**31))
@@ -2102,7 +2102,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(11); t(() => native.kernelSimulatedSuggestedBlockSize(4294967296.5, 8))
   }],
   [103, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "t(() => native.streamPriorityRange(-1))",
     "t(() => native.kernelMaxPotentialClusterSize(4294967296.5, new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), hE))",
@@ -2115,7 +2115,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclCommJoinAll())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); t(() => native.streamPriorityRange(-1))
     at(3); t(() => native.kernelMaxPotentialClusterSize(4294967296.5, new Uint8Array(new ArrayBuffer(8, { maxByteLength: 64 })), hE))
@@ -2162,7 +2162,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); t(() => native.callbacksPending())
   }],
   [106, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "await tick()",
     "t(() => native.nvrtcCompile('row', 'sm_90', [], [], new Float32Array(3), '\\0'))",
     "t(() => native.kernelSetMaxDynamicSharedSize(hSD))",
@@ -2175,7 +2175,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.kernelSetCacheConfig(new DataView(new ArrayBuffer(8)), {  }))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); await tick()
     at(2); t(() => native.nvrtcCompile('row', 'sm_90', [], [], new Float32Array(3), '\0'))
     at(3); t(() => native.kernelSetMaxDynamicSharedSize(hSD))
@@ -2260,7 +2260,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(1); await tick()
   }],
   [111, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.nvtxRangePush('int8', 0x10000n, { ldb: '0x10', device: new ArrayBuffer(0), sharedMem: () => t(() => native.streamExternal(hG, 256, 2n**64n - 1n)), b: 2n**64n - 1n }))",
@@ -2269,7 +2269,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(3); t(() => native.nvtxRangePush('int8', 0x10000n, { ldb: '0x10', device: new ArrayBuffer(0), sharedMem: () => t(() => native.streamExternal(hG, 256, 2n**64n - 1n)), b: 2n**64n - 1n }))
@@ -2298,7 +2298,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(7); t(() => native.memIpcHandle(2**53 - 1))
   }],
   [113, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hG = t(() => (() => { native.streamBeginCapture(hS, \"relaxed\"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')",
     "t(() => native.streamPriorityRange(2**64))",
     "t(() => native.deviceSynchronize(false, -0))",
@@ -2308,7 +2308,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.kernelSuggestedBlockSize(-0.5, -Infinity, 256))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hG = t(() => (() => { native.streamBeginCapture(hS, "relaxed"); native.streamSleep(hS, 1e5); return native.streamEndCapture({}, hS) })(), 'making hG')
     at(2); t(() => native.streamPriorityRange(2**64))
     at(3); t(() => native.deviceSynchronize(false, -0))
@@ -2324,7 +2324,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(0); t(() => native.graphUpdate(new Float32Array(3), 0, { then(r) { r(1) } }))
   }],
   [115, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "t(() => native.memCopy2DDtohPinned(2, 2, { stream: -(2n**63n) }, 1, hE1, NaN, -(2**31), -Infinity, -(2**31), [new WebAssembly.Memory({ initial: 1 }).buffer, hAPool]))",
@@ -2333,7 +2333,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.kernelMaxActiveClusters(Number.MIN_VALUE, new Uint32Array([1, 1, 1, 1, 1, 1, 0])))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(2); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(3); t(() => native.memCopy2DDtohPinned(2, 2, { stream: -(2n**63n) }, 1, hE1, NaN, -(2**31), -Infinity, -(2**31), [new WebAssembly.Memory({ initial: 1 }).buffer, hAPool]))
@@ -2342,7 +2342,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(6); t(() => native.kernelMaxActiveClusters(Number.MIN_VALUE, new Uint32Array([1, 1, 1, 1, 1, 1, 0])))
   }],
   [116, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hPool = t(() => native.poolCreate({}, 0), 'making hPool')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
@@ -2361,7 +2361,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.deviceUuid())",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(2); const hPool = t(() => native.poolCreate({}, 0), 'making hPool')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
@@ -2380,14 +2380,14 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(16); t(() => native.deviceUuid())
   }],
   [117, [
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "t(() => native.kernelSetAttribute(512, 'threadLocal', NaN))",
     "t(() => native.pinnedPoolMalloc(hostile(), 8, 255))",
     "t(() => native.streamInfo(hSD, { alpha: () => hostile(), order: hM }))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(1); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(2); t(() => native.kernelSetAttribute(512, 'threadLocal', NaN))
     at(3); t(() => native.pinnedPoolMalloc(hostile(), 8, 255))
@@ -2472,7 +2472,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(5); t(() => native.pointerGetAttributes(0n))
   }],
   [122, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')",
     "const hPool = t(() => native.poolCreate({}, 0), 'making hPool')",
     "t(() => native.graphLaunch(new Uint8Array(1 << 22), 4096))",
@@ -2488,7 +2488,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memCopyHtodPinned(new Float32Array(3), { dtype: detached(), translateCucomplex: hMF }, Infinity, 4096, false, 2**31, /re/))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); const hMF = t(() => (() => { const h = native.memAlloc(0, 64); native.memFree(h); return h })(), 'making hMF')
     at(2); const hPool = t(() => native.poolCreate({}, 0), 'making hPool')
     at(3); t(() => native.graphLaunch(new Uint8Array(1 << 22), 4096))
@@ -2504,8 +2504,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(13); t(() => native.memCopyHtodPinned(new Float32Array(3), { dtype: detached(), translateCucomplex: hMF }, Infinity, 4096, false, 2**31, /re/))
   }],
   [123, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE = t(() => native.eventCreate(0, 0), 'making hE')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
@@ -2522,8 +2522,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memCopy2DHtod(0.5, hPin, 64, 0.5, new Uint8Array(new SharedArrayBuffer(32)), 512, () => 1, 2**40, hE))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(3); const hE = t(() => native.eventCreate(0, 0), 'making hE')
     at(4); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
@@ -2568,8 +2568,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(2); collect()
   }],
   [126, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
@@ -2588,8 +2588,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.poolResetPeakStats(Number.EPSILON, new ArrayBuffer(0)))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
-    at(1); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
+    at(1); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
     at(4); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
@@ -2634,7 +2634,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(4); collect()
   }],
   [129, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "await tick()",
     "t(() => native.poolNFreeBlocks(-Infinity))",
     "t(() => native.asyncPoolTotalBytes(hS, '__proto__'))",
@@ -2645,7 +2645,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.deviceDisablePeerAccess(2**53 - 1, { device: [] }))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); await tick()
     at(2); t(() => native.poolNFreeBlocks(-Infinity))
     at(3); t(() => native.asyncPoolTotalBytes(hS, '__proto__'))
@@ -2656,7 +2656,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(8); t(() => native.deviceDisablePeerAccess(2**53 - 1, { device: [] }))
   }],
   [130, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "t(() => native.graphUpload(0, hS, hED))",
     "t(() => native.ncclCommJoin(2, [new Proxy([], { get(t, k) { if (k === \"length\") return 2**32 - 1; return Reflect.get(t, k) } }), 2n, 40480]))",
@@ -2664,7 +2664,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "await tick()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(2); t(() => native.graphUpload(0, hS, hED))
     at(3); t(() => native.ncclCommJoin(2, [new Proxy([], { get(t, k) { if (k === "length") return 2**32 - 1; return Reflect.get(t, k) } }), 2n, 40480]))
@@ -2672,7 +2672,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(5); await tick()
   }],
   [131, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "await tick()",
     "t(() => native.nvtxMark('NaN', -(2**53), 2**53, null))",
@@ -2687,7 +2687,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.ncclGroupStart(2**32 - 1))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
     at(1); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(2); await tick()
     at(3); t(() => native.nvtxMark('NaN', -(2**53), 2**53, null))
@@ -2702,7 +2702,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(12); t(() => native.ncclGroupStart(2**32 - 1))
   }],
   [132, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
@@ -2713,7 +2713,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.memOwn([]))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hED = t(() => (() => { const h = native.eventCreate(0, 0); native.eventDestroy(h); return h })(), 'making hED')
     at(3); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
@@ -2724,7 +2724,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(8); t(() => native.memOwn([]))
   }],
   [133, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hM = t(() => native.memAlloc(0, 256), 'making hM')",
     "const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')",
     "const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')",
@@ -2742,7 +2742,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "t(() => native.kernelCheckShape(2**40))",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hM = t(() => native.memAlloc(0, 256), 'making hM')
     at(2); const hM1 = t(() => native.memAlloc(1, 256), 'making hM1')
     at(3); const hAPool = t(() => native.asyncPoolCreate({}, 0), 'making hAPool')
@@ -2834,7 +2834,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(5); t(() => native.poolStats(0, hPool))
   }],
   [137, [
-    "const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')",
+    "const hS = t(() => native.streamCreate(0, true, null), 'making hS')",
     "const hSL = t(() => native.constants().stream.legacy, 'making hSL')",
     "const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
@@ -2847,7 +2847,7 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS = t(() => native.streamCreate({}, 0, true, null), 'making hS')
+    at(0); const hS = t(() => native.streamCreate(0, true, null), 'making hS')
     at(1); const hSL = t(() => native.constants().stream.legacy, 'making hSL')
     at(2); const hE1 = t(() => native.eventCreate(1, 0), 'making hE1')
     at(3); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
@@ -2908,8 +2908,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     at(9); t(() => native.streamLegacy(() => {}, 256))
   }],
   [141, [
-    "const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')",
-    "const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
+    "const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')",
+    "const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')",
     "const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')",
     "const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')",
     "t(() => native.memFree(2**32 - 1))",
@@ -2924,8 +2924,8 @@ repro(__filename, "Fuzz raw batch seed 87, cases 0 to 141: written by\nFUZZ_RAW_
     "collect()",
   ], async (h, at) => {
     const { cuda, native, t, tick, collect, mark, hostile, unconvertible, detached } = h
-    at(0); const hS1 = t(() => native.streamCreate({}, 1, false, null), 'making hS1')
-    at(1); const hSD = t(() => (() => { const h = native.streamCreate({}, 0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
+    at(0); const hS1 = t(() => native.streamCreate(1, false, null), 'making hS1')
+    at(1); const hSD = t(() => (() => { const h = native.streamCreate(0, false, null); native.streamDestroy(h); return h })(), 'making hSD')
     at(2); const hPPool = t(() => native.pinnedPoolCreate({}), 'making hPPool')
     at(3); const hPin = t(() => native.pinnedPoolMalloc({}, hPPool, 64), 'making hPin')
     at(4); t(() => native.memFree(2**32 - 1))

@@ -32,9 +32,6 @@ const attachStream = backstop((s, handle) => native.streamOwn(s, handle))
 /** The options of `new Stream()`: one object, not one per stream. */
 const NO_OPTIONS: StreamOptions = Object.freeze({})
 
-/** What `streamCreate` is given as its owner, which it leaves to `streamOwn` (`lifetime.ts`): one object for all. */
-const NO_OWNER = Object.freeze({})
-
 /** A Stream's flag and priority, as `new Stream()` has them. */
 const DEFAULTS = Object.freeze({ nonBlocking: false, priority: undefined })
 
@@ -70,7 +67,7 @@ export class Stream extends NativeObject implements StreamLike {
     // The addon makes the native stream at its first use (one with a priority at once, where the
     // device checks it): a stream never used costs no driver call. No priority is no argument,
     // not an undefined one to read.
-    const handle = priority === undefined ? native.streamCreate(NO_OWNER, dev, nonBlocking) : native.streamCreate(NO_OWNER, dev, nonBlocking, priority)
+    const handle = priority === undefined ? native.streamCreate(dev, nonBlocking) : native.streamCreate(dev, nonBlocking, priority)
     super(INTERNAL, 'Stream', handle, dev, attachStream)
   }
 

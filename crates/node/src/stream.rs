@@ -43,11 +43,10 @@ crate::js_object! {
 
 crate::exports! {
     /// A new stream on `device` (`cuStreamCreateWithPriority` at its first use; at once with a
-    /// priority, which the device checks). Nothing is attached to `owner` yet: `streamOwn` makes
-    /// it the owner once it outlives a macrotask (the TS layer's `lifetime.ts`), so until then
-    /// only `streamDestroy` releases the stream.
-    c"streamCreate" => fn stream_create(_cx, owner: Owner, device: f64, non_blocking: bool, priority: Option<i32>) -> f64 {
-        let _ = owner;
+    /// priority, which the device checks). It has no owner yet: `streamOwn` gives it one once it
+    /// outlives a macrotask (the TS layer's `lifetime.ts`), so until then only `streamDestroy`
+    /// releases the stream.
+    c"streamCreate" => fn stream_create(_cx, device: f64, non_blocking: bool, priority: Option<i32>) -> f64 {
         insert_unowned(UserStream::new(Stream::create(ordinal(device)?, non_blocking, priority)?))
     }
 
