@@ -23,7 +23,7 @@ test('native.d.ts is the addon\'s own table of exports, not typed by hand', (t) 
   t.deepEqual(declared.sort(), exported.sort(), 'every function the addon exports is declared, and nothing else')
   t.true(declared.includes('streamSynchronize') && declared.includes('poolMalloc'))
   t.regex(generated, /export declare function streamSynchronize\(stream: number\): void/)
-  t.regex(generated, /export declare function streamCreate\(owner: object, device: number, nonBlocking: boolean, priority\?: number \| null\): number/)
+  t.regex(generated, /export declare function streamCreate\(device: number, nonBlocking: boolean, priority\?: number \| null\): number/)
 })
 
 test('every export refuses missing and wrong arguments with a typed error, never a crash', (t) => {
