@@ -5,7 +5,7 @@
 use crate::error::{Code, Error, Result};
 use crate::ops::{GraphDef, GraphExec, HostBytes, HostFn, NodeId, RepeatSlot};
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Something a graph keeps alive, type-erased (this file names no event nor module).
 pub(crate) type Kept = Arc<dyn Any + Send + Sync>;
@@ -63,21 +63,25 @@ pub struct Graph {
     events: Vec<Kept>,
     /// The modules of its kernel nodes.
     modules: Vec<Kept>,
+    /// All of the above, shared with the executable ([`crate::ops::Held`]): the backend keeps
+    /// it until the executable and every launch of it have completed, so a graph destroyed (its
+    /// RawKernels collected) while a launch runs leaves the launch's code loaded and its events
+    /// and host functions in place. What `set_params` and `update` add is added here too.
+    shared: Arc<Mutex<Captured>>,
 }
 
 impl Graph {
-    pub(crate) fn new(def: Box<dyn GraphDef>, exec: Box<dyn GraphExec>, device: usize, captured: Captured) -> Graph {
-        Graph::built(Arc::from(def), exec, device, captured, None)
+    /// The graph of a capture's definition: instantiates it.
+    pub(crate) fn new(def: Box<dyn GraphDef>, device: usize, captured: Captured) -> Result<Graph> {
+        Graph::built(Arc::from(def), device, captured, None)
     }
 
-    pub(crate) fn built(
-        def: Arc<dyn GraphDef>,
-        exec: Box<dyn GraphExec>,
-        device: usize,
-        captured: Captured,
-        built: Option<Built>,
-    ) -> Graph {
-        Graph {
+    /// Instantiates `def`, the executable keeping a share of `captured` for its launches.
+    pub(crate) fn built(def: Arc<dyn GraphDef>, device: usize, captured: Captured, built: Option<Built>) -> Result<Graph> {
+        let shared = Arc::new(Mutex::new(captured.clone()));
+        let exec = def.instantiate(Box::new(shared.clone()))?;
+        Ok(Graph {
+            shared,
             exec,
             def,
             built,
@@ -88,7 +92,12 @@ impl Graph {
             keep: captured.keep,
             events: captured.events,
             modules: captured.modules,
-        }
+        })
+    }
+
+    /// Adds `kept` to what the executable keeps for its launches.
+    fn share(&self, kept: Captured) {
+        self.shared.lock().unwrap_or_else(|p| p.into_inner()).extend(kept);
     }
 
     /// Its definition, and what its launches keep alive (a builder's child node takes both).
@@ -128,6 +137,7 @@ impl Graph {
         self.exec.set_params(node, from, from_node).map_err(|e| on_node(e, index))?;
         // Launches made before keep running the old host functions, still held; each launch
         // from now on holds the new ones too.
+        self.share(kept.clone());
         self.host_fns.extend(kept.host_fns);
         self.keep.extend(kept.keep);
         self.events.extend(kept.events);
@@ -155,8 +165,10 @@ impl Graph {
     /// the graph holds no host function and no pinned memory. The graph may be destroyed meanwhile
     /// (the driver frees a running executable when it completes), and with it the last other
     /// holder of an event or a module. A graph of kernels and events alone queues no host
-    /// function (one a launch would stall the stream on the driver's callback thread): the graph
-    /// keeps them while it lives, not past a launch still running when it goes.
+    /// function (one a launch would stall the stream on the driver's callback thread): the
+    /// executable's share (`shared`) keeps them past a launch still running when the graph goes.
+    /// Where the backend keeps that share (a driver with user objects, CUDA 11.3, and the
+    /// simulator) this release is a second hold of the same things, kept for drivers without.
     pub(crate) fn launch_holds(&self) -> Option<HostFn> {
         if self.host_fns.is_empty() && self.keep.is_empty() {
             return None;
@@ -188,7 +200,10 @@ impl Graph {
         if other.device != self.device {
             return Err(Error::cuda(Code::CUDA_ERROR_INVALID_VALUE, "a graph can only be updated from a graph of the same device"));
         }
-        self.exec.update(&*other.def)?;
+        // The executable's share from now on: this graph's holds and `other`'s (the driver
+        // replaces the executable's user objects with ones of `other`'s definition).
+        self.exec.update(&*other.def, Box::new(self.shared.clone()))?;
+        self.share(other.parts().1);
         // The updated nodes point at `other`'s host functions and pinned memory: share them. The
         // old ones stay too: launches made before the update still run the old nodes, which
         // point at them (on the GPU, dropping them here was a use-after-free).

@@ -329,9 +329,8 @@ impl GraphBuilder {
             ));
         }
         self.open("instantiate")?;
-        let exec = self.def.instantiate()?;
         let captured = self.captured.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        Ok(Graph::built(self.def.clone(), exec, self.device, captured, Some(Built { builder: self.id, nodes: self.nodes.clone() })))
+        Graph::built(self.def.clone(), self.device, captured, Some(Built { builder: self.id, nodes: self.nodes.clone() }))
     }
 
     /// Gives `graph`'s node `index` of builder `builder` the parameters of this builder's node

@@ -317,13 +317,12 @@ impl Stream {
     /// capture this is `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`, and the stream is usable again.
     pub fn end_capture(&self) -> Result<Graph> {
         let mut cap = self.capture.lock().unwrap_or_else(|p| p.into_inner());
-        let ended = self.ops()?.end_capture().and_then(|def| Ok((def.instantiate()?, def)));
+        let ended = self.ops()?.end_capture();
         let kept = cap.take().map(|keep| {
             capture::ended(self.device, !self.nonblocking, &keep);
             std::mem::take(&mut *keep.lock().unwrap_or_else(|p| p.into_inner()))
         });
-        let (exec, def) = ended?;
-        Ok(Graph::new(def, exec, self.device, kept.unwrap_or_default()))
+        Graph::new(ended?, self.device, kept.unwrap_or_default())
     }
 
     /// Captures what is enqueued next into `def`, after its nodes `deps`: a graph built node by
@@ -905,8 +904,7 @@ mod graph_holds {
     fn graph(captured: Captured) -> Graph {
         std::env::set_var("CUDA_NODE_BACKEND", "sim");
         let def = runtime().unwrap().backend.streams().graph(0).unwrap();
-        let exec = def.instantiate().unwrap();
-        Graph::new(def, exec, 0, captured)
+        Graph::new(def, 0, captured).unwrap()
     }
 
     /// The graph keeps its kernels' modules and its events while it lives (a child node's graph too).
@@ -922,6 +920,35 @@ mod graph_holds {
         assert!(g.launch_holds().is_none(), "kernels and events alone queue no host function at each launch");
         drop(g);
         assert!(m.upgrade().is_none() && e.upgrade().is_none());
+    }
+
+    /// A graph of kernels and events alone (no release queued at its launches) destroyed while a
+    /// launch of it runs: the executable's share keeps its modules and events until the launch
+    /// has run — on the GPU a CUDA user object the driver releases, here the launch itself — and
+    /// after an update, the modules of the graph it was updated from too.
+    #[test]
+    fn a_graph_destroyed_while_its_launch_runs_keeps_its_nodes_modules_until_the_launch_has_run() {
+        let (module, event, theirs): (Kept, Kept, Kept) = (Arc::new("module"), Arc::new("event"), Arc::new("their module"));
+        let weak = [Arc::downgrade(&module), Arc::downgrade(&event), Arc::downgrade(&theirs)];
+        let mut g = graph(Captured { modules: vec![module], events: vec![event], ..Captured::default() });
+        let other = graph(Captured { modules: vec![theirs], ..Captured::default() });
+        g.update(&other).unwrap();
+        drop(other);
+        assert!(g.launch_holds().is_none(), "no host function queued at the launch");
+        let s = runtime().unwrap().backend.streams().create(0, true, 0).unwrap();
+        // The stream runs the launch only once `go` is sent.
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        s.launch_host_fn(Box::new(move || {
+            let _ = wait.recv();
+        }))
+        .unwrap();
+        s.launch_graph(g.exec()).unwrap();
+        drop(g);
+        assert!(weak.iter().all(|w| w.upgrade().is_some()), "the pending launch keeps its modules and events");
+        go.send(()).unwrap();
+        s.synchronize().unwrap();
+        crate::reaper::flush();
+        assert!(weak.iter().all(|w| w.upgrade().is_none()), "let go once the launch has run");
     }
 
     /// A graph destroyed while a launch that queued its release is pending: the launch keeps the

@@ -5,12 +5,13 @@ use super::device::CudaDevice;
 use super::own::own;
 use super::raw;
 use crate::error::{Check, Code, Error, Result};
+use crate::ops::graph::Held;
 use crate::ops::{CondKind, EventOps, GraphDef, GraphExec, NodeId};
 use cudarc::driver::sys;
 use std::any::Any;
-use std::ffi::CString;
+use std::ffi::{c_void, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A graph's definition: what a capture recorded, or an empty graph built node by node.
 pub struct CudaGraph {
@@ -71,11 +72,11 @@ impl GraphDef for CudaGraph {
 
     /// Graph allocations are freed at relaunch (AUTO_FREE_ON_LAUNCH), so a capture that
     /// allocates from the stream-ordered pool can be launched again (G2).
-    fn instantiate(&self) -> Result<Box<dyn GraphExec>> {
+    fn instantiate(&self, held: Held) -> Result<Box<dyn GraphExec>> {
         // CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (G1).
         let flags: u64 = 1;
-        // SAFETY: `graph` came from cuStreamEndCapture and is live.
-        let exec = unsafe { raw::graph_instantiate(self.graph, flags) }.check("cuGraphInstantiateWithFlags")?;
+        // SAFETY: `graph` came from cuStreamEndCapture or cuGraphCreate and is live.
+        let exec = holding(self.graph, held, || unsafe { raw::graph_instantiate(self.graph, flags) }.check("cuGraphInstantiateWithFlags"))?;
         Ok(Box::new(CudaGraphExec { dev: self.dev.clone(), exec }))
     }
 
@@ -154,16 +155,21 @@ impl GraphDef for CudaGraph {
 }
 
 impl GraphExec for CudaGraphExec {
-    fn update(&self, from: &dyn GraphDef) -> Result<()> {
+    fn update(&self, from: &dyn GraphDef, held: Held) -> Result<()> {
         self.dev.bind()?;
-        // SAFETY: both graphs are live.
-        unsafe { raw::graph_exec_update(self.exec, own::<CudaGraph>(from.as_any()).graph) }.map_err(|(code, result)| {
-            Error::cuda(
-                code,
-                format!(
-                    "cuGraphExecUpdate failed ({result:?}): capture the same sequence of operations, changing only parameters, to update"
-                ),
-            )
+        let from = own::<CudaGraph>(from.as_any()).graph;
+        // The driver replaces the executable's user objects with clones of `from`'s (launches
+        // made before keep theirs until they complete): `from` holds `held` across the call.
+        holding(from, held, || {
+            // SAFETY: both graphs are live.
+            unsafe { raw::graph_exec_update(self.exec, from) }.map_err(|(code, result)| {
+                Error::cuda(
+                    code,
+                    format!(
+                        "cuGraphExecUpdate failed ({result:?}): capture the same sequence of operations, changing only parameters, to update"
+                    ),
+                )
+            })
         })
     }
 
@@ -207,6 +213,52 @@ impl GraphExec for CudaGraphExec {
     }
 }
 
+/// Runs `make` — an instantiation or an update of an executable from `graph`, which clones
+/// `graph`'s user objects into the executable — while `graph` holds a user object owning `held`;
+/// `graph`'s own reference goes after. The executable's clone keeps `held` until the executable
+/// and every launch of it have completed (PG "CUDA User Objects"; a graph destroyed while a launch
+/// runs, its RawKernel collected, unloaded the module under the running kernel node), then
+/// [`release_held`] drops it on the reaper thread. A driver without user objects (before 11.3)
+/// keeps none: `held` goes now, and the model's graph keeps its holds while it lives.
+fn holding<T>(graph: sys::CUgraph, held: Held, make: impl FnOnce() -> Result<T>) -> Result<T> {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    if !*HAS.get_or_init(|| ["cuUserObjectCreate", "cuGraphRetainUserObject", "cuGraphReleaseUserObject"].iter().all(|e| raw::has_entry_point(e))) {
+        drop(held);
+        return make();
+    }
+    let ptr = Box::into_raw(Box::new(held)) as *mut c_void;
+    // SAFETY: `release_held` makes no CUDA call and catches any unwind; `ptr` is the
+    // Box::into_raw of a Held, whose only owner the object becomes; the entry point exists.
+    let object = match unsafe { raw::user_object_create(ptr, release_held) } {
+        Ok(object) => object,
+        Err(code) => {
+            // SAFETY: not handed over (on an error the driver never calls `release_held`).
+            drop(unsafe { Box::from_raw(ptr as *mut Held) });
+            return Err(code).check("cuUserObjectCreate");
+        }
+    };
+    // SAFETY: `graph` is live (the caller's); our one reference to `object` moves to it.
+    if let Err(code) = unsafe { raw::graph_retain_user_object(graph, object) } {
+        // SAFETY: on an error the reference is still ours; released once: `release_held` runs.
+        super::dropped::record("cuUserObjectRelease", unsafe { raw::user_object_release(object) });
+        return Err(code).check("cuGraphRetainUserObject");
+    }
+    let made = make();
+    // SAFETY: `graph` is live and owns the reference retained above, released once.
+    super::dropped::record("cuGraphReleaseUserObject", unsafe { raw::graph_release_user_object(graph, object) });
+    made
+}
+
+/// A user object's destructor: called once by the driver, on a thread of its own, where no CUDA
+/// call may be made; the last module's unload, event's destroy or pinned block's free among
+/// `held` happens on the reaper thread instead.
+unsafe extern "C" fn release_held(ptr: *mut c_void) {
+    // SAFETY: `ptr` is the Box::into_raw of a Held that `holding` handed to one user object,
+    // whose destructor the driver calls once.
+    let held = unsafe { Box::from_raw(ptr as *mut Held) };
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || crate::reaper::defer_drop(held)));
+}
+
 /// A definition's nodes as the driver takes them.
 fn nodes(ids: &[NodeId]) -> Vec<sys::CUgraphNode> {
     ids.iter().map(|&n| n as sys::CUgraphNode).collect()
@@ -240,4 +292,32 @@ pub(super) fn needs(entry: &str, version: &str, what: &str) -> Result<()> {
         Code::CUDA_ERROR_NOT_SUPPORTED,
         format!("{what} need a CUDA {version} driver ({entry}); the loaded driver lacks it: update the driver"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::release_held;
+    use crate::ops::graph::Held;
+    use std::ffi::c_void;
+    use std::sync::{Arc, Mutex};
+
+    /// The driver calls the destructor on a thread where no CUDA call may be made: what it held
+    /// (the last module's unload among it) is dropped on the reaper thread instead.
+    #[test]
+    fn a_user_objects_destructor_drops_its_share_on_the_reaper_thread() {
+        struct Where(Arc<Mutex<Option<String>>>);
+        impl Drop for Where {
+            fn drop(&mut self) {
+                *self.0.lock().unwrap() = std::thread::current().name().map(String::from);
+            }
+        }
+        let dropped_on = Arc::new(Mutex::new(None));
+        let held: Held = Box::new(Where(dropped_on.clone()));
+        // As an address: a driver thread calls the destructor.
+        let ptr = Box::into_raw(Box::new(held)) as usize;
+        // SAFETY: `ptr` is the Box::into_raw of a Held, handed over once, as `holding` does.
+        std::thread::spawn(move || unsafe { release_held(ptr as *mut c_void) }).join().unwrap();
+        crate::reaper::flush();
+        assert_eq!(dropped_on.lock().unwrap().as_deref(), Some("cuda-node-reaper"));
+    }
 }

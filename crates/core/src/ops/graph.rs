@@ -13,6 +13,13 @@ use std::any::Any;
 /// A node of a definition, as its backend names it (a `CUgraphNode`; the simulator's index).
 pub type NodeId = u64;
 
+/// What an executable graph keeps for its launches: the model's share of what the graph's nodes
+/// use (its kernels' modules, its events, host functions, pinned memory). The backend lets go of
+/// it only once the executable and every launch of it have completed (on the GPU a CUDA user
+/// object, released by the driver; dropped on the reaper thread, never the driver's), so a graph
+/// destroyed while a launch runs leaves what the launch uses in place.
+pub type Held = Box<dyn Any + Send>;
+
 /// A conditional node's kind (`CUgraphConditionalNodeType`, with if/else as an if of two bodies).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CondKind {
@@ -108,8 +115,9 @@ impl CondTest {
 pub trait GraphDef: Send + Sync + 'static {
     /// Graphviz dot of its nodes and edges (`cuGraphDebugDotPrint`).
     fn to_dot(&self) -> Result<String>;
-    /// An executable graph of it (`cuGraphInstantiateWithFlags`); the definition stays.
-    fn instantiate(&self) -> Result<Box<dyn GraphExec>>;
+    /// An executable graph of it (`cuGraphInstantiateWithFlags`), keeping `held` as [`Held`]
+    /// says; the definition stays.
+    fn instantiate(&self, held: Held) -> Result<Box<dyn GraphExec>>;
     /// The backend's own definition, for the backend that made it (an update reads its nodes).
     fn as_any(&self) -> &dyn Any;
     /// Adds a node running `child`, a copy of it (`cuGraphAddChildGraphNode`), after `deps`.
@@ -133,8 +141,9 @@ pub trait GraphDef: Send + Sync + 'static {
 /// An executable graph (`CUgraphExec`), destroyed when dropped (a launch still running completes).
 pub trait GraphExec: Send + Sync + 'static {
     /// Takes the node parameters of `from`, a definition of the same topology
-    /// (`cuGraphExecUpdate`).
-    fn update(&self, from: &dyn GraphDef) -> Result<()>;
+    /// (`cuGraphExecUpdate`), and keeps `held` for the launches from now on (launches made
+    /// before keep what they kept).
+    fn update(&self, from: &dyn GraphDef, held: Held) -> Result<()>;
     /// The backend's own executable, for the backend's stream that launches or uploads it.
     fn as_any(&self) -> &dyn Any;
     /// Gives `node` (of the definition it was instantiated from) the parameters of `from_node`

@@ -7,6 +7,7 @@ use super::engine::{Completion, Node, Work};
 use super::event::{sim_event, Recorded};
 use super::{lock, own};
 use crate::error::{Code, Error, Result};
+use crate::ops::graph::Held;
 use crate::ops::{CondKind, EventOps, GraphDef, GraphExec, NodeId};
 use std::any::Any;
 use std::collections::HashMap;
@@ -89,13 +90,16 @@ fn run(nodes: &[Node], conds: &Mutex<Vec<Arc<Cond>>>, enabled: Option<&[bool]>) 
     }
 }
 
-/// An executable graph: its nodes (another definition's after an update), which are on, and
-/// its last launch.
+/// An executable graph: its nodes (another definition's after an update), which are on, its
+/// last launch, and what it keeps for its launches.
 pub struct SimGraphExec {
     pub(super) nodes: Mutex<Arc<Vec<Node>>>,
     pub(super) enabled: Mutex<Vec<bool>>,
     pub(super) conds: Arc<Mutex<Vec<Arc<Cond>>>>,
     pub(super) last_launch: Mutex<Option<Arc<Completion>>>,
+    /// The model's share ([`Held`]), as the driver's user object keeps it: each launch holds the
+    /// one current when it was queued until it has run (an update replaces it for later launches).
+    held: Mutex<Arc<Mutex<Held>>>,
 }
 
 impl SimGraphExec {
@@ -105,12 +109,17 @@ impl SimGraphExec {
         let nodes = lock(&self.nodes).clone();
         let enabled = lock(&self.enabled).clone();
         let conds = self.conds.clone();
+        let held = lock(&self.held).clone();
         for (n, on) in nodes.iter().zip(&enabled) {
             if let (Some(arm), true) = (&n.arm, on) {
                 arm()
             }
         }
-        Arc::new(move || run(&nodes, &conds, Some(&enabled)))
+        Arc::new(move || {
+            // Named so the closure owns it: the launch keeps it until the closure goes.
+            let _held = &held;
+            run(&nodes, &conds, Some(&enabled))
+        })
     }
 }
 
@@ -146,9 +155,10 @@ impl GraphDef for SimGraph {
         Ok(s)
     }
 
-    fn instantiate(&self) -> Result<Box<dyn GraphExec>> {
+    fn instantiate(&self, held: Held) -> Result<Box<dyn GraphExec>> {
         let nodes = self.snapshot();
         Ok(Box::new(SimGraphExec {
+            held: Mutex::new(Arc::new(Mutex::new(held))),
             enabled: Mutex::new(vec![true; nodes.len()]),
             nodes: Mutex::new(nodes),
             conds: self.conds.clone(),
@@ -250,7 +260,7 @@ impl GraphDef for SimGraph {
 }
 
 impl GraphExec for SimGraphExec {
-    fn update(&self, from: &dyn GraphDef) -> Result<()> {
+    fn update(&self, from: &dyn GraphDef, held: Held) -> Result<()> {
         let theirs = own::<SimGraph>(from.as_any()).snapshot();
         let mut mine = lock(&self.nodes);
         let same = mine.len() == theirs.len() && mine.iter().zip(theirs.iter()).all(|(a, b)| a.kind == b.kind && a.deps == b.deps);
@@ -265,6 +275,7 @@ impl GraphExec for SimGraphExec {
             ));
         }
         *mine = theirs;
+        *lock(&self.held) = Arc::new(Mutex::new(held));
         Ok(())
     }
 
@@ -324,7 +335,7 @@ mod tests {
             s.end_capture().unwrap()
         };
         let (seven, nine) = (capture(7), capture(9));
-        let (a, b2) = (seven.instantiate().unwrap(), seven.instantiate().unwrap());
+        let (a, b2) = (seven.instantiate(Box::new(())).unwrap(), seven.instantiate(Box::new(())).unwrap());
         let read = || {
             let mut out = [0u8; 4];
             s.copy_dtoh(&mut out, &*m, 0).unwrap();
@@ -332,7 +343,7 @@ mod tests {
         };
         s.launch_graph(&*a).unwrap();
         assert_eq!(read(), 7);
-        a.update(&*nine).unwrap();
+        a.update(&*nine, Box::new(())).unwrap();
         s.launch_graph(&*a).unwrap();
         assert_eq!(read(), 9, "the updated executable runs the other definition's nodes");
         s.launch_graph(&*b2).unwrap();

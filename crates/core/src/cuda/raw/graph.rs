@@ -2,7 +2,7 @@
 
 use super::check::{ok, Raw};
 use cudarc::driver::sys::{self, CUresult};
-use std::ffi::CStr;
+use std::ffi::{c_uint, c_void, CStr};
 
 // ---- graphs --------------------------------------------------------------------------------
 
@@ -240,4 +240,57 @@ pub(crate) unsafe fn graph_add_event_node(
         }
     })?;
     Ok(node)
+}
+
+// ---- user objects: what an executable keeps until its launches have completed --------------
+
+/// `cuUserObjectCreate` with one reference, the caller's, and `CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`
+/// (the one flag there is). Once every reference is released — the caller's, a graph's, an
+/// executable's cloned from its graph at instantiation or update — and every launch of those
+/// executables has completed, the driver calls `destroy(ptr)` once, on a thread of its own. On an
+/// error `destroy` is never called: the caller still owns `ptr`.
+///
+/// # Safety
+/// 1. `destroy` makes no CUDA call and does not unwind; it may be called with `ptr` on any
+///    thread once the last reference is released, and what `ptr` points at stays valid until then.
+/// 2. The entry point exists ([`has_entry_point`]: CUDA 11.3).
+pub(crate) unsafe fn user_object_create(ptr: *mut c_void, destroy: unsafe extern "C" fn(*mut c_void)) -> Raw<sys::CUuserObject> {
+    let mut object: sys::CUuserObject = std::ptr::null_mut();
+    let flags = sys::CUuserObject_flags::CU_USER_OBJECT_NO_DESTRUCTOR_SYNC as c_uint;
+    // SAFETY: (1) and (2); `object` is a valid out-pointer.
+    ok(unsafe { sys::cuUserObjectCreate(&mut object, ptr, Some(destroy), 1, flags) })?;
+    Ok(object)
+}
+
+/// `cuGraphRetainUserObject` with `CU_GRAPH_USER_OBJECT_MOVE`: the caller's one reference to
+/// `object` becomes `graph`'s (on an error it stays the caller's).
+///
+/// # Safety
+/// 1. `graph` is live; the caller owns a reference to `object` ([`user_object_create`]), which it
+///    no longer uses as its own once this succeeds.
+pub(crate) unsafe fn graph_retain_user_object(graph: sys::CUgraph, object: sys::CUuserObject) -> Raw<()> {
+    let flags = sys::CUuserObjectRetain_flags::CU_GRAPH_USER_OBJECT_MOVE as c_uint;
+    // SAFETY: (1); one reference, moved.
+    ok(unsafe { sys::cuGraphRetainUserObject(graph, object, 1, flags) })
+}
+
+/// `cuGraphReleaseUserObject` of one reference `graph` owns (executables instantiated from it
+/// keep theirs).
+///
+/// # Safety
+/// 1. `graph` is live and owns a reference to `object` ([`graph_retain_user_object`]), released
+///    once.
+pub(crate) unsafe fn graph_release_user_object(graph: sys::CUgraph, object: sys::CUuserObject) -> Raw<()> {
+    // SAFETY: (1).
+    ok(unsafe { sys::cuGraphReleaseUserObject(graph, object, 1) })
+}
+
+/// `cuUserObjectRelease` of the caller's one reference: `destroy` runs if it was the last.
+///
+/// # Safety
+/// 1. The caller owns a reference to `object` ([`user_object_create`]), released once, and does
+///    not use `object` after.
+pub(crate) unsafe fn user_object_release(object: sys::CUuserObject) -> Raw<()> {
+    // SAFETY: (1).
+    ok(unsafe { sys::cuUserObjectRelease(object, 1) })
 }
