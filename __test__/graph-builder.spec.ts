@@ -339,6 +339,56 @@ gpuNvrtcTest('GPU: a graph keeps its kernels’ modules loaded after their RawKe
   t.deepEqual(JSON.parse(r.stdout.trim()), { collected: 2, values: [7, 9] })
 })
 
+gpuNvrtcTest('GPU: a graph destroyed while its launch runs, its RawKernel collected, keeps the module loaded until the launch completes, built or captured', (t) => {
+  // The graph's module holds went with the graph: the collected kernel's module was unloaded
+  // under the kernel node still running (a fault). The executable's CUDA user object keeps them
+  // until the launch has completed.
+  const r = runNode(
+    `
+    const { RawKernel, GraphBuilder, Stream, alloc, i32, i64 } = cuda;
+    const SPIN = (name, at) => 'extern "C" __global__ void ' + name + '(int *p, int v, long long ns) {' +
+      ' unsigned long long t0, t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));' +
+      ' do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < (unsigned long long)ns);' +
+      ' p[' + at + '] = v; }';
+    const p = alloc(12);
+    p.memset(0, 12);
+    let collected = 0;
+    const gone = new FinalizationRegistry(() => collected++);
+    const streams = [new Stream({ nonBlocking: true }), new Stream({ nonBlocking: true })];
+    (() => {
+      const k = new RawKernel(SPIN('spin_built', 0), 'spin_built');
+      const k2 = new RawKernel(SPIN('spin_captured', 1), 'spin_captured');
+      gone.register(k, 0);
+      gone.register(k2, 0);
+      const b = new GraphBuilder();
+      b.addKernel(k, { grid: 1, block: 1 }, [p, i32(7), i64(1.5e9)]);
+      const built = b.instantiate();
+      b.destroy();
+      const captured = new Stream({ nonBlocking: true }).capture(() => k2.launch(1, 1, [p, i32(9), i64(1.5e9)]));
+      built.launch(streams[0]);
+      captured.launch(streams[1]);
+      built.destroy();
+      captured.destroy();
+    })();
+    const later = (f) => new Promise((r) => setTimeout(() => r(f()), 20));
+    (async () => {
+      for (let i = 0; i < 3; i++) await later(() => global.gc());
+      const running = streams.map((s) => !s.done);
+      for (const s of streams) s.synchronize();
+      const k3 = new RawKernel('extern "C" __global__ void after(int *p) { p[2] = 5; }', 'after');
+      k3.launch(1, 1, [p]);
+      Stream.null.synchronize();
+      const out = new Int32Array(3);
+      p.copyToHost(out);
+      console.log(JSON.stringify({ collected, running, values: [...out] }));
+    })().catch((e) => { console.error(e); process.exit(1) });`,
+    {},
+    ['--expose-gc'],
+  )
+  t.is(r.status, 0, r.stderr)
+  t.deepEqual(JSON.parse(r.stdout.trim()), { collected: 2, running: [true, true], values: [7, 9, 5] })
+})
+
 gpuNvrtcTest('GPU: setKernelParams gives a kernel node new arguments', (t) => {
   const k = new RawKernel(SET, 'set')
   const p = alloc(16)
