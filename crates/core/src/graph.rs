@@ -63,11 +63,14 @@ pub struct Graph {
     events: Vec<Kept>,
     /// The modules of its kernel nodes.
     modules: Vec<Kept>,
-    /// All of the above, shared with the executable ([`crate::ops::Held`]): the backend keeps
-    /// it until the executable and every launch of it have completed, so a graph destroyed (its
-    /// RawKernels collected) while a launch runs leaves the launch's code loaded and its events
-    /// and host functions in place. What `set_params` and `update` add is added here too.
-    shared: Arc<Mutex<Captured>>,
+    /// Its events and modules again, shared with the executable ([`crate::ops::Held`]): the
+    /// backend keeps them until the executable and every launch of it have completed, so a graph
+    /// of kernels destroyed (its RawKernels collected) while a launch runs leaves the launch's
+    /// code loaded. What `set_params` and `update` add is added here too. Host functions and
+    /// pinned memory are not in it: each launch's release holds them (`launch_holds`), let go
+    /// where `unregister()` and a thread's end look for them (the reaper), never later on a
+    /// driver thread's schedule.
+    shared: Arc<Mutex<Vec<Kept>>>,
 }
 
 impl Graph {
@@ -78,7 +81,7 @@ impl Graph {
 
     /// Instantiates `def`, the executable keeping a share of `captured` for its launches.
     pub(crate) fn built(def: Arc<dyn GraphDef>, device: usize, captured: Captured, built: Option<Built>) -> Result<Graph> {
-        let shared = Arc::new(Mutex::new(captured.clone()));
+        let shared = Arc::new(Mutex::new(captured.events.iter().chain(&captured.modules).cloned().collect::<Vec<_>>()));
         let exec = def.instantiate(Box::new(shared.clone()))?;
         Ok(Graph {
             shared,
@@ -95,9 +98,9 @@ impl Graph {
         })
     }
 
-    /// Adds `kept` to what the executable keeps for its launches.
-    fn share(&self, kept: Captured) {
-        self.shared.lock().unwrap_or_else(|p| p.into_inner()).extend(kept);
+    /// Adds `events` and `modules` to what the executable keeps for its launches.
+    fn share(&self, events: &[Kept], modules: &[Kept]) {
+        self.shared.lock().unwrap_or_else(|p| p.into_inner()).extend(events.iter().chain(modules).cloned());
     }
 
     /// Its definition, and what its launches keep alive (a builder's child node takes both).
@@ -137,7 +140,7 @@ impl Graph {
         self.exec.set_params(node, from, from_node).map_err(|e| on_node(e, index))?;
         // Launches made before keep running the old host functions, still held; each launch
         // from now on holds the new ones too.
-        self.share(kept.clone());
+        self.share(&kept.events, &kept.modules);
         self.host_fns.extend(kept.host_fns);
         self.keep.extend(kept.keep);
         self.events.extend(kept.events);
@@ -168,7 +171,7 @@ impl Graph {
     /// function (one a launch would stall the stream on the driver's callback thread): the
     /// executable's share (`shared`) keeps them past a launch still running when the graph goes.
     /// Where the backend keeps that share (a driver with user objects, CUDA 11.3, and the
-    /// simulator) this release is a second hold of the same things, kept for drivers without.
+    /// simulator) this release's events and modules are a second hold, kept for drivers without.
     pub(crate) fn launch_holds(&self) -> Option<HostFn> {
         if self.host_fns.is_empty() && self.keep.is_empty() {
             return None;
@@ -203,7 +206,7 @@ impl Graph {
         // The executable's share from now on: this graph's holds and `other`'s (the driver
         // replaces the executable's user objects with ones of `other`'s definition).
         self.exec.update(&*other.def, Box::new(self.shared.clone()))?;
-        self.share(other.parts().1);
+        self.share(&other.events, &other.modules);
         // The updated nodes point at `other`'s host functions and pinned memory: share them. The
         // old ones stay too: launches made before the update still run the old nodes, which
         // point at them (on the GPU, dropping them here was a use-after-free).

@@ -73,6 +73,7 @@ impl GraphDef for CudaGraph {
     /// Graph allocations are freed at relaunch (AUTO_FREE_ON_LAUNCH), so a capture that
     /// allocates from the stream-ordered pool can be launched again (G2).
     fn instantiate(&self, held: Held) -> Result<Box<dyn GraphExec>> {
+        self.dev.bind()?;
         // CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH (G1).
         let flags: u64 = 1;
         // SAFETY: `graph` came from cuStreamEndCapture or cuGraphCreate and is live.
@@ -250,8 +251,8 @@ fn holding<T>(graph: sys::CUgraph, held: Held, make: impl FnOnce() -> Result<T>)
 }
 
 /// A user object's destructor: called once by the driver, on a thread of its own, where no CUDA
-/// call may be made; the last module's unload, event's destroy or pinned block's free among
-/// `held` happens on the reaper thread instead.
+/// call may be made; the last module's unload or event's destroy among `held` happens on the
+/// reaper thread instead.
 unsafe extern "C" fn release_held(ptr: *mut c_void) {
     // SAFETY: `ptr` is the Box::into_raw of a Held that `holding` handed to one user object,
     // whose destructor the driver calls once.

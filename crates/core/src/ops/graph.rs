@@ -14,10 +14,10 @@ use std::any::Any;
 pub type NodeId = u64;
 
 /// What an executable graph keeps for its launches: the model's share of what the graph's nodes
-/// use (its kernels' modules, its events, host functions, pinned memory). The backend lets go of
-/// it only once the executable and every launch of it have completed (on the GPU a CUDA user
-/// object, released by the driver; dropped on the reaper thread, never the driver's), so a graph
-/// destroyed while a launch runs leaves what the launch uses in place.
+/// use (its kernels' modules, its events). The backend lets go of it only once the executable and
+/// every launch of it have completed (on the GPU a CUDA user object, released by the driver;
+/// dropped on the reaper thread, never the driver's), so a graph destroyed while a launch runs
+/// leaves what the launch uses in place.
 pub type Held = Box<dyn Any + Send>;
 
 /// A conditional node's kind (`CUgraphConditionalNodeType`, with if/else as an if of two bodies).
