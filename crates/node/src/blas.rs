@@ -100,6 +100,17 @@ fn setting(name: &str) -> Result<Setting> {
     }
 }
 
+/// The memory operands of `blasCall` and `blasCallEx` (their handles, then their byte offsets,
+/// read in that order): each block with its offset, checked.
+fn operands(mems: &Numbers, offsets: &Numbers) -> Result<(Vec<std::sync::Arc<cuda_node_core::Block>>, Vec<u64>)> {
+    if mems.0.len() != offsets.0.len() {
+        return Err(Error::range("each memory operand needs its offset"));
+    }
+    let blocks = mems.0.iter().map(|h| memory::get(*h)).collect::<Result<Vec<_>>>()?;
+    let offsets = offsets.0.iter().map(|off| crate::raw::numbers::count("offset", *off)).collect::<Result<Vec<_>>>()?;
+    Ok((blocks, offsets))
+}
+
 crate::exports! {
     /// cuBLAS's typed entry points this library calls, as JSON (read once by lib/blas.ts).
     c"blasEntries" => fn blas_entries(_cx) -> String {
@@ -116,14 +127,8 @@ crate::exports! {
     /// operands (arrays, then device-mode scalars) and their byte offsets. Returns the host
     /// pointer mode's output scalars.
     c"blasCall" => fn blas_call(_cx, stream: f64, name: String, ints: Numbers, host: Numbers, mems: Numbers, offsets: Numbers) -> Vec<f64> {
-        if mems.0.len() != offsets.0.len() {
-            return Err(Error::range("each memory operand needs its offset"));
-        }
-        let blocks = mems.0.iter().map(|h| memory::get(*h)).collect::<Result<Vec<_>>>()?;
-        let mut operands = Vec::with_capacity(blocks.len());
-        for (b, off) in blocks.iter().zip(offsets.0) {
-            operands.push((&**b, crate::raw::numbers::count("offset", *off)?));
-        }
+        let (blocks, offsets) = operands(&mems, &offsets)?;
+        let operands: Vec<_> = blocks.iter().map(|b| &**b).zip(offsets).collect();
         stream::with(stream, |s| blas::call(s, &name, ints.0, host.0, &operands))
     }
 
@@ -135,14 +140,8 @@ crate::exports! {
     /// An `Ex` entry point by CuPy's name on `stream`, as `blasCall`, with `types` each typed
     /// operand's `cudaDataType` by name and the execution type last.
     c"blasCallEx" => fn blas_call_ex(_cx, stream: f64, name: String, types: Strings, ints: Numbers, host: Numbers, mems: Numbers, offsets: Numbers) -> Vec<f64> {
-        if mems.0.len() != offsets.0.len() {
-            return Err(Error::range("each memory operand needs its offset"));
-        }
-        let blocks = mems.0.iter().map(|h| memory::get(*h)).collect::<Result<Vec<_>>>()?;
-        let mut operands = Vec::with_capacity(blocks.len());
-        for (b, off) in blocks.iter().zip(offsets.0) {
-            operands.push((&**b, crate::raw::numbers::count("offset", *off)?));
-        }
+        let (blocks, offsets) = operands(&mems, &offsets)?;
+        let operands: Vec<_> = blocks.iter().map(|b| &**b).zip(offsets).collect();
         let types: Vec<&str> = types.0.iter().map(|t| t.as_str()).collect();
         stream::with(stream, |s| blas::call_ex(s, &name, &types, ints.0, host.0, &operands))
     }
