@@ -225,13 +225,18 @@ const MAX_FRAMES = 200
 const NO_SOURCE = 255
 const sourceCodes: Record<string, number> = { pool: 0, 'async-pool': 1, plain: 2, managed: 3, pinned: 4 }
 
+/** Entries a chunk of the ring holds (2^CHUNK_SHIFT): 256 KiB of numbers. */
+const CHUNK_SHIFT = 12
+const CHUNK_MASK = (1 << CHUNK_SHIFT) - 1
+
 /**
- * The ring: an entry is eight numbers in one Float64Array (`E_*` below), no object (a million
- * entries of objects cost the GC more than recording them), and its stores go through one
- * array's bounds and base. The stacks are a plain array beside it, touched only once a stack was
- * recorded: each holds what `Error.captureStackTrace` filled in, which V8 formats only when a
- * snapshot reads it. The ring grows by doubling up to `maxEntries`, then the oldest entry is
- * overwritten.
+ * The ring: an entry is eight numbers (`E_*` below) in a Float64Array of `CHUNK` entries, no
+ * object (a million entries of objects cost the GC more than recording them). It grows a chunk at
+ * a time up to `maxEntries`, then the oldest entry is overwritten: growing copies nothing and
+ * touches no memory twice (a ring grown by doubling copied each entry again at each doubling, and
+ * the fresh pages of each copy were most of what the first `maxEntries` entries cost). The stacks
+ * are a plain array beside it, touched only once a stack was recorded: each holds what
+ * `Error.captureStackTrace` filled in, which V8 formats only when a snapshot reads it.
  */
 const ring = {
   /** Entries held (at most `max`). */
@@ -240,10 +245,10 @@ const ring = {
   /** Where the next entry goes once the ring is full: the oldest. */
   head: 0,
   dropped: 0,
-  /** Entries it has room for. */
+  /** Entries it has room for: its chunks'. */
   cap: 0,
-  /** The entries, `STRIDE` numbers each. */
-  e: new Float64Array(0),
+  /** The entries, `STRIDE` numbers each: entry `i` is at `(i & CHUNK_MASK) * STRIDE` of chunk `i >> CHUNK_SHIFT`. */
+  chunks: [] as Float64Array<ArrayBuffer>[],
   /** Whether `stack` is kept: set by the first stack recorded, until the ring is cleared. */
   stacked: false,
   /** The stacks by slot (`cap` of them while `stacked`, else none). */
@@ -279,10 +284,17 @@ function resizedStacks(a: (object | undefined)[], length: number): (object | und
   return b
 }
 
-function resize(cap: number): void {
-  ring.e = resized(ring.e, cap * STRIDE)
+/** Adds a chunk to the ring (the last one only as long as `max` needs). */
+function addChunk(): void {
+  const cap = Math.min(ring.max, ring.cap + CHUNK_MASK + 1)
+  ring.chunks.push(new Float64Array((cap - ring.cap) * STRIDE))
   ring.cap = cap
-  if (ring.stacked) ring.stack = resizedStacks(ring.stack, cap)
+  if (ring.stacked) for (let i = ring.stack.length; i < cap; i++) ring.stack.push(undefined)
+}
+
+/** The chunk holding entry `i`. */
+function chunkOf(i: number): Float64Array<ArrayBuffer> {
+  return ring.chunks[i >> CHUNK_SHIFT]!
 }
 
 function clearRing(max: number): void {
@@ -294,18 +306,23 @@ function clearRing(max: number): void {
   ring.stacked = false
   ring.stack = []
   ring.cap = 0
-  ring.e = new Float64Array(0)
-  resize(Math.min(max, 1024))
+  ring.chunks = []
 }
 
 /** The slot the next entry goes in. */
 function slot(): number {
-  if (ring.n < ring.max) {
-    if (ring.n === ring.cap) resize(Math.min(ring.max, ring.cap * 2))
-    return ring.n++
+  const n = ring.n
+  if (n < ring.cap) {
+    ring.n = n + 1
+    return n
+  }
+  if (n < ring.max) {
+    addChunk()
+    ring.n = n + 1
+    return n
   }
   const i = ring.head
-  ring.head = i + 1 === ring.max ? 0 : i + 1
+  ring.head = i + 1 === n ? 0 : i + 1
   ring.dropped++
   if (ring.message.size > 0) ring.message.delete(i)
   return i
@@ -323,8 +340,8 @@ function putStack(i: number, stack: object | undefined): void {
 
 function put(action: number, t: number, device: number, stream: number, addr: number, size: number, requested: number, source: number, pool: number, stack: object | undefined): number {
   const i = slot()
-  const e = ring.e
-  const j = i * STRIDE
+  const e = chunkOf(i)
+  const j = (i & CHUNK_MASK) * STRIDE
   e[j + E_T] = t
   e[j + E_ADDR] = addr
   e[j + E_SIZE] = size
@@ -630,7 +647,8 @@ const S_PINNED_ALLOC = constants.historySink.pinnedAlloc
 const S_PINNED_FREE = constants.historySink.pinnedFree
 /** Whether the addon writes the sink (false on WebAssembly: each free reads the clock itself). */
 let sinkWritten = false
-/** Where the time of the free being made goes in `ring.e` (-1: none), filled by `onFreed` from the clock the free wrote; and the block's handle. */
+/** Where the time of the free being made goes in the ring (`pendingAt` of `pendingChunk`; -1: none), filled by `onFreed` from the clock the free wrote; and the block's handle. */
+let pendingChunk = new Float64Array(0)
 let pendingAt = -1
 let pendingHandle = -1
 /** `performance.now()` less the addon's clock (the same monotonic clock, another origin), set when recording starts. */
@@ -749,11 +767,12 @@ function onFree(mem: object, pinned: boolean): void {
   const i = table.find(h)
   if (i >= 0) {
     const j = slot()
-    const e = ring.e
+    const e = chunkOf(j)
     const l = table.e
-    const at = j * STRIDE
+    const at = (j & CHUNK_MASK) * STRIDE
     const from = i * STRIDE
     if (sinkWritten) {
+      pendingChunk = e
       pendingAt = at + E_T
       pendingHandle = h
     } else {
@@ -787,7 +806,7 @@ function onFreed(pinned: boolean): void {
 
 /** The pending free's time: the clock the free of `h` wrote at `at` of the sink, or now when it wrote none (it threw). */
 function settleFree(h: number, at: number): void {
-  ring.e[pendingAt] = h >= 0 && sink[at] === h ? sink[at + 1]! + clockOffset : now()
+  pendingChunk[pendingAt] = h >= 0 && sink[at] === h ? sink[at + 1]! + clockOffset : now()
   pendingAt = -1
 }
 
@@ -917,16 +936,17 @@ function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
   const events: HistoryEvent[] = []
   for (let k = 0; k < n; k++) {
     const i = first + k < n ? first + k : first + k - n
-    const j = i * STRIDE
-    const code = ring.e[j + E_CODE]!
+    const c = chunkOf(i)
+    const j = (i & CHUNK_MASK) * STRIDE
+    const code = c[j + E_CODE]!
     const action = code & 7
     const e: HistoryEvent = {
-      t: ring.e[j + E_T]!, action: ACTIONS[action]!, device: ring.e[j + E_DEVICE]!, stream: ring.e[j + E_STREAM]!, size: ring.e[j + E_SIZE]!, pool: ring.e[j + E_POOL]!,
+      t: c[j + E_T]!, action: ACTIONS[action]!, device: c[j + E_DEVICE]!, stream: c[j + E_STREAM]!, size: c[j + E_SIZE]!, pool: c[j + E_POOL]!,
       stack: ring.stacked ? stackOf(ring.stack[i]) : -1,
     }
-    const addr = ring.e[j + E_ADDR]!
+    const addr = c[j + E_ADDR]!
     if (addr === addr) e.addr = hex(addr)
-    const requested = ring.e[j + E_REQUESTED]!
+    const requested = c[j + E_REQUESTED]!
     if (requested === requested) e.requested = requested
     const source = code >> 3
     if (source !== NO_SOURCE) e.source = SOURCES[source]
