@@ -730,6 +730,49 @@ function onAlloc(mem: object, nbytes: number, source: string, poolObject: object
   live.set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
 }
 
+/** The native handle of the stream `streamOfNative` last named, and its index: most allocations are on the stream before. */
+let lastStreamHandle = -1
+let lastStreamHandleId = -1
+
+/**
+ * The snapshot's index of the stream of native handle `handle`, the current one of `device`: a
+ * handle is never issued twice and names one stream (a default one per device), so its index is
+ * read once, from the async context, while it is the last one seen.
+ */
+function streamOfNative(handle: number, device: number): number {
+  if (handle === lastStreamHandle) return lastStreamHandleId
+  const id = streamIdIn(scope().streams, device)
+  lastStreamHandle = handle
+  lastStreamHandleId = id
+  return id
+}
+
+/** A caching pool's allocation (the hot path): as {@link onAlloc}, its stream named by its native handle. */
+function onPoolAlloc(h: number, nbytes: number, poolObject: object, device: number, nativePool: number, stream: number, stack: object | undefined): void {
+  let addr: number
+  let size: number
+  let t: number
+  let total: number
+  if (sink[S_ALLOC] === h) {
+    addr = sink[S_ALLOC + 1]!
+    size = sink[S_ALLOC + 2]!
+    t = sink[S_ALLOC + 3]! + clockOffset
+    total = sink[S_ALLOC + 4]!
+  } else {
+    native.memHistoryInfo(h, nativePool, scratchBytes)
+    addr = scratch[0]!
+    size = scratch[1]!
+    t = scratch[2]! + clockOffset
+    total = scratch[3]!
+  }
+  const pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
+  if (total < 0) total = heldBytes(poolObject)
+  segmentChange(total, pool, device, t)
+  const st = stream === lastStreamHandle ? lastStreamHandleId : streamOfNative(stream, device)
+  put(ALLOC, t, device, st, addr, size, nbytes, 0, pool, stack)
+  live.set(h, addr, size, nbytes, t, device, st, pool, 0, stack)
+}
+
 /** A pinned allocation (host memory: no device, stream or segments): as {@link onAlloc}. */
 function onPinnedAlloc(mem: object, nbytes: number, poolObject: object, stack: object | undefined): void {
   const h = own(mem as NativeObject)
@@ -760,9 +803,8 @@ function notePool(poolObject: object): number {
 
 // Before the block is freed: its entry, from the live table, timed by the clock the free writes
 // into the sink (`onFreed`); a block the table lacks is read now, while it can still say.
-function onFree(mem: object, pinned: boolean): void {
+function onFree(mem: object, h: number, pinned: boolean): void {
   if (pendingAt >= 0) settleFree(-1, 0)
-  const h = own(mem as NativeObject)
   const table = pinned ? livePinned : live
   const i = table.find(h)
   if (i >= 0) {
@@ -813,7 +855,7 @@ function settleFree(h: number, at: number): void {
 /** The stack of an allocation of `source`, from its allocator's caller on. */
 const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publishAlloc)
 
-const tap: HistoryTap = { alloc: onAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
+const tap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
@@ -881,6 +923,7 @@ function recordHistory(options: HistoryOptions = {}): void {
     lastPool = undefined
     heldKey = -1
     lastStreams = null
+    lastStreamHandle = -1
   }
   state.enabled = enabled
   state.stacks = stacks

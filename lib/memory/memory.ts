@@ -64,12 +64,13 @@ export class Memory extends NativeObject {
 
   /** Frees the allocation now (pool blocks go back to their pool). Freeing twice is nothing, as in CuPy. */
   free(): void {
+    const h = own(this)
     const tap = this.#freed ? undefined : historyTap.on
     if (!this.#freed) {
-      tap?.free(this, false)
+      tap?.free(this, h, false)
       if (memoryChannels.free.hasSubscribers) this.#publishFree()
     }
-    native.memFree(own(this))
+    native.memFree(h)
     this.#freed = true
     tap?.freed(false)
   }

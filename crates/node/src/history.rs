@@ -132,7 +132,15 @@ fn ticks() -> Option<i64> {
 /// what a call adds to a program that does not record.
 #[inline(always)]
 pub fn on() -> bool {
-    RECORDING.load(Ordering::Relaxed) != 0 && sink_set()
+    recording() && sink_set()
+}
+
+/// Whether the history records into a sink on some thread: one load, no thread-local. A call
+/// that makes a block reads what its record needs when this says so, and the write (one lookup of
+/// this thread's sink) drops it where this thread has none.
+#[inline(always)]
+pub fn recording() -> bool {
+    RECORDING.load(Ordering::Relaxed) != 0
 }
 
 #[inline(never)]
@@ -167,10 +175,11 @@ fn write_here<const N: usize>(at: usize, words: impl FnOnce(&dyn Fn() -> f64) ->
     })
 }
 
-/// A device block of `handle` was made: its address and size.
-pub fn alloc(handle: f64, ptr: u64, size: u64) {
+/// A device block of `handle` was made: its address and size, and the bytes its pool holds now
+/// (-1: no pool, or one `pool_bytes` tells of).
+pub fn alloc(handle: f64, ptr: u64, size: u64, pool_bytes: f64) {
     // Addresses are below 2^53 (48-bit virtual addresses): exact as numbers.
-    write(layout::ALLOC, |now| [handle, ptr as f64, size as f64, now(), -1.0]);
+    write(layout::ALLOC, |now| [handle, ptr as f64, size as f64, now(), pool_bytes]);
 }
 
 /// The bytes the pool of the block just recorded holds now (`alloc` wrote -1).

@@ -19,10 +19,16 @@ crate::table!(BLOCKS: Arc<Block>, CUDA_ERROR_INVALID_VALUE, "this memory was fre
 /// are freed sooner, and attaching costs more than a pool allocation.
 /// While the memory history records, the block goes into its sink (`history.rs`).
 pub fn adopt(block: Block) -> cuda_node_core::Result<f64> {
-    let seen = crate::history::on().then(|| (block.ptr(), block.size()));
+    adopt_held(block, -1.0)
+}
+
+/// [`adopt`], for a block of a caching pool that holds `pool_bytes` now: the history's record
+/// carries them (one write into the sink).
+pub fn adopt_held(block: Block, pool_bytes: f64) -> cuda_node_core::Result<f64> {
+    let seen = crate::history::recording().then(|| (block.ptr(), block.size()));
     let handle = crate::handles::insert(&BLOCKS, Arc::new(block)).ok_or_else(crate::handles::held)?;
     if let Some((ptr, size)) = seen {
-        crate::history::alloc(handle, ptr, size);
+        crate::history::alloc(handle, ptr, size, pool_bytes);
     }
     Ok(handle)
 }
