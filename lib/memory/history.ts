@@ -287,9 +287,26 @@ function resizedStacks(a: (object | undefined)[], length: number): (object | und
 /** Adds a chunk to the ring (the last one only as long as `max` needs). */
 function addChunk(): void {
   const cap = Math.min(ring.max, ring.cap + CHUNK_MASK + 1)
-  ring.chunks.push(new Float64Array((cap - ring.cap) * STRIDE))
+  ring.chunks.push(chunk((cap - ring.cap) * STRIDE))
   ring.cap = cap
   if (ring.stacked) for (let i = ring.stack.length; i < cap; i++) ring.stack.push(undefined)
+}
+
+/**
+ * The chunks of the ring cleared last, for as long as the GC leaves them: a ring that starts
+ * again (recording stopped and started, or `maxEntries` changed) takes them before new memory.
+ * Filling fresh memory costs a page fault per 4 KiB (64 entries), on a virtual machine more than
+ * recording the entries does; held weakly, they are kept no longer than they would have been.
+ */
+let spareChunks: WeakRef<Float64Array<ArrayBuffer>>[] = []
+
+/** A chunk of `length` numbers: a spare one if the GC left one of that length, else a new one. Its numbers are stale: each entry is written whole before it is read. */
+function chunk(length: number): Float64Array<ArrayBuffer> {
+  while (spareChunks.length > 0) {
+    const c = spareChunks.pop()!.deref()
+    if (c !== undefined && c.length === length) return c
+  }
+  return new Float64Array(length)
 }
 
 /** The chunk holding entry `i`. */
@@ -306,16 +323,22 @@ function clearRing(max: number): void {
   ring.stacked = false
   ring.stack = []
   ring.cap = 0
+  if (ring.chunks.length > 0) spareChunks = ring.chunks.map((c) => new WeakRef(c)).reverse()
   ring.chunks = []
 }
 
-/** The slot the next entry goes in. */
+/** The slot the next entry goes in (small, to be inlined where it is called: the rest is {@link slotPast}). */
 function slot(): number {
   const n = ring.n
   if (n < ring.cap) {
     ring.n = n + 1
     return n
   }
+  return slotPast(n)
+}
+
+/** The slot of entry `n` past the chunks there are: a new chunk's first, or the oldest entry's once the ring is full. */
+function slotPast(n: number): number {
   if (n < ring.max) {
     addChunk()
     ring.n = n + 1
