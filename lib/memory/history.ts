@@ -242,7 +242,7 @@ const ring = {
   /** Entries held (at most `max`). */
   n: 0,
   max: 100_000,
-  /** Where the next entry goes once the ring is full: the oldest. */
+  /** Where the next entry goes: `n` while the ring fills, the oldest entry once it is full. */
   head: 0,
   dropped: 0,
   /** Entries it has room for: its chunks'. */
@@ -327,28 +327,20 @@ function clearRing(max: number): void {
   ring.chunks = []
 }
 
-/** The slot the next entry goes in (small, to be inlined where it is called: the rest is {@link slotPast}). */
+/** The slot the next entry goes in, filling or full: small, to be inlined where it is called. */
 function slot(): number {
-  const n = ring.n
-  if (n < ring.cap) {
-    ring.n = n + 1
-    return n
-  }
-  return slotPast(n)
+  const i = ring.head
+  if (i === ring.cap) addChunk()
+  ring.head = i + 1 === ring.max ? 0 : i + 1
+  if (ring.n < ring.max) ring.n++
+  else overwrite(i)
+  return i
 }
 
-/** The slot of entry `n` past the chunks there are: a new chunk's first, or the oldest entry's once the ring is full. */
-function slotPast(n: number): number {
-  if (n < ring.max) {
-    addChunk()
-    ring.n = n + 1
-    return n
-  }
-  const i = ring.head
-  ring.head = i + 1 === n ? 0 : i + 1
+/** Slot `i`, the oldest entry, is being overwritten. */
+function overwrite(i: number): void {
   ring.dropped++
   if (ring.message.size > 0) ring.message.delete(i)
-  return i
 }
 
 /** Slot `i`'s stack: kept from the first stack on (a slot reused keeps no stale one). */
