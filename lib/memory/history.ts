@@ -404,7 +404,7 @@ class LiveTable {
   /** Records the block of handle `h`. */
   set(h: number, addr: number, size: number, requested: number, t: number, device: number, stream: number, pool: number, source: number, stack: object | undefined): void {
     const i = slotOf(h)
-    if (i >= this.cap) this.#grow(i)
+    if (i >= this.cap) this.grow(i)
     const e = this.e
     const j = i * STRIDE
     e[j + L_HANDLE] = h
@@ -456,7 +456,8 @@ class LiveTable {
     this.stack[i] = stack
   }
 
-  #grow(i: number): void {
+  /** Makes room for slot `i`. */
+  grow(i: number): void {
     const cap = Math.max(1024, 2 ** Math.ceil(Math.log2(i + 1)))
     this.e = resized(this.e, cap * STRIDE, -1)
     this.cap = cap
@@ -662,6 +663,120 @@ const S_PINNED_ALLOC = constants.historySink.pinnedAlloc
 const S_PINNED_FREE = constants.historySink.pinnedFree
 /** Whether the addon writes the sink (false on WebAssembly: each free reads the clock itself). */
 let sinkWritten = false
+
+/**
+ * The sink's log: while it is on (`stacks: 'none'` where the addon writes the sink), a caching
+ * pool's allocation and every free of device memory append their whole record to it in the addon
+ * (history.rs), and JS reads the records in batches (`readLog`) rather than at each call: when
+ * more than `LOG_READ_AT` wait, before any entry recorded in JS (so the ring stays in order), and
+ * before a snapshot. What it costs an allocation and a free in JS is a comparison or two.
+ */
+const S_LOG_ON = constants.historySink.logOn
+const S_LOG_N = constants.historySink.logN
+const S_LOG_LOST = constants.historySink.logLost
+const S_LOG = constants.historySink.log
+const RECORD = constants.historySink.record
+/** Records past which the log is read at the next allocation or free (each logs one: room to spare). */
+const LOG_READ_AT = constants.historySink.logCap >> 1
+/** A record's first word: a caching pool's block made, or a device block freed. */
+const LOG_ALLOC = 1
+/** Whether the addon logs (see `S_LOG_ON`). */
+let logging = false
+/** The pools and streams the log's records name by native handle: their indices in the snapshot, noted at each allocation where the handle changed. */
+const poolByHandle = new Map<number, number>()
+const streamByHandle = new Map<number, number>()
+/** The pool handle `onPoolAllocLogged` noted last. */
+let lastLoggedPool = -1
+
+/**
+ * Reads the log's records into the ring and the live table, in the order they were made. Each
+ * store is written out here rather than through `put`, `LiveTable.set` and `putFree`: a call
+ * that is not inlined takes its numbers boxed, an allocation each.
+ */
+function readLog(): void {
+  const n = sink[S_LOG_N]!
+  sink[S_LOG_N] = 0
+  let poolHandle = NaN
+  let pool = -1
+  let streamHandle = NaN
+  let stream = -1
+  for (let k = 0, r = S_LOG; k < n; k++, r += RECORD) {
+    const h = sink[r + 1]!
+    const addr = sink[r + 2]!
+    const size = sink[r + 3]!
+    const t = sink[r + 4]! + clockOffset
+    if (sink[r] === LOG_ALLOC) {
+      if (sink[r + 7] !== poolHandle) {
+        poolHandle = sink[r + 7]!
+        pool = poolByHandle.get(poolHandle) ?? -1
+      }
+      if (sink[r + 8] !== streamHandle) {
+        streamHandle = sink[r + 8]!
+        stream = streamByHandle.get(streamHandle) ?? -1
+      }
+      const requested = sink[r + 5]!
+      const total = sink[r + 6]!
+      const device = sink[r + 9]!
+      if (pool >= 0 && (total !== heldTotal || pool * 1024 + device !== heldKey)) segmentChange(total, pool, device, t)
+      const i = slot()
+      const e = chunkOf(i)
+      const j = (i & CHUNK_MASK) * STRIDE
+      e[j + E_T] = t
+      e[j + E_ADDR] = addr
+      e[j + E_SIZE] = size
+      e[j + E_REQUESTED] = requested
+      e[j + E_CODE] = ALLOC
+      e[j + E_DEVICE] = device
+      e[j + E_STREAM] = stream
+      e[j + E_POOL] = pool
+      if (ring.stacked) ring.stack[i] = undefined
+      const s = slotOf(h)
+      if (s >= live.cap) live.grow(s)
+      const l = live.e
+      const at = s * STRIDE
+      l[at + L_HANDLE] = h
+      l[at + L_ADDR] = addr
+      l[at + L_SIZE] = size
+      l[at + L_REQUESTED] = requested
+      l[at + L_T] = t
+      l[at + L_DEVICE] = device
+      l[at + L_STREAM] = stream
+      l[at + L_POOL_SOURCE] = pool * 256
+      if (live.stacked) live.stack[s] = undefined
+      continue
+    }
+    const from = live.find(h) * STRIDE
+    if (from >= 0) {
+      const l = live.e
+      const i = slot()
+      const e = chunkOf(i)
+      const j = (i & CHUNK_MASK) * STRIDE
+      e[j + E_T] = t
+      e[j + E_ADDR] = l[from + L_ADDR]!
+      e[j + E_SIZE] = l[from + L_SIZE]!
+      e[j + E_REQUESTED] = NaN
+      e[j + E_CODE] = FREE_CODE
+      e[j + E_DEVICE] = l[from + L_DEVICE]!
+      e[j + E_STREAM] = l[from + L_STREAM]!
+      e[j + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
+      if (ring.stacked) ring.stack[i] = undefined
+      live.remove(from / STRIDE)
+    } else if (addr === addr) {
+      // Allocated before the history began: its address, where it was still there to free.
+      put(FREE, t, sink[r + 5]!, -1, addr, size, NaN, SOURCE_FREE, -1, undefined)
+    }
+  }
+  const lost = sink[S_LOG_LOST]!
+  if (lost > 0) {
+    ring.dropped += lost
+    sink[S_LOG_LOST] = 0
+  }
+}
+
+/** Reads the log if records wait in it: before an entry is recorded in JS, and before a snapshot. */
+function flushLog(): void {
+  if (logging && sink[S_LOG_N]! > 0) readLog()
+}
 /** Where the time of the free being made goes in the ring (`pendingAt` of `pendingChunk`; -1: none), filled by `onFreed` from the clock the free wrote; and the block's handle. */
 let pendingChunk = new Float64Array(0)
 let pendingAt = -1
@@ -715,6 +830,7 @@ function sourceCode(source: string): number {
 // The hot path: one native call (address, size, time and the pool's bytes), then stores into the
 // ring and the live table; the stack (stacks: 'js') was captured by the allocator's call (`tap.capture`).
 function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number, stack: object | undefined): void {
+  flushLog()
   const h = own(mem as NativeObject)
   let addr: number
   let size: number
@@ -790,6 +906,7 @@ function onPoolAlloc(h: number, nbytes: number, poolObject: object, device: numb
 
 /** A pinned allocation (host memory: no device, stream or segments): as {@link onAlloc}. */
 function onPinnedAlloc(mem: object, nbytes: number, poolObject: object, stack: object | undefined): void {
+  flushLog()
   const h = own(mem as NativeObject)
   let addr: number
   let size: number
@@ -819,31 +936,17 @@ function notePool(poolObject: object): number {
 // Before the block is freed: its entry, from the live table, timed by the clock the free writes
 // into the sink (`onFreed`); a block the table lacks is read now, while it can still say.
 function onFree(mem: object, h: number, pinned: boolean): void {
+  flushLog()
   if (pendingAt >= 0) settleFree(-1, 0)
   const table = pinned ? livePinned : live
   const i = table.find(h)
   if (i >= 0) {
-    const j = slot()
-    const e = chunkOf(j)
-    const l = table.e
-    const at = (j & CHUNK_MASK) * STRIDE
-    const from = i * STRIDE
+    putFree(table, i, sinkWritten ? NaN : now())
     if (sinkWritten) {
-      pendingChunk = e
-      pendingAt = at + E_T
+      pendingChunk = freeChunk
+      pendingAt = freeAt
       pendingHandle = h
-    } else {
-      e[at + E_T] = now()
     }
-    e[at + E_ADDR] = l[from + L_ADDR]!
-    e[at + E_SIZE] = l[from + L_SIZE]!
-    e[at + E_REQUESTED] = NaN
-    e[at + E_CODE] = FREE_CODE
-    e[at + E_DEVICE] = l[from + L_DEVICE]!
-    e[at + E_STREAM] = l[from + L_STREAM]!
-    e[at + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
-    if (ring.stacked) ring.stack[j] = undefined
-    table.remove(i)
     return
   }
   // Allocated before the history began: its address, if it can still say.
@@ -854,6 +957,31 @@ function onFree(mem: object, h: number, pinned: boolean): void {
   } catch {
     // Already gone (a pool took it from its allocator): nothing is freed here.
   }
+}
+
+/** Where `putFree` wrote the time of the free: `freeAt` of `freeChunk`. */
+let freeChunk = new Float64Array(0)
+let freeAt = 0
+
+/** The free of the block in slot `i` of `table`, at `t`, as the ring's next entry (`freeAt` of `freeChunk` holds `t`); the table forgets the block. */
+function putFree(table: LiveTable, i: number, t: number): void {
+  const j = slot()
+  const e = chunkOf(j)
+  const l = table.e
+  const at = (j & CHUNK_MASK) * STRIDE
+  const from = i * STRIDE
+  e[at + E_T] = t
+  e[at + E_ADDR] = l[from + L_ADDR]!
+  e[at + E_SIZE] = l[from + L_SIZE]!
+  e[at + E_REQUESTED] = NaN
+  e[at + E_CODE] = FREE_CODE
+  e[at + E_DEVICE] = l[from + L_DEVICE]!
+  e[at + E_STREAM] = l[from + L_STREAM]!
+  e[at + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
+  if (ring.stacked) ring.stack[j] = undefined
+  table.remove(i)
+  freeChunk = e
+  freeAt = at + E_T
 }
 
 /** After the free `onFree` saw: its time, from the sink. */
@@ -872,6 +1000,32 @@ const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publis
 
 const tap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
 
+/** A caching pool's allocation while the addon logs it: its pool and stream noted where their handles changed, the log read when full enough. */
+function onPoolAllocLogged(_h: number, _nbytes: number, poolObject: object, device: number, nativePool: number, stream: number): void {
+  if (nativePool !== lastLoggedPool) notePoolHandle(nativePool, poolObject)
+  if (stream !== lastStreamHandle) streamByHandle.set(stream, streamOfNative(stream, device))
+  if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
+}
+
+function notePoolHandle(nativePool: number, poolObject: object): void {
+  poolByHandle.set(nativePool, poolObject === lastPool ? lastPoolId : notePool(poolObject))
+  lastLoggedPool = nativePool
+}
+
+/** Before a free while the addon logs: nothing for device memory (the addon logs the free whole), `onFree` for pinned memory. */
+function onFreeLogged(mem: object, h: number, pinned: boolean): void {
+  if (pinned) onFree(mem, h, true)
+}
+
+/** After a free while the addon logs: the log read when full enough (device memory), `onFreed` (pinned). */
+function onFreedLogged(pinned: boolean): void {
+  if (pinned) onFreed(true)
+  else if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
+}
+
+/** The hooks while the addon logs (`stacks: 'none'` where it writes the sink). */
+const logTap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAllocLogged, pinnedAlloc: onPinnedAlloc, free: onFreeLogged, freed: onFreedLogged, capture: undefined }
+
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
 let oomCount = 0
@@ -879,6 +1033,7 @@ let oomCount = 0
 function onFailed(m: AllocFailedMessage): void {
   const message = m.error instanceof Error ? m.error.message : String(m.error)
   if (state.enabled) {
+    flushLog()
     // What was asked, as the caller passed it: a request refused for its size may be anything
     // (converting a hostile object to a number runs its code), so only a number is kept.
     const requested = typeof m.nbytes === 'number' ? m.nbytes : NaN
@@ -918,12 +1073,16 @@ function recordHistory(options: HistoryOptions = {}): void {
   if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > 2 ** 26) throw new RangeError(`maxEntries must be an integer in [1, 2^26], got ${maxEntries}`)
   if (typeof frames !== 'number') throw new TypeError(`frames must be a number, got ${typeof frames}`)
   if (!Number.isInteger(frames) || frames < 1 || frames > MAX_FRAMES) throw new RangeError(`frames must be an integer in [1, ${MAX_FRAMES}], got ${frames}`)
+  // What the log holds goes into the ring before anything changes (clock, stacks, the ring).
+  flushLog()
   if (enabled !== state.enabled) {
     clockOffset = measureClockOffset()
     if (pendingAt >= 0) settleFree(-1, 0)
     sink.fill(-1)
+    sink[S_LOG_ON] = 0
+    sink[S_LOG_N] = 0
+    sink[S_LOG_LOST] = 0
     sinkWritten = native.memHistorySink(enabled ? sink.buffer : undefined)
-    historyTap.on = enabled ? tap : undefined
     if (oomDir === undefined) {
       if (enabled) memoryChannels.allocFailed.subscribe(onFailed as (m: unknown) => void)
       else memoryChannels.allocFailed.unsubscribe(onFailed as (m: unknown) => void)
@@ -938,8 +1097,16 @@ function recordHistory(options: HistoryOptions = {}): void {
     lastPool = undefined
     heldKey = -1
     lastStreams = null
-    lastStreamHandle = -1
+    poolByHandle.clear()
+    streamByHandle.clear()
   }
+  // The hooks of each way of recording note the stream and the pool where they change: both
+  // start again.
+  lastStreamHandle = -1
+  lastLoggedPool = -1
+  logging = enabled && sinkWritten && stacks === 'none'
+  sink[S_LOG_ON] = logging ? 1 : 0
+  historyTap.on = enabled ? (logging ? logTap : tap) : undefined
   state.enabled = enabled
   state.stacks = stacks
   tap.capture = enabled && stacks === 'js' ? captureAlloc : undefined
@@ -972,6 +1139,7 @@ function snapshot(): MemorySnapshot {
 }
 
 function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
+  flushLog()
   if (pendingAt >= 0) settleFree(-1, 0)
   settleSegments()
   // A snapshot's cost is one pass over the entries: each stack's key is read once, and each

@@ -6,7 +6,7 @@ import type { Stream } from '../stream/stream'
 import { currentStreamHandle, streamHandle } from '../stream/handle'
 import { count, describe, func, options as checkOptions } from '../validate'
 import { historyTap } from './channels'
-import { allocWatched, memoryChannels, poolWatched, publishAlloc, publishAllocMessage, publishFailed, publishPoolChange } from './events'
+import { memoryChannels, poolWatched, publishAllocMessage, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, MemoryPointer } from './pointer'
 
@@ -180,9 +180,11 @@ export class MemoryPool {
   #watched(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
     const before = native.poolStats(pool)
     let done = false
+    let h: number
     let p: MemoryPointer
     try {
-      p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+      h = this.#source === undefined ? native.poolMalloc(pool, nbytes, stream) : native.poolMallocFrom(pool, nbytes, stream, this.#source)
+      p = adoptPointer(h, device)
       done = true
     } catch (e) {
       publishFailed(e, device, nbytes, 'pool', this)
@@ -191,13 +193,10 @@ export class MemoryPool {
       publishPoolChange(this, device, nbytes, before, native.poolStats(pool), done)
     }
     // Published after the pool's growth, so a listener sees the segment before the block in it.
-    if (allocWatched()) publishAlloc(p, nbytes, 'pool', this, pool)
+    const tap = historyTap.on
+    if (tap !== undefined) tap.poolAlloc(h, nbytes, this, device, pool, stream, tap.capture?.('pool'))
+    if (memoryChannels.alloc.hasSubscribers) publishAllocMessage(p, nbytes, 'pool', this)
     return p
-  }
-
-  /** An allocation that grows from the base allocator. */
-  #grow(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
-    return adoptPointer(native.poolMallocFrom(pool, nbytes, stream, this.#source!), device)
   }
 
   /** Releases cached blocks to the driver (or the base allocator): all, or those of `stream`. Split blocks wait to re-merge. */

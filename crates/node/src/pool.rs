@@ -107,7 +107,7 @@ crate::exports! {
         };
         let p = get(pool)?;
         let block = stream::with(stream, |s| p.malloc_from(size.0, s, Some(&mut source)))?;
-        memory::adopt_held(block, p.total_bytes() as f64)
+        memory::adopt_pooled(block, size.0, pool, p.total_bytes(), stream)
     }
 
     /// The byte counts, high-water marks, retries and bytes released.
@@ -154,7 +154,7 @@ crate::exports! {
     c"poolMalloc" => fn pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
         // The bytes the pool holds after it (one atomic load) go into the history's record.
         let (block, held) = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)).map(|b| (b, p.total_bytes())))?;
-        memory::adopt_held(block, held as f64)
+        memory::adopt_pooled(block, size.0, pool, held, stream)
     }
 
     /// Releases free blocks to the driver: all, or those of `stream`; the bytes released.
