@@ -2,7 +2,8 @@
 // columns fed by the allocators' direct hook (channels.ts `historyTap`). Off, the hook is unset and
 // an allocation's cost is one property read. On, an entry is a few stores into typed arrays and a
 // stack is captured with `Error.captureStackTrace` and formatted only when a snapshot is taken:
-// V8 formats `.stack` lazily. The snapshot draws the caching pools' segments as they lay them
+// V8 formats `.stack` lazily. Without stacks, the addon logs a caching pool's allocations and the
+// frees itself, and the history reads its log in batches (`readLog`). The snapshot draws the caching pools' segments as they lay them
 // out (`MemoryPool.segments()`), free blocks included.
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'

@@ -2,8 +2,10 @@
 //! make and free blocks write what it records of each — the handle, the address, the size, the
 //! clock and the pool's bytes — into an ArrayBuffer it registered once, so recording a block costs
 //! no call of its own. Off (nothing registered, the usual case), each of those calls reads one
-//! thread-local pointer. The buffer is JS's (Electron refuses external ones); the history never
-//! hands it out, and the binding keeps it alive while registered.
+//! global counter. The buffer is JS's (Electron refuses external ones); the history never hands it
+//! out, and the binding keeps it alive while registered. With no stack recorded (`stacks:
+//! 'none'`), a caching pool's allocations and every free are appended whole to a log in the same
+//! buffer, which the history reads in batches: JS then does a comparison or two at each call.
 //!
 //! The WebAssembly build registers nothing: emnapi hands native code a copy of a JS buffer, valid
 //! during one call, so the history asks for each block instead (`memHistoryInfo`). The TS side
