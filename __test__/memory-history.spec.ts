@@ -265,6 +265,63 @@ serial("every allocator's alloc and free say the block's address and size, timed
   t.false(s.segments.some((g) => g.blocks.some((b) => b.t >= 0)), 'nothing recorded is live')
 })
 
+serial("stacks: 'none': what the addon logs keeps its order with the rest, past the log's size, across streams and a change of stacks", (t) => {
+  memory.recordHistory({ stacks: 'none', maxEntries: 100_000 })
+  const pool = new MemoryPool()
+  const pinned = new PinnedMemoryPool()
+  const s0 = new Stream({ nonBlocking: true })
+  const kept: ReturnType<MemoryPool['malloc']>[] = []
+  // A free made twice is nothing, however often: it leaves the history nothing to lose.
+  const twice = pool.malloc(64)
+  twice.mem.free()
+  for (let i = 0; i < 600; i++) twice.mem.free()
+  // More pool allocations and frees than the log holds, on two streams, with pinned ones (recorded
+  // in JS) between them, and blocks kept live across each change of stacks.
+  for (let i = 0; i < 1500; i++) {
+    const p = i % 3 === 0 ? s0.run(() => pool.malloc(1024)) : pool.malloc(512)
+    if (i % 100 === 0) pinned.malloc(256).free()
+    if (i % 500 === 0) kept.push(p)
+    else p.mem.free()
+  }
+  memory.recordHistory({ stacks: 'js', maxEntries: 100_000 })
+  kept.shift()!.mem.free() // allocated while the addon logged, freed while JS records
+  kept.push(pool.malloc(2048))
+  memory.recordHistory({ stacks: 'none', maxEntries: 100_000 })
+  kept.pop()!.mem.free() // the other way round
+  const s = memory.snapshot()
+  const ev = s.history.events
+  t.is(s.history.dropped, 0)
+  t.true(ev.every((e, i, a) => i === 0 || e.t >= a[i - 1]!.t), 'in time order')
+  const allocs = ev.filter((e) => e.action === 'alloc')
+  const frees = ev.filter((e) => e.action === 'free')
+  t.is(allocs.filter((e) => e.source === 'pool').length, 1 + 1501)
+  t.is(allocs.filter((e) => e.source === 'pinned').length, 15)
+  t.is(frees.length, 1 + 1500 - 3 + 2 + 15)
+  const poolIds = new Set(allocs.filter((e) => e.source === 'pool').map((e) => e.pool))
+  t.is(poolIds.size, 1, 'one pool')
+  t.is(s.pools[[...poolIds][0]!]!.kind, 'MemoryPool')
+  const streams = new Set(allocs.filter((e) => e.source === 'pool').map((e) => e.stream))
+  t.is(streams.size, 2, 'two streams')
+  t.true(allocs.filter((e) => e.size === 1024).every((e) => e.stream >= 2 && s.streams[e.stream]!.name.startsWith('0x')), 'the created stream')
+  t.true(allocs.filter((e) => e.size === 512).every((e) => e.stream === 0), 'the default stream')
+  // Each free follows the allocation of its address, and says what it said.
+  const open = new Map<string, (typeof ev)[number]>()
+  for (const e of ev) {
+    if (e.action === 'alloc') open.set(e.addr!, e)
+    else if (e.action === 'free') {
+      const a = open.get(e.addr!)
+      t.truthy(a, `free of ${e.addr} follows its alloc`)
+      t.like(e, { size: a!.size, device: a!.device, stream: a!.stream, pool: a!.pool })
+      open.delete(e.addr!)
+    }
+  }
+  // What is still live is in the snapshot's segments, recorded (t ≥ 0).
+  const live = s.segments.flatMap((g) => g.blocks).filter((b) => b.t >= 0)
+  t.is(live.length, kept.length)
+  t.deepEqual(live.map((b) => b.addr).sort(), kept.map((p) => `0x${p.ptr.toString(16)}`).sort())
+  for (const p of kept) p.mem.free()
+})
+
 const workerScript = (root: string): string => `
 const { Worker } = require('node:worker_threads')
 const { memory, MemoryPool } = cuda

@@ -33,6 +33,12 @@ export const memoryChannels: {
 export interface HistoryTap {
   /** An allocation of device memory (`mem` a Memory) of `nbytes` asked, from `source`, made on `device`, by `pool` (its native handle `nativePool`, or -1), with the `stack` `capture` took. */
   alloc(mem: object, nbytes: number, source: string, pool: object | undefined, device: number, nativePool: number, stack: object | undefined): void
+  /**
+   * A caching pool's allocation (`source` 'pool'), the hot one: as `alloc`, with the Memory's
+   * handle in place of the Memory, and the native handle of the stream it was made for (`stream`),
+   * which names the current stream without reading the async context again.
+   */
+  poolAlloc(handle: number, nbytes: number, pool: object, device: number, nativePool: number, stream: number, stack: object | undefined): void
   /** An allocation of pinned host memory (`mem` a PinnedMemory) of `nbytes` asked, by `pool`, with the `stack` `capture` took. */
   pinnedAlloc(mem: object, nbytes: number, pool: object, stack: object | undefined): void
   /**
@@ -41,8 +47,8 @@ export interface HistoryTap {
    * `alloc`'s is a large one).
    */
   capture: ((source: string) => object) | undefined
-  /** `mem` (a Memory, or a PinnedMemory when `pinned`) is about to be freed. */
-  free(mem: object, pinned: boolean): void
+  /** `mem` (a Memory, or a PinnedMemory when `pinned`), of handle `handle`, is about to be freed. */
+  free(mem: object, handle: number, pinned: boolean): void
   /** The block `free` was told of is freed now (the addon wrote the clock of it). */
   freed(pinned: boolean): void
 }

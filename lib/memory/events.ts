@@ -104,7 +104,11 @@ export function allocWatched(): boolean {
 export function publishAlloc(pointer: AllocMessage['pointer'], nbytes: number, source: AllocSource, pool?: object, nativePool = -1): void {
   const tap = historyTap.on
   if (tap !== undefined) tap.alloc(pointer.mem, nbytes, source, pool, pointer.deviceId, nativePool, tap.capture?.(source))
-  if (!memoryChannels.alloc.hasSubscribers) return
+  if (memoryChannels.alloc.hasSubscribers) publishAllocMessage(pointer, nbytes, source, pool)
+}
+
+/** @internal Publishes an allocation on the channel alone (the caller told the history). */
+export function publishAllocMessage(pointer: AllocMessage['pointer'], nbytes: number, source: AllocSource, pool?: object): void {
   const m: AllocMessage = { pointer, nbytes, size: pointer.size, device: pointer.deviceId, source }
   if (pool !== undefined) m.pool = pool
   memoryChannels.alloc.publish(m)

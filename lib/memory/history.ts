@@ -2,7 +2,8 @@
 // columns fed by the allocators' direct hook (channels.ts `historyTap`). Off, the hook is unset and
 // an allocation's cost is one property read. On, an entry is a few stores into typed arrays and a
 // stack is captured with `Error.captureStackTrace` and formatted only when a snapshot is taken:
-// V8 formats `.stack` lazily. The snapshot draws the caching pools' segments as they lay them
+// V8 formats `.stack` lazily. Without stacks, the addon logs a caching pool's allocations and the
+// frees itself, and the history reads its log in batches (`readLog`). The snapshot draws the caching pools' segments as they lay them
 // out (`MemoryPool.segments()`), free blocks included.
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -225,25 +226,30 @@ const MAX_FRAMES = 200
 const NO_SOURCE = 255
 const sourceCodes: Record<string, number> = { pool: 0, 'async-pool': 1, plain: 2, managed: 3, pinned: 4 }
 
+/** Entries a chunk of the ring holds (2^CHUNK_SHIFT): 256 KiB of numbers. */
+const CHUNK_SHIFT = 12
+const CHUNK_MASK = (1 << CHUNK_SHIFT) - 1
+
 /**
- * The ring: an entry is eight numbers in one Float64Array (`E_*` below), no object (a million
- * entries of objects cost the GC more than recording them), and its stores go through one
- * array's bounds and base. The stacks are a plain array beside it, touched only once a stack was
- * recorded: each holds what `Error.captureStackTrace` filled in, which V8 formats only when a
- * snapshot reads it. The ring grows by doubling up to `maxEntries`, then the oldest entry is
- * overwritten.
+ * The ring: an entry is eight numbers (`E_*` below) in a Float64Array of `CHUNK` entries, no
+ * object (a million entries of objects cost the GC more than recording them). It grows a chunk at
+ * a time up to `maxEntries`, then the oldest entry is overwritten: growing copies nothing and
+ * touches no memory twice (a ring grown by doubling copied each entry again at each doubling, and
+ * the fresh pages of each copy were most of what the first `maxEntries` entries cost). The stacks
+ * are a plain array beside it, touched only once a stack was recorded: each holds what
+ * `Error.captureStackTrace` filled in, which V8 formats only when a snapshot reads it.
  */
 const ring = {
   /** Entries held (at most `max`). */
   n: 0,
   max: 100_000,
-  /** Where the next entry goes once the ring is full: the oldest. */
+  /** Where the next entry goes: `n` while the ring fills, the oldest entry once it is full. */
   head: 0,
   dropped: 0,
-  /** Entries it has room for. */
+  /** Entries it has room for: its chunks'. */
   cap: 0,
-  /** The entries, `STRIDE` numbers each. */
-  e: new Float64Array(0),
+  /** The entries, `STRIDE` numbers each: entry `i` is at `(i & CHUNK_MASK) * STRIDE` of chunk `i >> CHUNK_SHIFT`. */
+  chunks: [] as Float64Array<ArrayBuffer>[],
   /** Whether `stack` is kept: set by the first stack recorded, until the ring is cleared. */
   stacked: false,
   /** The stacks by slot (`cap` of them while `stacked`, else none). */
@@ -279,10 +285,34 @@ function resizedStacks(a: (object | undefined)[], length: number): (object | und
   return b
 }
 
-function resize(cap: number): void {
-  ring.e = resized(ring.e, cap * STRIDE)
+/** Adds a chunk to the ring (the last one only as long as `max` needs). */
+function addChunk(): void {
+  const cap = Math.min(ring.max, ring.cap + CHUNK_MASK + 1)
+  ring.chunks.push(chunk((cap - ring.cap) * STRIDE))
   ring.cap = cap
-  if (ring.stacked) ring.stack = resizedStacks(ring.stack, cap)
+  if (ring.stacked) for (let i = ring.stack.length; i < cap; i++) ring.stack.push(undefined)
+}
+
+/**
+ * The chunks of the ring cleared last, for as long as the GC leaves them: a ring that starts
+ * again (recording stopped and started, or `maxEntries` changed) takes them before new memory.
+ * Filling fresh memory costs a page fault per 4 KiB (64 entries), on a virtual machine more than
+ * recording the entries does; held weakly, they are kept no longer than they would have been.
+ */
+let spareChunks: WeakRef<Float64Array<ArrayBuffer>>[] = []
+
+/** A chunk of `length` numbers: a spare one if the GC left one of that length, else a new one. Its numbers are stale: each entry is written whole before it is read. */
+function chunk(length: number): Float64Array<ArrayBuffer> {
+  while (spareChunks.length > 0) {
+    const c = spareChunks.pop()!.deref()
+    if (c !== undefined && c.length === length) return c
+  }
+  return new Float64Array(length)
+}
+
+/** The chunk holding entry `i`. */
+function chunkOf(i: number): Float64Array<ArrayBuffer> {
+  return ring.chunks[i >> CHUNK_SHIFT]!
 }
 
 function clearRing(max: number): void {
@@ -294,21 +324,24 @@ function clearRing(max: number): void {
   ring.stacked = false
   ring.stack = []
   ring.cap = 0
-  ring.e = new Float64Array(0)
-  resize(Math.min(max, 1024))
+  if (ring.chunks.length > 0) spareChunks = ring.chunks.map((c) => new WeakRef(c)).reverse()
+  ring.chunks = []
 }
 
-/** The slot the next entry goes in. */
+/** The slot the next entry goes in, filling or full: small, to be inlined where it is called. */
 function slot(): number {
-  if (ring.n < ring.max) {
-    if (ring.n === ring.cap) resize(Math.min(ring.max, ring.cap * 2))
-    return ring.n++
-  }
   const i = ring.head
+  if (i === ring.cap) addChunk()
   ring.head = i + 1 === ring.max ? 0 : i + 1
+  if (ring.n < ring.max) ring.n++
+  else overwrite(i)
+  return i
+}
+
+/** Slot `i`, the oldest entry, is being overwritten. */
+function overwrite(i: number): void {
   ring.dropped++
   if (ring.message.size > 0) ring.message.delete(i)
-  return i
 }
 
 /** Slot `i`'s stack: kept from the first stack on (a slot reused keeps no stale one). */
@@ -323,8 +356,8 @@ function putStack(i: number, stack: object | undefined): void {
 
 function put(action: number, t: number, device: number, stream: number, addr: number, size: number, requested: number, source: number, pool: number, stack: object | undefined): number {
   const i = slot()
-  const e = ring.e
-  const j = i * STRIDE
+  const e = chunkOf(i)
+  const j = (i & CHUNK_MASK) * STRIDE
   e[j + E_T] = t
   e[j + E_ADDR] = addr
   e[j + E_SIZE] = size
@@ -372,7 +405,7 @@ class LiveTable {
   /** Records the block of handle `h`. */
   set(h: number, addr: number, size: number, requested: number, t: number, device: number, stream: number, pool: number, source: number, stack: object | undefined): void {
     const i = slotOf(h)
-    if (i >= this.cap) this.#grow(i)
+    if (i >= this.cap) this.grow(i)
     const e = this.e
     const j = i * STRIDE
     e[j + L_HANDLE] = h
@@ -424,7 +457,8 @@ class LiveTable {
     this.stack[i] = stack
   }
 
-  #grow(i: number): void {
+  /** Makes room for slot `i`. */
+  grow(i: number): void {
     const cap = Math.max(1024, 2 ** Math.ceil(Math.log2(i + 1)))
     this.e = resized(this.e, cap * STRIDE, -1)
     this.cap = cap
@@ -630,7 +664,122 @@ const S_PINNED_ALLOC = constants.historySink.pinnedAlloc
 const S_PINNED_FREE = constants.historySink.pinnedFree
 /** Whether the addon writes the sink (false on WebAssembly: each free reads the clock itself). */
 let sinkWritten = false
-/** Where the time of the free being made goes in `ring.e` (-1: none), filled by `onFreed` from the clock the free wrote; and the block's handle. */
+
+/**
+ * The sink's log: while it is on (`stacks: 'none'` where the addon writes the sink), a caching
+ * pool's allocation and every free of device memory append their whole record to it in the addon
+ * (history.rs), and JS reads the records in batches (`readLog`) rather than at each call: when
+ * more than `LOG_READ_AT` wait, before any entry recorded in JS (so the ring stays in order), and
+ * before a snapshot. What it costs an allocation and a free in JS is a comparison or two.
+ */
+const S_LOG_ON = constants.historySink.logOn
+const S_LOG_N = constants.historySink.logN
+const S_LOG_LOST = constants.historySink.logLost
+const S_LOG = constants.historySink.log
+const RECORD = constants.historySink.record
+/** Records past which the log is read at the next allocation or free (each logs one: room to spare). */
+const LOG_READ_AT = constants.historySink.logCap >> 1
+/** A record's first word: a caching pool's block made, or a device block freed. */
+const LOG_ALLOC = 1
+/** Whether the addon logs (see `S_LOG_ON`). */
+let logging = false
+/** The pools and streams the log's records name by native handle: their indices in the snapshot, noted at each allocation where the handle changed. */
+const poolByHandle = new Map<number, number>()
+const streamByHandle = new Map<number, number>()
+/** The pool handle `onPoolAllocLogged` noted last. */
+let lastLoggedPool = -1
+
+/**
+ * Reads the log's records into the ring and the live table, in the order they were made. Each
+ * store is written out here rather than through `put`, `LiveTable.set` and `putFree`: a call
+ * that is not inlined takes its numbers boxed, an allocation each.
+ */
+function readLog(): void {
+  const n = sink[S_LOG_N]!
+  sink[S_LOG_N] = 0
+  let poolHandle = NaN
+  let pool = -1
+  let streamHandle = NaN
+  let stream = -1
+  for (let k = 0, r = S_LOG; k < n; k++, r += RECORD) {
+    const h = sink[r + 1]!
+    const addr = sink[r + 2]!
+    const size = sink[r + 3]!
+    const t = sink[r + 4]! + clockOffset
+    if (sink[r] === LOG_ALLOC) {
+      if (sink[r + 7] !== poolHandle) {
+        poolHandle = sink[r + 7]!
+        pool = poolByHandle.get(poolHandle) ?? -1
+      }
+      if (sink[r + 8] !== streamHandle) {
+        streamHandle = sink[r + 8]!
+        stream = streamByHandle.get(streamHandle) ?? -1
+      }
+      const requested = sink[r + 5]!
+      const total = sink[r + 6]!
+      const device = sink[r + 9]!
+      if (pool >= 0 && (total !== heldTotal || pool * 1024 + device !== heldKey)) segmentChange(total, pool, device, t)
+      const i = slot()
+      const e = chunkOf(i)
+      const j = (i & CHUNK_MASK) * STRIDE
+      e[j + E_T] = t
+      e[j + E_ADDR] = addr
+      e[j + E_SIZE] = size
+      e[j + E_REQUESTED] = requested
+      e[j + E_CODE] = ALLOC
+      e[j + E_DEVICE] = device
+      e[j + E_STREAM] = stream
+      e[j + E_POOL] = pool
+      if (ring.stacked) ring.stack[i] = undefined
+      const s = slotOf(h)
+      if (s >= live.cap) live.grow(s)
+      const l = live.e
+      const at = s * STRIDE
+      l[at + L_HANDLE] = h
+      l[at + L_ADDR] = addr
+      l[at + L_SIZE] = size
+      l[at + L_REQUESTED] = requested
+      l[at + L_T] = t
+      l[at + L_DEVICE] = device
+      l[at + L_STREAM] = stream
+      l[at + L_POOL_SOURCE] = pool * 256
+      if (live.stacked) live.stack[s] = undefined
+      continue
+    }
+    const from = live.find(h) * STRIDE
+    if (from >= 0) {
+      const l = live.e
+      const i = slot()
+      const e = chunkOf(i)
+      const j = (i & CHUNK_MASK) * STRIDE
+      e[j + E_T] = t
+      e[j + E_ADDR] = l[from + L_ADDR]!
+      e[j + E_SIZE] = l[from + L_SIZE]!
+      e[j + E_REQUESTED] = NaN
+      e[j + E_CODE] = FREE_CODE
+      e[j + E_DEVICE] = l[from + L_DEVICE]!
+      e[j + E_STREAM] = l[from + L_STREAM]!
+      e[j + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
+      if (ring.stacked) ring.stack[i] = undefined
+      live.remove(from / STRIDE)
+    } else if (addr === addr) {
+      // Allocated before the history began: its address, where it was still there to free.
+      put(FREE, t, sink[r + 5]!, -1, addr, size, NaN, SOURCE_FREE, -1, undefined)
+    }
+  }
+  const lost = sink[S_LOG_LOST]!
+  if (lost > 0) {
+    ring.dropped += lost
+    sink[S_LOG_LOST] = 0
+  }
+}
+
+/** Reads the log if records wait in it: before an entry is recorded in JS, and before a snapshot. */
+function flushLog(): void {
+  if (logging && sink[S_LOG_N]! > 0) readLog()
+}
+/** Where the time of the free being made goes in the ring (`pendingAt` of `pendingChunk`; -1: none), filled by `onFreed` from the clock the free wrote; and the block's handle. */
+let pendingChunk = new Float64Array(0)
 let pendingAt = -1
 let pendingHandle = -1
 /** `performance.now()` less the addon's clock (the same monotonic clock, another origin), set when recording starts. */
@@ -682,6 +831,7 @@ function sourceCode(source: string): number {
 // The hot path: one native call (address, size, time and the pool's bytes), then stores into the
 // ring and the live table; the stack (stacks: 'js') was captured by the allocator's call (`tap.capture`).
 function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number, stack: object | undefined): void {
+  flushLog()
   const h = own(mem as NativeObject)
   let addr: number
   let size: number
@@ -712,8 +862,52 @@ function onAlloc(mem: object, nbytes: number, source: string, poolObject: object
   live.set(h, addr, size, nbytes, t, device, stream, pool, src, stack)
 }
 
+/** The native handle of the stream `streamOfNative` last named, and its index: most allocations are on the stream before. */
+let lastStreamHandle = -1
+let lastStreamHandleId = -1
+
+/**
+ * The snapshot's index of the stream of native handle `handle`, the current one of `device`: a
+ * handle is never issued twice and names one stream (a default one per device), so its index is
+ * read once, from the async context, while it is the last one seen.
+ */
+function streamOfNative(handle: number, device: number): number {
+  if (handle === lastStreamHandle) return lastStreamHandleId
+  const id = streamIdIn(scope().streams, device)
+  lastStreamHandle = handle
+  lastStreamHandleId = id
+  return id
+}
+
+/** A caching pool's allocation (the hot path): as {@link onAlloc}, its stream named by its native handle. */
+function onPoolAlloc(h: number, nbytes: number, poolObject: object, device: number, nativePool: number, stream: number, stack: object | undefined): void {
+  let addr: number
+  let size: number
+  let t: number
+  let total: number
+  if (sink[S_ALLOC] === h) {
+    addr = sink[S_ALLOC + 1]!
+    size = sink[S_ALLOC + 2]!
+    t = sink[S_ALLOC + 3]! + clockOffset
+    total = sink[S_ALLOC + 4]!
+  } else {
+    native.memHistoryInfo(h, nativePool, scratchBytes)
+    addr = scratch[0]!
+    size = scratch[1]!
+    t = scratch[2]! + clockOffset
+    total = scratch[3]!
+  }
+  const pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
+  if (total < 0) total = heldBytes(poolObject)
+  segmentChange(total, pool, device, t)
+  const st = stream === lastStreamHandle ? lastStreamHandleId : streamOfNative(stream, device)
+  put(ALLOC, t, device, st, addr, size, nbytes, 0, pool, stack)
+  live.set(h, addr, size, nbytes, t, device, st, pool, 0, stack)
+}
+
 /** A pinned allocation (host memory: no device, stream or segments): as {@link onAlloc}. */
 function onPinnedAlloc(mem: object, nbytes: number, poolObject: object, stack: object | undefined): void {
+  flushLog()
   const h = own(mem as NativeObject)
   let addr: number
   let size: number
@@ -742,32 +936,18 @@ function notePool(poolObject: object): number {
 
 // Before the block is freed: its entry, from the live table, timed by the clock the free writes
 // into the sink (`onFreed`); a block the table lacks is read now, while it can still say.
-function onFree(mem: object, pinned: boolean): void {
+function onFree(mem: object, h: number, pinned: boolean): void {
+  flushLog()
   if (pendingAt >= 0) settleFree(-1, 0)
-  const h = own(mem as NativeObject)
   const table = pinned ? livePinned : live
   const i = table.find(h)
   if (i >= 0) {
-    const j = slot()
-    const e = ring.e
-    const l = table.e
-    const at = j * STRIDE
-    const from = i * STRIDE
+    putFree(table, i, sinkWritten ? NaN : now())
     if (sinkWritten) {
-      pendingAt = at + E_T
+      pendingChunk = freeChunk
+      pendingAt = freeAt
       pendingHandle = h
-    } else {
-      e[at + E_T] = now()
     }
-    e[at + E_ADDR] = l[from + L_ADDR]!
-    e[at + E_SIZE] = l[from + L_SIZE]!
-    e[at + E_REQUESTED] = NaN
-    e[at + E_CODE] = FREE_CODE
-    e[at + E_DEVICE] = l[from + L_DEVICE]!
-    e[at + E_STREAM] = l[from + L_STREAM]!
-    e[at + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
-    if (ring.stacked) ring.stack[j] = undefined
-    table.remove(i)
     return
   }
   // Allocated before the history began: its address, if it can still say.
@@ -780,6 +960,31 @@ function onFree(mem: object, pinned: boolean): void {
   }
 }
 
+/** Where `putFree` wrote the time of the free: `freeAt` of `freeChunk`. */
+let freeChunk = new Float64Array(0)
+let freeAt = 0
+
+/** The free of the block in slot `i` of `table`, at `t`, as the ring's next entry (`freeAt` of `freeChunk` holds `t`); the table forgets the block. */
+function putFree(table: LiveTable, i: number, t: number): void {
+  const j = slot()
+  const e = chunkOf(j)
+  const l = table.e
+  const at = (j & CHUNK_MASK) * STRIDE
+  const from = i * STRIDE
+  e[at + E_T] = t
+  e[at + E_ADDR] = l[from + L_ADDR]!
+  e[at + E_SIZE] = l[from + L_SIZE]!
+  e[at + E_REQUESTED] = NaN
+  e[at + E_CODE] = FREE_CODE
+  e[at + E_DEVICE] = l[from + L_DEVICE]!
+  e[at + E_STREAM] = l[from + L_STREAM]!
+  e[at + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
+  if (ring.stacked) ring.stack[j] = undefined
+  table.remove(i)
+  freeChunk = e
+  freeAt = at + E_T
+}
+
 /** After the free `onFree` saw: its time, from the sink. */
 function onFreed(pinned: boolean): void {
   if (pendingAt >= 0) settleFree(pendingHandle, pinned ? S_PINNED_FREE : S_FREE)
@@ -787,14 +992,40 @@ function onFreed(pinned: boolean): void {
 
 /** The pending free's time: the clock the free of `h` wrote at `at` of the sink, or now when it wrote none (it threw). */
 function settleFree(h: number, at: number): void {
-  ring.e[pendingAt] = h >= 0 && sink[at] === h ? sink[at + 1]! + clockOffset : now()
+  pendingChunk[pendingAt] = h >= 0 && sink[at] === h ? sink[at + 1]! + clockOffset : now()
   pendingAt = -1
 }
 
 /** The stack of an allocation of `source`, from its allocator's caller on. */
 const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publishAlloc)
 
-const tap: HistoryTap = { alloc: onAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
+const tap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
+
+/** A caching pool's allocation while the addon logs it: its pool and stream noted where their handles changed, the log read when full enough. */
+function onPoolAllocLogged(_h: number, _nbytes: number, poolObject: object, device: number, nativePool: number, stream: number): void {
+  if (nativePool !== lastLoggedPool) notePoolHandle(nativePool, poolObject)
+  if (stream !== lastStreamHandle) streamByHandle.set(stream, streamOfNative(stream, device))
+  if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
+}
+
+function notePoolHandle(nativePool: number, poolObject: object): void {
+  poolByHandle.set(nativePool, poolObject === lastPool ? lastPoolId : notePool(poolObject))
+  lastLoggedPool = nativePool
+}
+
+/** Before a free while the addon logs: nothing for device memory (the addon logs the free whole), `onFree` for pinned memory. */
+function onFreeLogged(mem: object, h: number, pinned: boolean): void {
+  if (pinned) onFree(mem, h, true)
+}
+
+/** After a free while the addon logs: the log read when full enough (device memory), `onFreed` (pinned). */
+function onFreedLogged(pinned: boolean): void {
+  if (pinned) onFreed(true)
+  else if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
+}
+
+/** The hooks while the addon logs (`stacks: 'none'` where it writes the sink). */
+const logTap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAllocLogged, pinnedAlloc: onPinnedAlloc, free: onFreeLogged, freed: onFreedLogged, capture: undefined }
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
@@ -803,6 +1034,7 @@ let oomCount = 0
 function onFailed(m: AllocFailedMessage): void {
   const message = m.error instanceof Error ? m.error.message : String(m.error)
   if (state.enabled) {
+    flushLog()
     // What was asked, as the caller passed it: a request refused for its size may be anything
     // (converting a hostile object to a number runs its code), so only a number is kept.
     const requested = typeof m.nbytes === 'number' ? m.nbytes : NaN
@@ -842,12 +1074,16 @@ function recordHistory(options: HistoryOptions = {}): void {
   if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > 2 ** 26) throw new RangeError(`maxEntries must be an integer in [1, 2^26], got ${maxEntries}`)
   if (typeof frames !== 'number') throw new TypeError(`frames must be a number, got ${typeof frames}`)
   if (!Number.isInteger(frames) || frames < 1 || frames > MAX_FRAMES) throw new RangeError(`frames must be an integer in [1, ${MAX_FRAMES}], got ${frames}`)
+  // What the log holds goes into the ring before anything changes (clock, stacks, the ring).
+  flushLog()
   if (enabled !== state.enabled) {
     clockOffset = measureClockOffset()
     if (pendingAt >= 0) settleFree(-1, 0)
     sink.fill(-1)
+    sink[S_LOG_ON] = 0
+    sink[S_LOG_N] = 0
+    sink[S_LOG_LOST] = 0
     sinkWritten = native.memHistorySink(enabled ? sink.buffer : undefined)
-    historyTap.on = enabled ? tap : undefined
     if (oomDir === undefined) {
       if (enabled) memoryChannels.allocFailed.subscribe(onFailed as (m: unknown) => void)
       else memoryChannels.allocFailed.unsubscribe(onFailed as (m: unknown) => void)
@@ -862,7 +1098,16 @@ function recordHistory(options: HistoryOptions = {}): void {
     lastPool = undefined
     heldKey = -1
     lastStreams = null
+    poolByHandle.clear()
+    streamByHandle.clear()
   }
+  // The hooks of each way of recording note the stream and the pool where they change: both
+  // start again.
+  lastStreamHandle = -1
+  lastLoggedPool = -1
+  logging = enabled && sinkWritten && stacks === 'none'
+  sink[S_LOG_ON] = logging ? 1 : 0
+  historyTap.on = enabled ? (logging ? logTap : tap) : undefined
   state.enabled = enabled
   state.stacks = stacks
   tap.capture = enabled && stacks === 'js' ? captureAlloc : undefined
@@ -895,6 +1140,7 @@ function snapshot(): MemorySnapshot {
 }
 
 function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
+  flushLog()
   if (pendingAt >= 0) settleFree(-1, 0)
   settleSegments()
   // A snapshot's cost is one pass over the entries: each stack's key is read once, and each
@@ -917,16 +1163,17 @@ function snapshotWith(prepare: typeof Error.prepareStackTrace): MemorySnapshot {
   const events: HistoryEvent[] = []
   for (let k = 0; k < n; k++) {
     const i = first + k < n ? first + k : first + k - n
-    const j = i * STRIDE
-    const code = ring.e[j + E_CODE]!
+    const c = chunkOf(i)
+    const j = (i & CHUNK_MASK) * STRIDE
+    const code = c[j + E_CODE]!
     const action = code & 7
     const e: HistoryEvent = {
-      t: ring.e[j + E_T]!, action: ACTIONS[action]!, device: ring.e[j + E_DEVICE]!, stream: ring.e[j + E_STREAM]!, size: ring.e[j + E_SIZE]!, pool: ring.e[j + E_POOL]!,
+      t: c[j + E_T]!, action: ACTIONS[action]!, device: c[j + E_DEVICE]!, stream: c[j + E_STREAM]!, size: c[j + E_SIZE]!, pool: c[j + E_POOL]!,
       stack: ring.stacked ? stackOf(ring.stack[i]) : -1,
     }
-    const addr = ring.e[j + E_ADDR]!
+    const addr = c[j + E_ADDR]!
     if (addr === addr) e.addr = hex(addr)
-    const requested = ring.e[j + E_REQUESTED]!
+    const requested = c[j + E_REQUESTED]!
     if (requested === requested) e.requested = requested
     const source = code >> 3
     if (source !== NO_SOURCE) e.source = SOURCES[source]

@@ -100,7 +100,7 @@ export class PinnedMemory extends NativeObject {
   free(): void {
     if (this.#freed) return
     const tap = historyTap.on
-    tap?.free(this, true)
+    tap?.free(this, own(this), true)
     this.#freed = true
     if (this.#buffer !== undefined) native.arrayBufferDetach(this.#buffer)
     native.pinnedFree(own(this))

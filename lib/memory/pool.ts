@@ -5,7 +5,8 @@ import { own } from '../object'
 import type { Stream } from '../stream/stream'
 import { currentStreamHandle, streamHandle } from '../stream/handle'
 import { count, describe, func, options as checkOptions } from '../validate'
-import { allocWatched, memoryChannels, poolWatched, publishAlloc, publishFailed, publishPoolChange } from './events'
+import { historyTap } from './channels'
+import { memoryChannels, poolWatched, publishAllocMessage, publishFailed, publishPoolChange } from './events'
 import { PerDevice } from './per-device'
 import { adoptPointer, MemoryPointer } from './pointer'
 
@@ -160,14 +161,18 @@ export class MemoryPool {
     const pool = this.#pools.get(device)
     const stream = currentStreamHandle(device, sc)
     if (poolWatched()) return this.#watched(pool, nbytes, stream, device)
+    let h: number
     let p: MemoryPointer
     try {
-      p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+      h = this.#source === undefined ? native.poolMalloc(pool, nbytes, stream) : native.poolMallocFrom(pool, nbytes, stream, this.#source)
+      p = adoptPointer(h, device)
     } catch (e) {
       publishFailed(e, device, nbytes, 'pool', this)
       throw e
     }
-    if (allocWatched()) publishAlloc(p, nbytes, 'pool', this, pool)
+    const tap = historyTap.on
+    if (tap !== undefined) tap.poolAlloc(h, nbytes, this, device, pool, stream, tap.capture?.('pool'))
+    if (memoryChannels.alloc.hasSubscribers) publishAllocMessage(p, nbytes, 'pool', this)
     return p
   }
 
@@ -175,9 +180,11 @@ export class MemoryPool {
   #watched(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
     const before = native.poolStats(pool)
     let done = false
+    let h: number
     let p: MemoryPointer
     try {
-      p = this.#source === undefined ? adoptPointer(native.poolMalloc(pool, nbytes, stream), device) : this.#grow(pool, nbytes, stream, device)
+      h = this.#source === undefined ? native.poolMalloc(pool, nbytes, stream) : native.poolMallocFrom(pool, nbytes, stream, this.#source)
+      p = adoptPointer(h, device)
       done = true
     } catch (e) {
       publishFailed(e, device, nbytes, 'pool', this)
@@ -186,13 +193,10 @@ export class MemoryPool {
       publishPoolChange(this, device, nbytes, before, native.poolStats(pool), done)
     }
     // Published after the pool's growth, so a listener sees the segment before the block in it.
-    if (allocWatched()) publishAlloc(p, nbytes, 'pool', this, pool)
+    const tap = historyTap.on
+    if (tap !== undefined) tap.poolAlloc(h, nbytes, this, device, pool, stream, tap.capture?.('pool'))
+    if (memoryChannels.alloc.hasSubscribers) publishAllocMessage(p, nbytes, 'pool', this)
     return p
-  }
-
-  /** An allocation that grows from the base allocator. */
-  #grow(pool: number, nbytes: number, stream: number, device: number): MemoryPointer {
-    return adoptPointer(native.poolMallocFrom(pool, nbytes, stream, this.#source!), device)
   }
 
   /** Releases cached blocks to the driver (or the base allocator): all, or those of `stream`. Split blocks wait to re-merge. */

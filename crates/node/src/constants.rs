@@ -119,6 +119,12 @@ crate::js_object! {
         free: u32 = c"free",
         pinned_alloc: u32 = c"pinnedAlloc",
         pinned_free: u32 = c"pinnedFree",
+        log_on: u32 = c"logOn",
+        log_n: u32 = c"logN",
+        log_lost: u32 = c"logLost",
+        log: u32 = c"log",
+        record: u32 = c"record",
+        log_cap: u32 = c"logCap",
         words: u32 = c"words",
     }
 }
@@ -178,6 +184,12 @@ crate::exports! {
             free: sink::FREE as u32,
             pinned_alloc: sink::PINNED_ALLOC as u32,
             pinned_free: sink::PINNED_FREE as u32,
+            log_on: sink::LOG_ON as u32,
+            log_n: sink::LOG_N as u32,
+            log_lost: sink::LOG_LOST as u32,
+            log: sink::LOG as u32,
+            record: sink::RECORD as u32,
+            log_cap: sink::LOG_CAP as u32,
             words: sink::WORDS as u32,
         };
         Ok(Constants { max_count: crate::raw::numbers::MAX_COUNT as f64, event, launch, nccl, allocator, handle_slot_unit: crate::handles::SLOT_UNIT, history_sink, stream })

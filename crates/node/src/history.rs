@@ -2,8 +2,10 @@
 //! make and free blocks write what it records of each — the handle, the address, the size, the
 //! clock and the pool's bytes — into an ArrayBuffer it registered once, so recording a block costs
 //! no call of its own. Off (nothing registered, the usual case), each of those calls reads one
-//! thread-local pointer. The buffer is JS's (Electron refuses external ones); the history never
-//! hands it out, and the binding keeps it alive while registered.
+//! global counter. The buffer is JS's (Electron refuses external ones); the history never hands it
+//! out, and the binding keeps it alive while registered. With no stack recorded (`stacks:
+//! 'none'`), a caching pool's allocations and every free are appended whole to a log in the same
+//! buffer, which the history reads in batches: JS then does a comparison or two at each call.
 //!
 //! The WebAssembly build registers nothing: emnapi hands native code a copy of a JS buffer, valid
 //! during one call, so the history asks for each block instead (`memHistoryInfo`). The TS side
@@ -27,8 +29,28 @@ pub mod layout {
     pub const PINNED_ALLOC: usize = 8;
     /// A pinned block freed: handle, clock.
     pub const PINNED_FREE: usize = 13;
+    /// 1 while the history has the calls log their records (below) in place of the slots above
+    /// (it sets it: `stacks: 'none'`, where nothing is recorded in JS at the call).
+    pub const LOG_ON: usize = 16;
+    /// The records logged since the history last read them (it sets it back to 0).
+    pub const LOG_N: usize = 17;
+    /// Records the log had no room for (the history reads its log long before it is full).
+    pub const LOG_LOST: usize = 18;
+    /// Where the log's records begin, `RECORD` words each: a caching pool's block made
+    /// (`LOG_ALLOC`, handle, address, size, clock, bytes asked, the pool's bytes, the pool's
+    /// handle, the stream's handle, device), or a device block freed (`LOG_FREE`, handle, address
+    /// and size (NaN: gone before), clock, device).
+    pub const LOG: usize = 20;
+    /// Words a record of the log takes.
+    pub const RECORD: usize = 10;
+    /// Records the log holds.
+    pub const LOG_CAP: usize = 512;
+    /// A record's first word: a caching pool's block made.
+    pub const LOG_ALLOC: f64 = 1.0;
+    /// A record's first word: a device block freed.
+    pub const LOG_FREE: f64 = 2.0;
     /// The words the sink has.
-    pub const WORDS: usize = 16;
+    pub const WORDS: usize = LOG + RECORD * LOG_CAP;
 }
 
 thread_local! {
@@ -132,7 +154,15 @@ fn ticks() -> Option<i64> {
 /// what a call adds to a program that does not record.
 #[inline(always)]
 pub fn on() -> bool {
-    RECORDING.load(Ordering::Relaxed) != 0 && sink_set()
+    recording() && sink_set()
+}
+
+/// Whether the history records into a sink on some thread: one load, no thread-local. A call
+/// that makes a block reads what its record needs when this says so, and the write (one lookup of
+/// this thread's sink) drops it where this thread has none.
+#[inline(always)]
+pub fn recording() -> bool {
+    RECORDING.load(Ordering::Relaxed) != 0
 }
 
 #[inline(never)]
@@ -167,10 +197,70 @@ fn write_here<const N: usize>(at: usize, words: impl FnOnce(&dyn Fn() -> f64) ->
     })
 }
 
-/// A device block of `handle` was made: its address and size.
-pub fn alloc(handle: f64, ptr: u64, size: u64) {
+/// A device block of `handle` was made: its address and size, and the bytes its pool holds now
+/// (-1: no pool, or one `pool_bytes` tells of).
+pub fn alloc(handle: f64, ptr: u64, size: u64, pool_bytes: f64) {
     // Addresses are below 2^53 (48-bit virtual addresses): exact as numbers.
-    write(layout::ALLOC, |now| [handle, ptr as f64, size as f64, now(), -1.0]);
+    write(layout::ALLOC, |now| [handle, ptr as f64, size as f64, now(), pool_bytes]);
+}
+
+/// What a caching pool's allocation tells the history: the block (`alloc`'s), the bytes asked,
+/// the pool's handle and bytes held, the stream's handle and the device.
+pub struct PoolAlloc {
+    pub handle: f64,
+    pub ptr: u64,
+    pub size: u64,
+    pub requested: f64,
+    pub pool: f64,
+    pub pool_bytes: f64,
+    pub stream: f64,
+    pub device: f64,
+}
+
+/// A caching pool's block was made: logged where the history logs (the whole record, so that
+/// nothing of it is asked for in JS at the call), else as [`alloc`].
+pub fn pool_alloc(a: &PoolAlloc) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        pool_alloc_here(a);
+    }
+}
+
+#[inline(never)]
+fn pool_alloc_here(a: &PoolAlloc) {
+    let logged = log_here(|now| [layout::LOG_ALLOC, a.handle, a.ptr as f64, a.size as f64, now, a.requested, a.pool_bytes, a.pool, a.stream, a.device]);
+    if !logged {
+        write_here(layout::ALLOC, |now| [a.handle, a.ptr as f64, a.size as f64, now(), a.pool_bytes]);
+    }
+}
+
+/// Appends `record(now)` to this thread's log if the history logs; false where it does not (the
+/// caller writes its slot). Nothing registered: true, nothing to write.
+fn log_here(record: impl FnOnce(f64) -> [f64; layout::RECORD]) -> bool {
+    SINK.with(|s| {
+        let base = s.words.get();
+        if base.is_null() {
+            return true;
+        }
+        // SAFETY: as in `write_here`: `base` is the registered buffer, `layout::WORDS` f64s, and
+        // every word read or written here lies within them (`LOG_N` is below `LOG_CAP` where a
+        // record is written).
+        unsafe {
+            if base.add(layout::LOG_ON).read_unaligned() != 1.0 {
+                return false;
+            }
+            let n = base.add(layout::LOG_N).read_unaligned();
+            // The history keeps the count in range; anything else (NaN included) is no room.
+            if !(0.0..layout::LOG_CAP as f64).contains(&n) {
+                let lost = base.add(layout::LOG_LOST);
+                lost.write_unaligned(lost.read_unaligned() + 1.0);
+                return true;
+            }
+            let at = layout::LOG + n as usize * layout::RECORD;
+            base.add(at).cast::<[f64; layout::RECORD]>().write_unaligned(record(s.clock.now()));
+            base.add(layout::LOG_N).write_unaligned(n + 1.0);
+        }
+        true
+    })
 }
 
 /// The bytes the pool of the block just recorded holds now (`alloc` wrote -1).
@@ -178,9 +268,20 @@ pub fn pool_bytes(bytes: u64) {
     write(layout::ALLOC + 4, |_| [bytes as f64]);
 }
 
-/// The device block of `handle` was freed.
-pub fn free(handle: f64) {
-    write(layout::FREE, |now| [handle, now()]);
+/// The device block of `handle` was freed: its address, size and device where it was still there
+/// (a block a pool took from its allocator was not).
+pub fn free(handle: f64, block: Option<(u64, u64, usize)>) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        free_here(handle, block);
+    }
+}
+
+#[inline(never)]
+fn free_here(handle: f64, block: Option<(u64, u64, usize)>) {
+    let (ptr, size, device) = block.map_or((f64::NAN, f64::NAN, -1.0), |(p, s, d)| (p as f64, s as f64, d as f64));
+    if !log_here(|now| [layout::LOG_FREE, handle, ptr, size, now, device, 0.0, 0.0, 0.0, 0.0]) {
+        write_here(layout::FREE, |now| [handle, now()]);
+    }
 }
 
 /// A pinned block of `handle` was made.

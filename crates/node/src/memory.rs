@@ -19,10 +19,23 @@ crate::table!(BLOCKS: Arc<Block>, CUDA_ERROR_INVALID_VALUE, "this memory was fre
 /// are freed sooner, and attaching costs more than a pool allocation.
 /// While the memory history records, the block goes into its sink (`history.rs`).
 pub fn adopt(block: Block) -> cuda_node_core::Result<f64> {
-    let seen = crate::history::on().then(|| (block.ptr(), block.size()));
+    let seen = crate::history::recording().then(|| (block.ptr(), block.size()));
     let handle = crate::handles::insert(&BLOCKS, Arc::new(block)).ok_or_else(crate::handles::held)?;
     if let Some((ptr, size)) = seen {
-        crate::history::alloc(handle, ptr, size);
+        crate::history::alloc(handle, ptr, size, -1.0);
+    }
+    Ok(handle)
+}
+
+/// [`adopt`], for a block of the caching pool of handle `pool`, which holds `pool_bytes` now,
+/// asked for `requested` bytes on the stream of handle `stream`: the history's record carries
+/// them all (one write into the sink).
+pub fn adopt_pooled(block: Block, requested: u64, pool: f64, pool_bytes: u64, stream: f64) -> cuda_node_core::Result<f64> {
+    let seen = crate::history::recording().then(|| (block.ptr(), block.size(), block.device()));
+    let handle = crate::handles::insert(&BLOCKS, Arc::new(block)).ok_or_else(crate::handles::held)?;
+    if let Some((ptr, size, device)) = seen {
+        let record = crate::history::PoolAlloc { handle, ptr, size, requested: requested as f64, pool, pool_bytes: pool_bytes as f64, stream, device: device as f64 };
+        crate::history::pool_alloc(&record);
     }
     Ok(handle)
 }
@@ -74,8 +87,10 @@ crate::exports! {
 
     /// Frees the block now: a pool block returns to its pool. Freeing twice is nothing.
     c"memFree" => fn mem_free(_cx, mem: f64) -> () {
-        drop(crate::handles::take(&BLOCKS, mem)?);
-        crate::history::free(mem);
+        let block = crate::handles::take(&BLOCKS, mem)?;
+        let seen = if crate::history::recording() { block.as_ref().map(|b| (b.ptr(), b.size(), b.device())) } else { None };
+        drop(block);
+        crate::history::free(mem, seen);
         Ok(())
     }
 

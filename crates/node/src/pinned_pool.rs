@@ -17,7 +17,7 @@ crate::exports! {
     /// `size` bytes of pinned host memory from `pool`, owned by `owner`.
     c"pinnedPoolMalloc" => fn pinned_pool_malloc(cx, owner: Owner, pool: f64, size: Count) -> f64 {
         let block = with(pool, |p| p.malloc(size.0))?;
-        let seen = crate::history::on().then(|| (block.ptr() as u64, block.size()));
+        let seen = crate::history::recording().then(|| (block.ptr() as u64, block.size()));
         let handle = pinned::insert(cx, &owner, block)?;
         if let Some((ptr, size)) = seen {
             crate::history::pinned_alloc(handle, ptr, size);

@@ -107,11 +107,7 @@ crate::exports! {
         };
         let p = get(pool)?;
         let block = stream::with(stream, |s| p.malloc_from(size.0, s, Some(&mut source)))?;
-        let handle = memory::adopt(block)?;
-        if history::on() {
-            history::pool_bytes(p.total_bytes());
-        }
-        Ok(handle)
+        memory::adopt_pooled(block, size.0, pool, p.total_bytes(), stream)
     }
 
     /// The byte counts, high-water marks, retries and bytes released.
@@ -156,12 +152,9 @@ crate::exports! {
 
     /// A block of at least `size` bytes for work on `stream`; its memory handle.
     c"poolMalloc" => fn pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
-        let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
-        let handle = memory::adopt(block)?;
-        if history::on() {
-            history::pool_bytes(with(pool, |p| Ok(p.total_bytes()))?);
-        }
-        Ok(handle)
+        // The bytes the pool holds after it (one atomic load) go into the history's record.
+        let (block, held) = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)).map(|b| (b, p.total_bytes())))?;
+        memory::adopt_pooled(block, size.0, pool, held, stream)
     }
 
     /// Releases free blocks to the driver: all, or those of `stream`; the bytes released.
