@@ -38,8 +38,11 @@ pub mod layout {
     pub const LOG_LOST: usize = 18;
     /// Where the log's records begin, `RECORD` words each: a caching pool's block made
     /// (`LOG_ALLOC`, handle, address, size, clock, bytes asked, the pool's bytes, the pool's
-    /// handle, the stream's handle, device), or a device block freed (`LOG_FREE`, handle, address
-    /// and size (NaN: gone before), clock, device).
+    /// handle, the stream's handle, device), a device block freed (`LOG_FREE`, handle, address
+    /// and size (NaN: gone before), clock, device), a pinned pool's block made
+    /// (`LOG_PINNED_ALLOC`, handle, address, size, clock, bytes asked, -1, the pool's handle), or
+    /// a pinned block freed (`LOG_PINNED_FREE`, handle, address, size, clock, 1 for registered
+    /// memory, else 0).
     pub const LOG: usize = 20;
     /// Words a record of the log takes.
     pub const RECORD: usize = 10;
@@ -49,6 +52,10 @@ pub mod layout {
     pub const LOG_ALLOC: f64 = 1.0;
     /// A record's first word: a device block freed.
     pub const LOG_FREE: f64 = 2.0;
+    /// A record's first word: a pinned pool's block made.
+    pub const LOG_PINNED_ALLOC: f64 = 3.0;
+    /// A record's first word: a pinned block freed.
+    pub const LOG_PINNED_FREE: f64 = 4.0;
     /// The words the sink has.
     pub const WORDS: usize = LOG + RECORD * LOG_CAP;
 }
@@ -284,14 +291,36 @@ fn free_here(handle: f64, block: Option<(u64, u64, usize)>) {
     }
 }
 
-/// A pinned block of `handle` was made.
-pub fn pinned_alloc(handle: f64, ptr: u64, size: u64) {
-    write(layout::PINNED_ALLOC, |now| [handle, ptr as f64, size as f64, now(), -1.0]);
+/// A pinned pool's block of `handle` was made, `requested` bytes asked of the pool of handle
+/// `pool`: logged where the history logs, else into its slot.
+pub fn pinned_alloc(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        pinned_alloc_here(handle, ptr, size, requested, pool);
+    }
 }
 
-/// The pinned block of `handle` was freed.
-pub fn pinned_free(handle: f64) {
-    write(layout::PINNED_FREE, |now| [handle, now()]);
+#[inline(never)]
+fn pinned_alloc_here(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64) {
+    let (ptr, size) = (ptr as f64, size as f64);
+    if !log_here(|now| [layout::LOG_PINNED_ALLOC, handle, ptr, size, now, requested as f64, -1.0, pool, -1.0, -1.0]) {
+        write_here(layout::PINNED_ALLOC, |now| [handle, ptr, size, now(), -1.0]);
+    }
+}
+
+/// The pinned block of `handle` was freed: its address and size, and whether it was registered
+/// memory (`registerHost`'s).
+pub fn pinned_free(handle: f64, ptr: u64, size: u64, registered: bool) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        pinned_free_here(handle, ptr, size, registered);
+    }
+}
+
+#[inline(never)]
+fn pinned_free_here(handle: f64, ptr: u64, size: u64, registered: bool) {
+    let registered = if registered { 1.0 } else { 0.0 };
+    if !log_here(|now| [layout::LOG_PINNED_FREE, handle, ptr as f64, size as f64, now, registered, 0.0, 0.0, 0.0, 0.0]) {
+        write_here(layout::PINNED_FREE, |now| [handle, now()]);
+    }
 }
 
 /// Stops writing (the thread's environment is going away: its buffer with it).
