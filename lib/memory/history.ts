@@ -681,6 +681,7 @@ const RECORD = constants.historySink.record
 const LOG_READ_AT = constants.historySink.logCap >> 1
 /** A record's first word: a caching pool's block made, a device block freed, a pinned pool's block made, a pinned block freed (`LOG_*` in history.rs). */
 const LOG_ALLOC = 1
+const LOG_FREE = 2
 const LOG_PINNED_ALLOC = 3
 const LOG_PINNED_FREE = 4
 /** Whether the addon logs (see `S_LOG_ON`). */
@@ -737,6 +738,13 @@ function readLog(): void {
       e[j + E_STREAM] = stream
       e[j + E_POOL] = pool
       if (ring.stacked) ring.stack[i] = undefined
+      if (k + 1 < n && sink[r + RECORD] === LOG_FREE && sink[r + RECORD + 1] === h) {
+        // Freed next (a temporary): its free from the numbers at hand, the live table untouched.
+        k++
+        r += RECORD
+        putFreed(sink[r + 4]! + clockOffset, addr, size, device, stream, pool)
+        continue
+      }
       const s = slotOf(h)
       if (s >= live.cap) live.grow(s)
       const l = live.e
@@ -768,6 +776,12 @@ function readLog(): void {
       e[j + E_STREAM] = -1
       e[j + E_POOL] = pinnedPool
       if (ring.stacked) ring.stack[i] = undefined
+      if (k + 1 < n && sink[r + RECORD] === LOG_PINNED_FREE && sink[r + RECORD + 1] === h) {
+        k++
+        r += RECORD
+        putFreed(sink[r + 4]! + clockOffset, addr, size, -1, -1, pinnedPool)
+        continue
+      }
       const s = slotOf(h)
       if (s >= livePinned.cap) livePinned.grow(s)
       const l = livePinned.e
@@ -812,6 +826,22 @@ function readLog(): void {
     ring.dropped += lost
     sink[S_LOG_LOST] = 0
   }
+}
+
+/** The free of a block `readLog` has just put the allocation of, as the ring's next entry: small, to be inlined there (its numbers stay unboxed). */
+function putFreed(t: number, addr: number, size: number, device: number, stream: number, pool: number): void {
+  const i = slot()
+  const e = chunkOf(i)
+  const j = (i & CHUNK_MASK) * STRIDE
+  e[j + E_T] = t
+  e[j + E_ADDR] = addr
+  e[j + E_SIZE] = size
+  e[j + E_REQUESTED] = NaN
+  e[j + E_CODE] = FREE_CODE
+  e[j + E_DEVICE] = device
+  e[j + E_STREAM] = stream
+  e[j + E_POOL] = pool
+  if (ring.stacked) ring.stack[i] = undefined
 }
 
 /** Reads the log if records wait in it: before an entry is recorded in JS, and before a snapshot. */
