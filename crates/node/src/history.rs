@@ -82,8 +82,8 @@ pub fn monotonic_ms() -> f64 {
     ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
-/// The history's clock: [`monotonic_ms`], read from the CPU's time-stamp counter where the kernel
-/// keeps time by it (x86-64 with the `tsc` clock source): reading the counter costs a third of
+/// The history's clock: [`monotonic_ms`], read from the CPU's time-stamp counter where it runs at
+/// one rate on every core (x86-64, [`tsc_serves`]): reading the counter costs a third of
 /// reading the clock, which is most of what a recorded allocation costs the addon. As PyTorch's
 /// approximate clock, the counter's ticks become milliseconds by a rate measured against the clock,
 /// which is read again (and the rate with it) once a millisecond has passed since it last was: so
@@ -139,22 +139,61 @@ impl Clock {
     }
 }
 
-/// The time-stamp counter, where the kernel keeps time by it (so it runs at one rate on every
-/// core); `None` elsewhere.
+/// The time-stamp counter, where it serves as a clock ([`tsc_serves`]); `None` elsewhere.
 #[inline]
 fn ticks() -> Option<i64> {
     #[cfg(target_arch = "x86_64")]
     {
         static TSC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let tsc = *TSC.get_or_init(|| {
-            std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource").is_ok_and(|s| s.trim() == "tsc")
-        });
-        if tsc {
+        if *TSC.get_or_init(tsc_serves) {
             // SAFETY: `rdtsc` is on every x86-64 CPU and reads a counter; it touches no memory.
             return Some(unsafe { std::arch::x86_64::_rdtsc() } as i64);
         }
     }
     None
+}
+
+/// Whether the time-stamp counter runs at one rate on every core and reading it costs less than
+/// reading the clock. It runs so where the kernel keeps time by it (the `tsc` clock source), or
+/// where the CPU says it does (`constant_tsc` and `nonstop_tsc`): a virtual machine's kernel may
+/// keep time by its hypervisor's clock (`kvm-clock`) over such a counter, and reading that clock
+/// costs about 30 ns where the counter costs a third of it, twice per allocation and free. A
+/// hypervisor may trap the counter instead (each read then costs far more): the two are timed.
+#[cfg(target_arch = "x86_64")]
+fn tsc_serves() -> bool {
+    let source = std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource").is_ok_and(|s| s.trim() == "tsc");
+    let invariant = || {
+        std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| {
+            s.lines().find(|l| l.starts_with("flags")).is_some_and(|l| {
+                let flags: Vec<&str> = l.split_whitespace().collect();
+                flags.contains(&"constant_tsc") && flags.contains(&"nonstop_tsc")
+            })
+        })
+    };
+    (source || invariant()) && tsc_cheaper()
+}
+
+/// Whether reading the counter costs less than reading the clock (the fastest of a few runs each).
+#[cfg(target_arch = "x86_64")]
+fn tsc_cheaper() -> bool {
+    use std::hint::black_box;
+    use std::time::Instant;
+    const READS: u32 = 64;
+    let (mut tsc, mut clock) = (std::time::Duration::MAX, std::time::Duration::MAX);
+    for _ in 0..8 {
+        let t0 = Instant::now();
+        for _ in 0..READS {
+            // SAFETY: as in `ticks`.
+            black_box(unsafe { std::arch::x86_64::_rdtsc() });
+        }
+        tsc = tsc.min(t0.elapsed());
+        let t0 = Instant::now();
+        for _ in 0..READS {
+            black_box(monotonic_ms());
+        }
+        clock = clock.min(t0.elapsed());
+    }
+    tsc < clock
 }
 
 /// Whether the history is recording into a sink on this thread. Off, one load and a branch:
