@@ -1075,8 +1075,17 @@ const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publis
 
 const tap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAlloc, pinnedAlloc: onPinnedAlloc, pinnedPoolAlloc: onPinnedPoolAlloc, free: onFree, freed: onFreed, capture: undefined }
 
-/** A caching pool's allocation while the addon logs it: its pool and stream noted where their handles changed, the log read when full enough. */
+/**
+ * A caching pool's allocation while the addon logs it: a comparison or two, the rest apart. Its
+ * bytecode is kept small: the allocator inlines it, and the allocator's callers inline the
+ * allocator within a budget of bytecode.
+ */
 function onPoolAllocLogged(_h: number, _nbytes: number, poolObject: object, device: number, nativePool: number, stream: number): void {
+  if (nativePool !== lastLoggedPool || stream !== lastStreamHandle || sink[S_LOG_N]! >= LOG_READ_AT) poolAllocLoggedApart(poolObject, device, nativePool, stream)
+}
+
+/** What `onPoolAllocLogged` does apart: the pool and the stream noted where their handles changed, the log read when full enough. */
+function poolAllocLoggedApart(poolObject: object, device: number, nativePool: number, stream: number): void {
   if (nativePool !== lastLoggedPool) notePoolHandle(nativePool, poolObject)
   if (stream !== lastStreamHandle) streamByHandle.set(stream, streamOfNative(stream, device))
   if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
