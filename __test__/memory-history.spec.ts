@@ -2,8 +2,8 @@
 import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { alloc, AsyncMemoryPool, backend, mallocManaged, mallocPlain, memory, memoryChannels, MemoryPool, PinnedMemoryPool, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
-import { nativeTest, root, runJson, runNode, scratchDir } from './helpers'
+import { alloc, AsyncMemoryPool, backend, mallocManaged, mallocPlain, memory, memoryChannels, MemoryPool, PinnedMemoryPool, registerHost, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
+import { nativeTest, onWasm, root, runJson, runNode, scratchDir } from './helpers'
 
 // The history is process-wide: these tests run one after another.
 const serial = test.serial
@@ -320,6 +320,71 @@ serial("stacks: 'none': what the addon logs keeps its order with the rest, past 
   t.is(live.length, kept.length)
   t.deepEqual(live.map((b) => b.addr).sort(), kept.map((p) => `0x${p.ptr.toString(16)}`).sort())
   for (const p of kept) p.mem.free()
+})
+
+serial("stacks: 'none': pinned pools' records come through the log in order with the rest, past the log's size, across a change of stacks", (t) => {
+  memory.recordHistory({ enabled: false })
+  const pinnedA = new PinnedMemoryPool()
+  const pinnedB = new PinnedMemoryPool()
+  const before = pinnedA.malloc(128) // allocated before the history began
+  const beforeAddr = `0x${before.ptr.toString(16)}`
+  memory.recordHistory({ stacks: 'none', maxEntries: 100_000 })
+  const pool = new MemoryPool()
+  // Memory registerHost page-locked is JS's own bytes: its free records nothing (not on WebAssembly,
+  // which registers none).
+  const registered = onWasm ? undefined : registerHost(new Uint8Array(4096))
+  const kept: ReturnType<PinnedMemoryPool['malloc']>[] = []
+  // More pinned allocations and frees than the log holds, from two pools, with caching pool ones
+  // (logged too) and plain ones (recorded in JS) between them, and blocks kept live across each
+  // change of stacks.
+  for (let i = 0; i < 1200; i++) {
+    const p = (i % 2 === 0 ? pinnedA : pinnedB).malloc(256 + (i % 4) * 64)
+    if (i % 7 === 0) pool.malloc(512).mem.free()
+    if (i % 50 === 0) mallocPlain(256).mem.free()
+    if (i % 400 === 0) kept.push(p)
+    else p.free()
+  }
+  before.free()
+  registered?.free()
+  memory.recordHistory({ stacks: 'js', maxEntries: 100_000 })
+  kept.shift()!.free() // allocated while the addon logged, freed while JS records
+  kept.push(pinnedB.malloc(2048))
+  memory.recordHistory({ stacks: 'none', maxEntries: 100_000 })
+  kept.pop()!.free() // the other way round
+  const s = memory.snapshot()
+  const ev = s.history.events
+  t.is(s.history.dropped, 0)
+  t.true(ev.every((e, i, a) => i === 0 || e.t >= a[i - 1]!.t), 'in time order')
+  const pinnedAllocs = ev.filter((e) => e.action === 'alloc' && e.source === 'pinned')
+  t.is(pinnedAllocs.length, 1201)
+  t.true(pinnedAllocs.every((e) => e.device === -1 && e.stream === -1 && e.size >= e.requested!), 'host memory, no stream')
+  t.deepEqual(pinnedAllocs.slice(0, 4).map((e) => e.requested), [256, 320, 384, 448])
+  const pinnedPools = [...new Set(pinnedAllocs.map((e) => e.pool))]
+  t.is(pinnedPools.length, 2, 'two pinned pools')
+  t.true(pinnedPools.every((id) => s.pools[id]!.kind === 'PinnedMemoryPool'))
+  t.is(ev.filter((e) => e.action === 'alloc' && e.source === 'pool').length, 172)
+  t.is(ev.filter((e) => e.action === 'alloc' && e.source === 'plain').length, 24)
+  // The pinned frees: each but the 2 kept, and the block allocated before, with its address.
+  const frees = ev.filter((e) => e.action === 'free')
+  t.is(frees.filter((e) => e.device === -1).length, 1201 - 2 + 1)
+  t.is(frees.filter((e) => e.addr === beforeAddr && e.device === -1 && e.pool === -1).length, 1)
+  // Each free follows the allocation of its address (pinned and device memory apart), and says what it said.
+  const open = new Map<string, (typeof ev)[number]>()
+  for (const e of ev) {
+    const key = `${e.device}:${e.addr}`
+    if (e.action === 'alloc') open.set(key, e)
+    else if (e.action === 'free' && e.addr !== beforeAddr) {
+      const a = open.get(key)
+      t.truthy(a, `free of ${e.addr} follows its alloc`)
+      t.like(e, { size: a!.size, device: a!.device, stream: a!.stream, pool: a!.pool })
+      open.delete(key)
+    }
+  }
+  // What is still live is in the snapshot's pinned allocations, recorded (t ≥ 0).
+  const live = s.segments.filter((g) => g.device === -1).flatMap((g) => g.blocks).filter((b) => b.t >= 0)
+  t.deepEqual(live.map((b) => b.addr).sort(), kept.map((p) => `0x${p.ptr.toString(16)}`).sort())
+  for (const p of kept) p.free()
+  memory.recordHistory({ enabled: false })
 })
 
 const workerScript = (root: string): string => `

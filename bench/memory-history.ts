@@ -7,6 +7,7 @@
 // cost). Times are the process's CPU time (on a shared machine, time others took is not counted).
 // The modes take turns, a batch each, round after round, and each row is its fastest batch.
 import { memory, MemoryPool, PinnedMemoryPool, type HistoryOptions } from './package'
+import { readFileSync } from 'node:fs'
 
 const batch = Number(process.env.BENCH_BATCH ?? 20_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 9)
@@ -101,6 +102,17 @@ async function main(): Promise<void> {
 
   const us = (ns: number): string => `${(ns / 1000).toFixed(3)} µs`
   console.log(`memory history, host CPU time per alloc+free of 1 KiB (fastest of ${rounds} batches of ${batch}; node ${process.version}):`)
+  // The addon's clock reads the time-stamp counter where the CPU says it is invariant, else the
+  // kernel's clock at each record (crates/node/src/history.rs, Clock): what this machine offers.
+  const read = (f: string): string => {
+    try {
+      return readFileSync(f, 'utf8')
+    } catch {
+      return ''
+    }
+  }
+  const flags = (/^flags\s*:(.*)$/m.exec(read('/proc/cpuinfo'))?.[1] ?? '').split(' ').filter((f) => f === 'constant_tsc' || f === 'nonstop_tsc')
+  console.log(`  kernel clock source: ${read('/sys/devices/system/clocksource/clocksource0/current_clocksource').trim() || 'unknown'}; CPU flags: ${flags.join(' ') || 'no invariant TSC'}`)
   const what = { pool: 'MemoryPool, sync loop', async: 'MemoryPool, trainStep → await loadBatch → malloc', pinned: 'PinnedMemoryPool, sync loop' }
   for (const [key, m] of Object.entries(rows) as [keyof typeof rows, Map<string, number>][]) {
     console.log(`  ${what[key]}:`)

@@ -39,8 +39,10 @@ export interface HistoryTap {
    * which names the current stream without reading the async context again.
    */
   poolAlloc(handle: number, nbytes: number, pool: object, device: number, nativePool: number, stream: number, stack: object | undefined): void
-  /** An allocation of pinned host memory (`mem` a PinnedMemory) of `nbytes` asked, by `pool`, with the `stack` `capture` took. */
+  /** An allocation of pinned host memory (`mem` a PinnedMemory) of `nbytes` asked, by `pool`, with the `stack` `capture` took: registered memory (where external buffers are refused). */
   pinnedAlloc(mem: object, nbytes: number, pool: object, stack: object | undefined): void
+  /** A pinned pool's block (of handle `handle`) of `nbytes` asked, by `pool` (its native handle `nativePool`), with the `stack` `capture` took. */
+  pinnedPoolAlloc(handle: number, nbytes: number, pool: object, nativePool: number, stack: object | undefined): void
   /**
    * While stacks are recorded: the stack of the allocation of `source` being made, captured by the
    * allocator's own call before `alloc` (V8 summarizes each frame on the stack to capture it, and

@@ -2,7 +2,7 @@
 // columns fed by the allocators' direct hook (channels.ts `historyTap`). Off, the hook is unset and
 // an allocation's cost is one property read. On, an entry is a few stores into typed arrays and a
 // stack is captured with `Error.captureStackTrace` and formatted only when a snapshot is taken:
-// V8 formats `.stack` lazily. Without stacks, the addon logs a caching pool's allocations and the
+// V8 formats `.stack` lazily. Without stacks, the addon logs a caching or pinned pool's allocations and the
 // frees itself, and the history reads its log in batches (`readLog`). The snapshot draws the caching pools' segments as they lay them
 // out (`MemoryPool.segments()`), free blocks included.
 import { writeFileSync, mkdirSync } from 'node:fs'
@@ -667,7 +667,7 @@ let sinkWritten = false
 
 /**
  * The sink's log: while it is on (`stacks: 'none'` where the addon writes the sink), a caching
- * pool's allocation and every free of device memory append their whole record to it in the addon
+ * or pinned pool's allocation and every free append their whole record to it in the addon
  * (history.rs), and JS reads the records in batches (`readLog`) rather than at each call: when
  * more than `LOG_READ_AT` wait, before any entry recorded in JS (so the ring stays in order), and
  * before a snapshot. What it costs an allocation and a free in JS is a comparison or two.
@@ -679,15 +679,21 @@ const S_LOG = constants.historySink.log
 const RECORD = constants.historySink.record
 /** Records past which the log is read at the next allocation or free (each logs one: room to spare). */
 const LOG_READ_AT = constants.historySink.logCap >> 1
-/** A record's first word: a caching pool's block made, or a device block freed. */
+/** A record's first word: a caching pool's block made, a device block freed, a pinned pool's block made, a pinned block freed (`LOG_*` in history.rs). */
 const LOG_ALLOC = 1
+const LOG_FREE = 2
+const LOG_PINNED_ALLOC = 3
+const LOG_PINNED_FREE = 4
 /** Whether the addon logs (see `S_LOG_ON`). */
 let logging = false
 /** The pools and streams the log's records name by native handle: their indices in the snapshot, noted at each allocation where the handle changed. */
 const poolByHandle = new Map<number, number>()
 const streamByHandle = new Map<number, number>()
-/** The pool handle `onPoolAllocLogged` noted last. */
+/** The pinned pools the log's records name by native handle (another table's handles than the caching pools'). */
+const pinnedPoolByHandle = new Map<number, number>()
+/** The pool handle `onPoolAllocLogged` noted last, and the pinned one `onPinnedPoolAllocLogged` did. */
 let lastLoggedPool = -1
+let lastLoggedPinnedPool = -1
 
 /**
  * Reads the log's records into the ring and the live table, in the order they were made. Each
@@ -702,11 +708,12 @@ function readLog(): void {
   let streamHandle = NaN
   let stream = -1
   for (let k = 0, r = S_LOG; k < n; k++, r += RECORD) {
+    const code = sink[r]!
     const h = sink[r + 1]!
     const addr = sink[r + 2]!
     const size = sink[r + 3]!
     const t = sink[r + 4]! + clockOffset
-    if (sink[r] === LOG_ALLOC) {
+    if (code === LOG_ALLOC) {
       if (sink[r + 7] !== poolHandle) {
         poolHandle = sink[r + 7]!
         pool = poolByHandle.get(poolHandle) ?? -1
@@ -731,6 +738,13 @@ function readLog(): void {
       e[j + E_STREAM] = stream
       e[j + E_POOL] = pool
       if (ring.stacked) ring.stack[i] = undefined
+      if (k + 1 < n && sink[r + RECORD] === LOG_FREE && sink[r + RECORD + 1] === h) {
+        // Freed next (a temporary): its free from the numbers at hand, the live table untouched.
+        k++
+        r += RECORD
+        putFreed(sink[r + 4]! + clockOffset, addr, size, device, stream, pool)
+        continue
+      }
       const s = slotOf(h)
       if (s >= live.cap) live.grow(s)
       const l = live.e
@@ -746,9 +760,48 @@ function readLog(): void {
       if (live.stacked) live.stack[s] = undefined
       continue
     }
-    const from = live.find(h) * STRIDE
+    if (code === LOG_PINNED_ALLOC) {
+      // Host memory: no device, stream or segments.
+      const pinnedPool = pinnedPoolByHandle.get(sink[r + 7]!) ?? -1
+      const requested = sink[r + 5]!
+      const i = slot()
+      const e = chunkOf(i)
+      const j = (i & CHUNK_MASK) * STRIDE
+      e[j + E_T] = t
+      e[j + E_ADDR] = addr
+      e[j + E_SIZE] = size
+      e[j + E_REQUESTED] = requested
+      e[j + E_CODE] = ALLOC | (SOURCE_PINNED << 3)
+      e[j + E_DEVICE] = -1
+      e[j + E_STREAM] = -1
+      e[j + E_POOL] = pinnedPool
+      if (ring.stacked) ring.stack[i] = undefined
+      if (k + 1 < n && sink[r + RECORD] === LOG_PINNED_FREE && sink[r + RECORD + 1] === h) {
+        k++
+        r += RECORD
+        putFreed(sink[r + 4]! + clockOffset, addr, size, -1, -1, pinnedPool)
+        continue
+      }
+      const s = slotOf(h)
+      if (s >= livePinned.cap) livePinned.grow(s)
+      const l = livePinned.e
+      const at = s * STRIDE
+      l[at + L_HANDLE] = h
+      l[at + L_ADDR] = addr
+      l[at + L_SIZE] = size
+      l[at + L_REQUESTED] = requested
+      l[at + L_T] = t
+      l[at + L_DEVICE] = -1
+      l[at + L_STREAM] = -1
+      l[at + L_POOL_SOURCE] = pinnedPool * 256 + SOURCE_PINNED
+      if (livePinned.stacked) livePinned.stack[s] = undefined
+      continue
+    }
+    const pinned = code === LOG_PINNED_FREE
+    const table = pinned ? livePinned : live
+    const from = table.find(h) * STRIDE
     if (from >= 0) {
-      const l = live.e
+      const l = table.e
       const i = slot()
       const e = chunkOf(i)
       const j = (i & CHUNK_MASK) * STRIDE
@@ -761,10 +814,11 @@ function readLog(): void {
       e[j + E_STREAM] = l[from + L_STREAM]!
       e[j + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
       if (ring.stacked) ring.stack[i] = undefined
-      live.remove(from / STRIDE)
-    } else if (addr === addr) {
-      // Allocated before the history began: its address, where it was still there to free.
-      put(FREE, t, sink[r + 5]!, -1, addr, size, NaN, SOURCE_FREE, -1, undefined)
+      table.remove(from / STRIDE)
+    } else if (addr === addr && !(pinned && sink[r + 5] === 1)) {
+      // Allocated before the history began: its address, where it was still there to free (not
+      // memory registerHost page-locked: JS's own bytes, which nothing allocated).
+      put(FREE, t, pinned ? -1 : sink[r + 5]!, -1, addr, size, NaN, SOURCE_FREE, -1, undefined)
     }
   }
   const lost = sink[S_LOG_LOST]!
@@ -772,6 +826,22 @@ function readLog(): void {
     ring.dropped += lost
     sink[S_LOG_LOST] = 0
   }
+}
+
+/** The free of a block `readLog` has just put the allocation of, as the ring's next entry: small, to be inlined there (its numbers stay unboxed). */
+function putFreed(t: number, addr: number, size: number, device: number, stream: number, pool: number): void {
+  const i = slot()
+  const e = chunkOf(i)
+  const j = (i & CHUNK_MASK) * STRIDE
+  e[j + E_T] = t
+  e[j + E_ADDR] = addr
+  e[j + E_SIZE] = size
+  e[j + E_REQUESTED] = NaN
+  e[j + E_CODE] = FREE_CODE
+  e[j + E_DEVICE] = device
+  e[j + E_STREAM] = stream
+  e[j + E_POOL] = pool
+  if (ring.stacked) ring.stack[i] = undefined
 }
 
 /** Reads the log if records wait in it: before an entry is recorded in JS, and before a snapshot. */
@@ -905,10 +975,14 @@ function onPoolAlloc(h: number, nbytes: number, poolObject: object, device: numb
   live.set(h, addr, size, nbytes, t, device, st, pool, 0, stack)
 }
 
-/** A pinned allocation (host memory: no device, stream or segments): as {@link onAlloc}. */
+/** A pinned allocation of registered memory (host memory: no device, stream or segments): as {@link onAlloc}. */
 function onPinnedAlloc(mem: object, nbytes: number, poolObject: object, stack: object | undefined): void {
+  onPinnedPoolAlloc(own(mem as NativeObject), nbytes, poolObject, -1, stack)
+}
+
+/** A pinned pool's allocation, of handle `h`: as {@link onAlloc}, its address, size and time from the sink where the addon wrote them. */
+function onPinnedPoolAlloc(h: number, nbytes: number, poolObject: object, _nativePool: number, stack: object | undefined): void {
   flushLog()
-  const h = own(mem as NativeObject)
   let addr: number
   let size: number
   let t: number
@@ -999,10 +1073,19 @@ function settleFree(h: number, at: number): void {
 /** The stack of an allocation of `source`, from its allocator's caller on. */
 const captureAlloc = (source: string): object => capture(ENTRY[source] ?? publishAlloc)
 
-const tap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAlloc, pinnedAlloc: onPinnedAlloc, free: onFree, freed: onFreed, capture: undefined }
+const tap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAlloc, pinnedAlloc: onPinnedAlloc, pinnedPoolAlloc: onPinnedPoolAlloc, free: onFree, freed: onFreed, capture: undefined }
 
-/** A caching pool's allocation while the addon logs it: its pool and stream noted where their handles changed, the log read when full enough. */
+/**
+ * A caching pool's allocation while the addon logs it: a comparison or two, the rest apart. Its
+ * bytecode is kept small: the allocator inlines it, and the allocator's callers inline the
+ * allocator within a budget of bytecode.
+ */
 function onPoolAllocLogged(_h: number, _nbytes: number, poolObject: object, device: number, nativePool: number, stream: number): void {
+  if (nativePool !== lastLoggedPool || stream !== lastStreamHandle || sink[S_LOG_N]! >= LOG_READ_AT) poolAllocLoggedApart(poolObject, device, nativePool, stream)
+}
+
+/** What `onPoolAllocLogged` does apart: the pool and the stream noted where their handles changed, the log read when full enough. */
+function poolAllocLoggedApart(poolObject: object, device: number, nativePool: number, stream: number): void {
   if (nativePool !== lastLoggedPool) notePoolHandle(nativePool, poolObject)
   if (stream !== lastStreamHandle) streamByHandle.set(stream, streamOfNative(stream, device))
   if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
@@ -1013,19 +1096,29 @@ function notePoolHandle(nativePool: number, poolObject: object): void {
   lastLoggedPool = nativePool
 }
 
-/** Before a free while the addon logs: nothing for device memory (the addon logs the free whole), `onFree` for pinned memory. */
-function onFreeLogged(mem: object, h: number, pinned: boolean): void {
-  if (pinned) onFree(mem, h, true)
+/** A pinned pool's allocation while the addon logs it: its pool noted where its handle changed, the log read when full enough. */
+function onPinnedPoolAllocLogged(_h: number, _nbytes: number, poolObject: object, nativePool: number): void {
+  if (nativePool !== lastLoggedPinnedPool) notePinnedPoolHandle(nativePool, poolObject)
+  if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
 }
 
-/** After a free while the addon logs: the log read when full enough (device memory), `onFreed` (pinned). */
-function onFreedLogged(pinned: boolean): void {
-  if (pinned) onFreed(true)
-  else if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
+function notePinnedPoolHandle(nativePool: number, poolObject: object): void {
+  pinnedPoolByHandle.set(nativePool, poolObject === lastPool ? lastPoolId : notePool(poolObject))
+  lastLoggedPinnedPool = nativePool
+}
+
+/** Before a free while the addon logs: nothing (the addon logs the free whole, pinned memory's too). */
+function onFreeLogged(): void {}
+
+/** After a free while the addon logs: the log read when full enough. */
+function onFreedLogged(): void {
+  if (sink[S_LOG_N]! >= LOG_READ_AT) readLog()
 }
 
 /** The hooks while the addon logs (`stacks: 'none'` where it writes the sink). */
-const logTap: HistoryTap = { alloc: onAlloc, poolAlloc: onPoolAllocLogged, pinnedAlloc: onPinnedAlloc, free: onFreeLogged, freed: onFreedLogged, capture: undefined }
+const logTap: HistoryTap = {
+  alloc: onAlloc, poolAlloc: onPoolAllocLogged, pinnedAlloc: onPinnedAlloc, pinnedPoolAlloc: onPinnedPoolAllocLogged, free: onFreeLogged, freed: onFreedLogged, capture: undefined,
+}
 
 /** The snapshot file written on an OOM, when `CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM` names a directory. */
 const oomDir = process.env.CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM || undefined
@@ -1100,11 +1193,13 @@ function recordHistory(options: HistoryOptions = {}): void {
     lastStreams = null
     poolByHandle.clear()
     streamByHandle.clear()
+    pinnedPoolByHandle.clear()
   }
   // The hooks of each way of recording note the stream and the pool where they change: both
   // start again.
   lastStreamHandle = -1
   lastLoggedPool = -1
+  lastLoggedPinnedPool = -1
   logging = enabled && sinkWritten && stacks === 'none'
   sink[S_LOG_ON] = logging ? 1 : 0
   historyTap.on = enabled ? (logging ? logTap : tap) : undefined

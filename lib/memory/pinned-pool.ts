@@ -43,10 +43,16 @@ export class PinnedMemoryPool extends NativeObject {
     // Where external ArrayBuffers are refused (Electron), pin a V8 buffer instead, so that
     // `buffer` works there too: registered per call, not cached. The WebAssembly build can
     // register no JS bytes (it sees copies of them): its pinned memory has no `buffer`.
-    const m = n > 0 && !native.externalBuffers() && !webAssembly()
-      ? registerHost(new ArrayBuffer(n))
-      : new PinnedMemory(INTERNAL, (owner) => native.pinnedPoolMalloc(owner, own(this), n), n)
-    historyTap.on?.pinnedAlloc(m, n, this, historyTap.on.capture?.('pinned'))
+    if (n > 0 && !native.externalBuffers() && !webAssembly()) {
+      const m = registerHost(new ArrayBuffer(n))
+      historyTap.on?.pinnedAlloc(m, n, this, historyTap.on.capture?.('pinned'))
+      return m
+    }
+    const pool = own(this)
+    let h = -1
+    const m = new PinnedMemory(INTERNAL, (owner) => (h = native.pinnedPoolMalloc(owner, pool, n)), n)
+    const tap = historyTap.on
+    if (tap !== undefined) tap.pinnedPoolAlloc(h, n, this, pool, tap.capture?.('pinned'))
     return m
   }
 

@@ -38,8 +38,11 @@ pub mod layout {
     pub const LOG_LOST: usize = 18;
     /// Where the log's records begin, `RECORD` words each: a caching pool's block made
     /// (`LOG_ALLOC`, handle, address, size, clock, bytes asked, the pool's bytes, the pool's
-    /// handle, the stream's handle, device), or a device block freed (`LOG_FREE`, handle, address
-    /// and size (NaN: gone before), clock, device).
+    /// handle, the stream's handle, device), a device block freed (`LOG_FREE`, handle, address
+    /// and size (NaN: gone before), clock, device), a pinned pool's block made
+    /// (`LOG_PINNED_ALLOC`, handle, address, size, clock, bytes asked, -1, the pool's handle), or
+    /// a pinned block freed (`LOG_PINNED_FREE`, handle, address, size, clock, 1 for registered
+    /// memory, else 0).
     pub const LOG: usize = 20;
     /// Words a record of the log takes.
     pub const RECORD: usize = 10;
@@ -49,6 +52,10 @@ pub mod layout {
     pub const LOG_ALLOC: f64 = 1.0;
     /// A record's first word: a device block freed.
     pub const LOG_FREE: f64 = 2.0;
+    /// A record's first word: a pinned pool's block made.
+    pub const LOG_PINNED_ALLOC: f64 = 3.0;
+    /// A record's first word: a pinned block freed.
+    pub const LOG_PINNED_FREE: f64 = 4.0;
     /// The words the sink has.
     pub const WORDS: usize = LOG + RECORD * LOG_CAP;
 }
@@ -75,8 +82,8 @@ pub fn monotonic_ms() -> f64 {
     ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
-/// The history's clock: [`monotonic_ms`], read from the CPU's time-stamp counter where the kernel
-/// keeps time by it (x86-64 with the `tsc` clock source): reading the counter costs a third of
+/// The history's clock: [`monotonic_ms`], read from the CPU's time-stamp counter where it runs at
+/// one rate on every core (x86-64, [`tsc_serves`]): reading the counter costs a third of
 /// reading the clock, which is most of what a recorded allocation costs the addon. As PyTorch's
 /// approximate clock, the counter's ticks become milliseconds by a rate measured against the clock,
 /// which is read again (and the rate with it) once a millisecond has passed since it last was: so
@@ -132,22 +139,61 @@ impl Clock {
     }
 }
 
-/// The time-stamp counter, where the kernel keeps time by it (so it runs at one rate on every
-/// core); `None` elsewhere.
+/// The time-stamp counter, where it serves as a clock ([`tsc_serves`]); `None` elsewhere.
 #[inline]
 fn ticks() -> Option<i64> {
     #[cfg(target_arch = "x86_64")]
     {
         static TSC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let tsc = *TSC.get_or_init(|| {
-            std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource").is_ok_and(|s| s.trim() == "tsc")
-        });
-        if tsc {
+        if *TSC.get_or_init(tsc_serves) {
             // SAFETY: `rdtsc` is on every x86-64 CPU and reads a counter; it touches no memory.
             return Some(unsafe { std::arch::x86_64::_rdtsc() } as i64);
         }
     }
     None
+}
+
+/// Whether the time-stamp counter runs at one rate on every core and reading it costs less than
+/// reading the clock. It runs so where the kernel keeps time by it (the `tsc` clock source), or
+/// where the CPU says it does (`constant_tsc` and `nonstop_tsc`): a virtual machine's kernel may
+/// keep time by its hypervisor's clock (`kvm-clock`) over such a counter, and reading that clock
+/// costs about 30 ns where the counter costs a third of it, twice per allocation and free. A
+/// hypervisor may trap the counter instead (each read then costs far more): the two are timed.
+#[cfg(target_arch = "x86_64")]
+fn tsc_serves() -> bool {
+    let source = std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource").is_ok_and(|s| s.trim() == "tsc");
+    let invariant = || {
+        std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| {
+            s.lines().find(|l| l.starts_with("flags")).is_some_and(|l| {
+                let flags: Vec<&str> = l.split_whitespace().collect();
+                flags.contains(&"constant_tsc") && flags.contains(&"nonstop_tsc")
+            })
+        })
+    };
+    (source || invariant()) && tsc_cheaper()
+}
+
+/// Whether reading the counter costs less than reading the clock (the fastest of a few runs each).
+#[cfg(target_arch = "x86_64")]
+fn tsc_cheaper() -> bool {
+    use std::hint::black_box;
+    use std::time::Instant;
+    const READS: u32 = 64;
+    let (mut tsc, mut clock) = (std::time::Duration::MAX, std::time::Duration::MAX);
+    for _ in 0..8 {
+        let t0 = Instant::now();
+        for _ in 0..READS {
+            // SAFETY: as in `ticks`.
+            black_box(unsafe { std::arch::x86_64::_rdtsc() });
+        }
+        tsc = tsc.min(t0.elapsed());
+        let t0 = Instant::now();
+        for _ in 0..READS {
+            black_box(monotonic_ms());
+        }
+        clock = clock.min(t0.elapsed());
+    }
+    tsc < clock
 }
 
 /// Whether the history is recording into a sink on this thread. Off, one load and a branch:
@@ -284,14 +330,36 @@ fn free_here(handle: f64, block: Option<(u64, u64, usize)>) {
     }
 }
 
-/// A pinned block of `handle` was made.
-pub fn pinned_alloc(handle: f64, ptr: u64, size: u64) {
-    write(layout::PINNED_ALLOC, |now| [handle, ptr as f64, size as f64, now(), -1.0]);
+/// A pinned pool's block of `handle` was made, `requested` bytes asked of the pool of handle
+/// `pool`: logged where the history logs, else into its slot.
+pub fn pinned_alloc(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        pinned_alloc_here(handle, ptr, size, requested, pool);
+    }
 }
 
-/// The pinned block of `handle` was freed.
-pub fn pinned_free(handle: f64) {
-    write(layout::PINNED_FREE, |now| [handle, now()]);
+#[inline(never)]
+fn pinned_alloc_here(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64) {
+    let (ptr, size) = (ptr as f64, size as f64);
+    if !log_here(|now| [layout::LOG_PINNED_ALLOC, handle, ptr, size, now, requested as f64, -1.0, pool, -1.0, -1.0]) {
+        write_here(layout::PINNED_ALLOC, |now| [handle, ptr, size, now(), -1.0]);
+    }
+}
+
+/// The pinned block of `handle` was freed: its address and size, and whether it was registered
+/// memory (`registerHost`'s).
+pub fn pinned_free(handle: f64, ptr: u64, size: u64, registered: bool) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        pinned_free_here(handle, ptr, size, registered);
+    }
+}
+
+#[inline(never)]
+fn pinned_free_here(handle: f64, ptr: u64, size: u64, registered: bool) {
+    let registered = if registered { 1.0 } else { 0.0 };
+    if !log_here(|now| [layout::LOG_PINNED_FREE, handle, ptr as f64, size as f64, now, registered, 0.0, 0.0, 0.0, 0.0]) {
+        write_here(layout::PINNED_FREE, |now| [handle, now()]);
+    }
 }
 
 /// Stops writing (the thread's environment is going away: its buffer with it).

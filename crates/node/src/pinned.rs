@@ -202,8 +202,10 @@ crate::exports! {
     /// Freeing twice is nothing.
     c"pinnedFree" => fn pinned_free(_cx, pinned: f64) -> () {
         crate::handles::release_pending();
-        if take(pinned).is_ok() {
-            crate::history::pinned_free(pinned);
+        if let Ok(block) = take(pinned) {
+            if crate::history::recording() {
+                crate::history::pinned_free(pinned, block.ptr() as u64, block.size(), block.is_registered());
+            }
         }
         Ok(())
     }

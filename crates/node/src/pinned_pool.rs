@@ -19,8 +19,8 @@ crate::exports! {
         let block = with(pool, |p| p.malloc(size.0))?;
         let seen = crate::history::recording().then(|| (block.ptr() as u64, block.size()));
         let handle = pinned::insert(cx, &owner, block)?;
-        if let Some((ptr, size)) = seen {
-            crate::history::pinned_alloc(handle, ptr, size);
+        if let Some((ptr, given)) = seen {
+            crate::history::pinned_alloc(handle, ptr, given, size.0, pool);
         }
         Ok(handle)
     }
