@@ -29,19 +29,16 @@ function dom(html: string, hash = ''): string {
 
 const markup = '<img src=x onerror=alert(1)>'
 
-/** Runs out of memory on purpose with history on, from a function named as markup; returns the snapshot's path. */
+/**
+ * Runs out of memory on purpose with history on, from a function named as markup
+ * (`fixtures/oom-snapshot.js`); returns the snapshot's path. `CUDA_NODE_OOM_SNAPSHOT` names one
+ * dumped elsewhere instead: on the GPU, by `scripts/gpu/oom-snapshot.sh`.
+ */
 function oomSnapshot(): string {
+  const given = process.env.CUDA_NODE_OOM_SNAPSHOT
+  if (given) return given
   const dir = scratchDir('memviz-oom-')
-  const r = runNode(`
-const { memory, MemoryPool } = cuda
-memory.recordHistory({ stacks: 'js' })
-const pool = new MemoryPool()
-pool.setLimit({ size: 4 << 20 })
-const held = []
-const o = { [${JSON.stringify(markup)}]: async function () { await null; return pool.malloc(1 << 20) } }
-async function trainStep() { for (;;) held.push(await o[${JSON.stringify(markup)}]()) }
-trainStep().catch((e) => console.log(e.message))
-`, { CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM: dir })
+  const r = runNode(`require(${JSON.stringify(path.join(__dirname, 'fixtures', 'oom-snapshot.js'))})`, { CUDA_NODE_MEMORY_SNAPSHOT_ON_OOM: dir })
   if (r.status !== 0) throw new Error(r.stderr)
   const files = readdirSync(dir)
   if (files.length !== 1 || !r.stdout.includes(path.join(dir, files[0]!))) throw new Error(`no snapshot named: ${r.stdout}`)
@@ -50,7 +47,7 @@ trainStep().catch((e) => console.log(e.message))
 
 browserTest('a snapshot dumped on OOM opens in the viewer with the failing stack shown, and markup in it stays text', (t) => {
   const snap = oomSnapshot()
-  const out = path.join(path.dirname(snap), 'view.html')
+  const out = path.join(scratchDir('memviz-view-'), 'view.html')
   const r = memviz([snap, '-o', out])
   t.is(r.status, 0, r.stderr)
   t.is(r.stdout.trim(), out)
@@ -73,7 +70,7 @@ browserTest('a snapshot dumped on OOM opens in the viewer with the failing stack
   t.regex(details, /&lt;img src=x onerror=alert\(1\)&gt;/)
   t.regex(d, /<p id="summary">(sim|cuda) backend, taken [^:]+:[^<]* \d+ events, 1 allocation sites, 4 live blocks in 1 pools<\/p>/)
 
-  const shot = path.join(path.dirname(snap), 'view.png')
+  const shot = path.join(path.dirname(out), 'view.png')
   const s = browser([`--screenshot=${shot}`, '--window-size=1280,900'], `file://${out}#block=0`)
   t.is(s.status, 0, s.stderr)
   const png = readFileSync(shot)
