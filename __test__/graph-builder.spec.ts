@@ -1,4 +1,6 @@
 import test from 'ava'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { alloc, allocPinned, backend, Condition, CudaError, Event, GraphBuilder, GraphNode, i32, kernels, MemoryPointer, RawKernel, Stream } from '..'
 import { gpuTest, nvrtcTest, onGpu, runNode } from './helpers'
 
@@ -280,13 +282,7 @@ test('a capture function that throws leaves the builder usable', (t) => {
 
 // ---- GPU only --------------------------------------------------------------------------------
 
-const SET_FROM_KERNEL = `
-typedef unsigned long long cudaGraphConditionalHandle;
-extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
-extern "C" __global__ void step(cudaGraphConditionalHandle h, int *counter, int limit) {
-  int n = ++*counter;
-  cudaGraphSetConditional(h, n < limit ? 1 : 0);
-}`
+const SET_FROM_KERNEL = readFileSync(path.join(__dirname, 'fixtures', 'while-step.cu'), 'utf8')
 
 gpuNvrtcTest('GPU: a CUDA C kernel sets a while node’s condition with cudaGraphSetConditional', (t) => {
   const k = new RawKernel(SET_FROM_KERNEL, 'step')

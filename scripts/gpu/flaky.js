@@ -5,6 +5,8 @@
 // on several streams, allocations, modules loaded and unloaded). Prints one JSON line a case and
 // a summary; exits 1 where a case failed. Run on the GPU machine with the package built.
 'use strict'
+const { readFileSync } = require('node:fs')
+const path = require('node:path')
 const cuda = require('../..')
 const { RawKernel, GraphBuilder, Stream, alloc, i32, kernels, backend } = cuda
 
@@ -12,13 +14,7 @@ const MS = 1e6
 const [mode = 'while', arg = '50'] = process.argv.slice(2)
 const n = Number(arg)
 
-const SET_FROM_KERNEL = `
-typedef unsigned long long cudaGraphConditionalHandle;
-extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
-extern "C" __global__ void step(cudaGraphConditionalHandle h, int *counter, int limit) {
-  int n = ++*counter;
-  cudaGraphSetConditional(h, n < limit ? 1 : 0);
-}`
+const SET_FROM_KERNEL = readFileSync(path.join(__dirname, '../../__test__/fixtures/while-step.cu'), 'utf8')
 
 function whileCase(i) {
   const k = new RawKernel(SET_FROM_KERNEL, 'step')
