@@ -355,6 +355,16 @@ function putStack(i: number, stack: object | undefined): void {
 }
 
 function put(action: number, t: number, device: number, stream: number, addr: number, size: number, requested: number, source: number, pool: number, stack: object | undefined): number {
+  const i = putEntry(t, addr, size, requested, action | (source << 3), device, stream, pool)
+  if (stack !== undefined) putStack(i, stack)
+  return i
+}
+
+/**
+ * The ring's next entry, with no stack; its slot. Small, so that V8 inlines it where it is called
+ * (`readLog`'s loop): a call that is not inlined takes its numbers boxed, an allocation each.
+ */
+function putEntry(t: number, addr: number, size: number, requested: number, code: number, device: number, stream: number, pool: number): number {
   const i = slot()
   const e = chunkOf(i)
   const j = (i & CHUNK_MASK) * STRIDE
@@ -362,11 +372,11 @@ function put(action: number, t: number, device: number, stream: number, addr: nu
   e[j + E_ADDR] = addr
   e[j + E_SIZE] = size
   e[j + E_REQUESTED] = requested
-  e[j + E_CODE] = action | (source << 3)
+  e[j + E_CODE] = code
   e[j + E_DEVICE] = device
   e[j + E_STREAM] = stream
   e[j + E_POOL] = pool
-  putStack(i, stack)
+  if (ring.stacked) ring.stack[i] = undefined
   return i
 }
 
@@ -404,6 +414,12 @@ class LiveTable {
 
   /** Records the block of handle `h`. */
   set(h: number, addr: number, size: number, requested: number, t: number, device: number, stream: number, pool: number, source: number, stack: object | undefined): void {
+    const i = this.write(h, addr, size, requested, t, device, stream, pool * 256 + source)
+    if (stack !== undefined) this.#putStack(i, stack)
+  }
+
+  /** Records the block of handle `h` with no stack; its slot. Small, to be inlined (`readLog`). */
+  write(h: number, addr: number, size: number, requested: number, t: number, device: number, stream: number, poolSource: number): number {
     const i = slotOf(h)
     if (i >= this.cap) this.grow(i)
     const e = this.e
@@ -415,8 +431,9 @@ class LiveTable {
     e[j + L_T] = t
     e[j + L_DEVICE] = device
     e[j + L_STREAM] = stream
-    e[j + L_POOL_SOURCE] = pool * 256 + source
-    if (stack !== undefined || this.stacked) this.#putStack(i, stack)
+    e[j + L_POOL_SOURCE] = poolSource
+    if (this.stacked) this.stack[i] = undefined
+    return i
   }
 
   /** The slot of handle `h`, or -1 when the table holds no block of it. */
@@ -696,9 +713,8 @@ let lastLoggedPool = -1
 let lastLoggedPinnedPool = -1
 
 /**
- * Reads the log's records into the ring and the live table, in the order they were made. Each
- * store is written out here rather than through `put`, `LiveTable.set` and `putFree`: a call
- * that is not inlined takes its numbers boxed, an allocation each.
+ * Reads the log's records into the ring and the live table, in the order they were made, through
+ * `putEntry` and `LiveTable.write`, which are small so that V8 inlines them into the loop.
  */
 function readLog(): void {
   const n = sink[S_LOG_N]!
@@ -726,95 +742,36 @@ function readLog(): void {
       const total = sink[r + 6]!
       const device = sink[r + 9]!
       if (pool >= 0 && (total !== heldTotal || pool * 1024 + device !== heldKey)) segmentChange(total, pool, device, t)
-      const i = slot()
-      const e = chunkOf(i)
-      const j = (i & CHUNK_MASK) * STRIDE
-      e[j + E_T] = t
-      e[j + E_ADDR] = addr
-      e[j + E_SIZE] = size
-      e[j + E_REQUESTED] = requested
-      e[j + E_CODE] = ALLOC
-      e[j + E_DEVICE] = device
-      e[j + E_STREAM] = stream
-      e[j + E_POOL] = pool
-      if (ring.stacked) ring.stack[i] = undefined
+      putEntry(t, addr, size, requested, ALLOC, device, stream, pool)
       if (k + 1 < n && sink[r + RECORD] === LOG_FREE && sink[r + RECORD + 1] === h) {
         // Freed next (a temporary): its free from the numbers at hand, the live table untouched.
         k++
         r += RECORD
-        putFreed(sink[r + 4]! + clockOffset, addr, size, device, stream, pool)
+        putEntry(sink[r + 4]! + clockOffset, addr, size, NaN, FREE_CODE, device, stream, pool)
         continue
       }
-      const s = slotOf(h)
-      if (s >= live.cap) live.grow(s)
-      const l = live.e
-      const at = s * STRIDE
-      l[at + L_HANDLE] = h
-      l[at + L_ADDR] = addr
-      l[at + L_SIZE] = size
-      l[at + L_REQUESTED] = requested
-      l[at + L_T] = t
-      l[at + L_DEVICE] = device
-      l[at + L_STREAM] = stream
-      l[at + L_POOL_SOURCE] = pool * 256
-      if (live.stacked) live.stack[s] = undefined
+      live.write(h, addr, size, requested, t, device, stream, pool * 256)
       continue
     }
     if (code === LOG_PINNED_ALLOC) {
       // Host memory: no device, stream or segments.
       const pinnedPool = pinnedPoolByHandle.get(sink[r + 7]!) ?? -1
       const requested = sink[r + 5]!
-      const i = slot()
-      const e = chunkOf(i)
-      const j = (i & CHUNK_MASK) * STRIDE
-      e[j + E_T] = t
-      e[j + E_ADDR] = addr
-      e[j + E_SIZE] = size
-      e[j + E_REQUESTED] = requested
-      e[j + E_CODE] = ALLOC | (SOURCE_PINNED << 3)
-      e[j + E_DEVICE] = -1
-      e[j + E_STREAM] = -1
-      e[j + E_POOL] = pinnedPool
-      if (ring.stacked) ring.stack[i] = undefined
+      putEntry(t, addr, size, requested, ALLOC | (SOURCE_PINNED << 3), -1, -1, pinnedPool)
       if (k + 1 < n && sink[r + RECORD] === LOG_PINNED_FREE && sink[r + RECORD + 1] === h) {
         k++
         r += RECORD
-        putFreed(sink[r + 4]! + clockOffset, addr, size, -1, -1, pinnedPool)
+        putEntry(sink[r + 4]! + clockOffset, addr, size, NaN, FREE_CODE, -1, -1, pinnedPool)
         continue
       }
-      const s = slotOf(h)
-      if (s >= livePinned.cap) livePinned.grow(s)
-      const l = livePinned.e
-      const at = s * STRIDE
-      l[at + L_HANDLE] = h
-      l[at + L_ADDR] = addr
-      l[at + L_SIZE] = size
-      l[at + L_REQUESTED] = requested
-      l[at + L_T] = t
-      l[at + L_DEVICE] = -1
-      l[at + L_STREAM] = -1
-      l[at + L_POOL_SOURCE] = pinnedPool * 256 + SOURCE_PINNED
-      if (livePinned.stacked) livePinned.stack[s] = undefined
+      livePinned.write(h, addr, size, requested, t, -1, -1, pinnedPool * 256 + SOURCE_PINNED)
       continue
     }
     const pinned = code === LOG_PINNED_FREE
     const table = pinned ? livePinned : live
-    const from = table.find(h) * STRIDE
-    if (from >= 0) {
-      const l = table.e
-      const i = slot()
-      const e = chunkOf(i)
-      const j = (i & CHUNK_MASK) * STRIDE
-      e[j + E_T] = t
-      e[j + E_ADDR] = l[from + L_ADDR]!
-      e[j + E_SIZE] = l[from + L_SIZE]!
-      e[j + E_REQUESTED] = NaN
-      e[j + E_CODE] = FREE_CODE
-      e[j + E_DEVICE] = l[from + L_DEVICE]!
-      e[j + E_STREAM] = l[from + L_STREAM]!
-      e[j + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
-      if (ring.stacked) ring.stack[i] = undefined
-      table.remove(from / STRIDE)
+    const i = table.find(h)
+    if (i >= 0) {
+      putFree(table, i, t)
     } else if (addr === addr && !(pinned && sink[r + 5] === 1)) {
       // Allocated before the history began: its address, where it was still there to free (not
       // memory registerHost page-locked: JS's own bytes, which nothing allocated).
@@ -826,22 +783,6 @@ function readLog(): void {
     ring.dropped += lost
     sink[S_LOG_LOST] = 0
   }
-}
-
-/** The free of a block `readLog` has just put the allocation of, as the ring's next entry: small, to be inlined there (its numbers stay unboxed). */
-function putFreed(t: number, addr: number, size: number, device: number, stream: number, pool: number): void {
-  const i = slot()
-  const e = chunkOf(i)
-  const j = (i & CHUNK_MASK) * STRIDE
-  e[j + E_T] = t
-  e[j + E_ADDR] = addr
-  e[j + E_SIZE] = size
-  e[j + E_REQUESTED] = NaN
-  e[j + E_CODE] = FREE_CODE
-  e[j + E_DEVICE] = device
-  e[j + E_STREAM] = stream
-  e[j + E_POOL] = pool
-  if (ring.stacked) ring.stack[i] = undefined
 }
 
 /** Reads the log if records wait in it: before an entry is recorded in JS, and before a snapshot. */
@@ -898,27 +839,32 @@ function sourceCode(source: string): number {
   return source === 'pool' ? 0 : (sourceCodes[source] ?? NO_SOURCE)
 }
 
+/**
+ * The block of handle `h` into `scratch` (address, size, the addon's clock, its pool's bytes):
+ * from the sink where the allocation wrote them, else asked (`nativePool`: the caching pool's
+ * native handle, or -1).
+ */
+function readAlloc(h: number, nativePool: number): void {
+  if (sink[S_ALLOC] === h) {
+    scratch[0] = sink[S_ALLOC + 1]!
+    scratch[1] = sink[S_ALLOC + 2]!
+    scratch[2] = sink[S_ALLOC + 3]!
+    scratch[3] = sink[S_ALLOC + 4]!
+  } else {
+    native.memHistoryInfo(h, nativePool, scratchBytes)
+  }
+}
+
 // The hot path: one native call (address, size, time and the pool's bytes), then stores into the
 // ring and the live table; the stack (stacks: 'js') was captured by the allocator's call (`tap.capture`).
 function onAlloc(mem: object, nbytes: number, source: string, poolObject: object | undefined, device: number, nativePool: number, stack: object | undefined): void {
   flushLog()
   const h = own(mem as NativeObject)
-  let addr: number
-  let size: number
-  let t: number
-  let total: number
-  if (sink[S_ALLOC] === h) {
-    addr = sink[S_ALLOC + 1]!
-    size = sink[S_ALLOC + 2]!
-    t = sink[S_ALLOC + 3]! + clockOffset
-    total = sink[S_ALLOC + 4]!
-  } else {
-    native.memHistoryInfo(h, source === 'pool' ? nativePool : -1, scratchBytes)
-    addr = scratch[0]!
-    size = scratch[1]!
-    t = scratch[2]! + clockOffset
-    total = scratch[3]!
-  }
+  readAlloc(h, source === 'pool' ? nativePool : -1)
+  const addr = scratch[0]!
+  const size = scratch[1]!
+  const t = scratch[2]! + clockOffset
+  let total = scratch[3]!
   let pool = -1
   if (poolObject !== undefined) {
     pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
@@ -951,22 +897,11 @@ function streamOfNative(handle: number, device: number): number {
 
 /** A caching pool's allocation (the hot path): as {@link onAlloc}, its stream named by its native handle. */
 function onPoolAlloc(h: number, nbytes: number, poolObject: object, device: number, nativePool: number, stream: number, stack: object | undefined): void {
-  let addr: number
-  let size: number
-  let t: number
-  let total: number
-  if (sink[S_ALLOC] === h) {
-    addr = sink[S_ALLOC + 1]!
-    size = sink[S_ALLOC + 2]!
-    t = sink[S_ALLOC + 3]! + clockOffset
-    total = sink[S_ALLOC + 4]!
-  } else {
-    native.memHistoryInfo(h, nativePool, scratchBytes)
-    addr = scratch[0]!
-    size = scratch[1]!
-    t = scratch[2]! + clockOffset
-    total = scratch[3]!
-  }
+  readAlloc(h, nativePool)
+  const addr = scratch[0]!
+  const size = scratch[1]!
+  const t = scratch[2]! + clockOffset
+  let total = scratch[3]!
   const pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
   if (total < 0) total = heldBytes(poolObject)
   segmentChange(total, pool, device, t)
@@ -1040,23 +975,12 @@ let freeAt = 0
 
 /** The free of the block in slot `i` of `table`, at `t`, as the ring's next entry (`freeAt` of `freeChunk` holds `t`); the table forgets the block. */
 function putFree(table: LiveTable, i: number, t: number): void {
-  const j = slot()
-  const e = chunkOf(j)
   const l = table.e
-  const at = (j & CHUNK_MASK) * STRIDE
   const from = i * STRIDE
-  e[at + E_T] = t
-  e[at + E_ADDR] = l[from + L_ADDR]!
-  e[at + E_SIZE] = l[from + L_SIZE]!
-  e[at + E_REQUESTED] = NaN
-  e[at + E_CODE] = FREE_CODE
-  e[at + E_DEVICE] = l[from + L_DEVICE]!
-  e[at + E_STREAM] = l[from + L_STREAM]!
-  e[at + E_POOL] = Math.floor(l[from + L_POOL_SOURCE]! / 256)
-  if (ring.stacked) ring.stack[j] = undefined
+  const j = putEntry(t, l[from + L_ADDR]!, l[from + L_SIZE]!, NaN, FREE_CODE, l[from + L_DEVICE]!, l[from + L_STREAM]!, Math.floor(l[from + L_POOL_SOURCE]! / 256))
   table.remove(i)
-  freeChunk = e
-  freeAt = at + E_T
+  freeChunk = chunkOf(j)
+  freeAt = (j & CHUNK_MASK) * STRIDE + E_T
 }
 
 /** After the free `onFree` saw: its time, from the sink. */
