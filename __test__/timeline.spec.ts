@@ -52,6 +52,15 @@ test.serial('the timeline has round ticks, a legend of the kinds present, host c
   const graph = slices.find((e) => e.attrs['data-cat'] === 'graph')!
   t.true(Number(graph.attrs.width) >= 12, `graph launch ${graph.attrs.width} px wide`)
   t.regex(svg, /<title>graph launch: /)
+  // A slice drawn wider than it lasts reaches into the next of its lane: no slice is drawn over
+  // a narrower one of its row, so the narrow ones stay what the pointer finds.
+  slices.forEach((a, i) => {
+    for (const b of slices.slice(i + 1)) {
+      if (a.attrs.y !== b.attrs.y) continue
+      const [ax, aw, bx, bw] = [a.attrs.x, a.attrs.width, b.attrs.x, b.attrs.width].map(Number)
+      if (bx < ax + aw && ax < bx + bw) t.true(bw <= aw, `a ${bw} px ${b.attrs['data-cat']} over a ${aw} px ${a.attrs['data-cat']}`)
+    }
+  })
   const callback = slices.find((e) => e.attrs['data-cat'] === 'callback')!
   t.true(Number(callback.attrs.width) >= 6, `host callback ${callback.attrs.width} px wide`)
   // Every label fits its slice (at 6.2 px a character, a generous width for 10 px sans-serif) or

@@ -277,10 +277,12 @@ export function svgTimeline(slices: TraceSlice[], title = 'cuda-node timeline', 
     parts.push(`<g class="legend"><rect x="${lx}" y="12" width="10" height="10" fill="${color}"/><text x="${lx + 14}" y="21" font-size="11">${cat}</text></g>`)
     lx -= 18
   }
-  for (const s of slices) {
+  // A slice drawn wider than it lasts (MIN_WIDTH) reaches into the next one of its lane, so the
+  // wider are drawn first and the narrower over them: a graph launch stays what the pointer finds.
+  const drawn = slices.map((s) => ({ s, x0: x(s.start), w: Math.max(MIN_WIDTH[s.cat] ?? MIN_WIDTH_OTHER, x(s.start + s.duration) - x(s.start)) }))
+  drawn.sort((a, b) => b.w - a.w)
+  for (const { s, x0, w } of drawn) {
     const y = top + lanes.indexOf(s.lane) * row + 5
-    const x0 = x(s.start)
-    const w = Math.max(MIN_WIDTH[s.cat] ?? MIN_WIDTH_OTHER, x(s.start + s.duration) - x0)
     const outline = s.cat === 'graph' ? ' stroke="#5a3d57" stroke-width="1"' : ''
     parts.push(
       `<rect class="slice" data-cat="${esc(s.cat)}" x="${x0.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${row - 10}" rx="2" fill="${COLORS[s.cat] ?? '#76b7b2'}" fill-opacity="0.85"${outline}><title>${esc(s.name)}: ${s.duration.toFixed(3)} ms at ${s.start.toFixed(3)} ms</title></rect>`,
