@@ -24,6 +24,7 @@ const allReduceRank = (extra = ''): string =>
       comm.allReduce(buf, buf, 4, 'float32', 'sum')
       const out = new Float32Array(4)
       buf.copyToHost(out)
+      comm.checkAsyncError()
       console.log('sum ' + out[0] + ' on device ' + comm.deviceId + ' rank ' + comm.rankId + ' of ' + comm.size)
       comm.destroy()
     })().catch((e) => { console.error(e.code + ': ' + e.message); process.exit(1) })`,

@@ -29,6 +29,8 @@ struct HubState {
     conns: Vec<Option<Arc<Mutex<TcpStream>>>>,
     /// Each rank's node and device: two ranks on one device of one node are refused.
     devices: Vec<Option<(String, u32)>>,
+    /// Which ranks run in the hub's own process: they are answered last (`answer`).
+    local: Vec<bool>,
     joined: usize,
     colls: HashMap<u64, Vec<Posted>>,
     sends: HashMap<(usize, usize, u64), Posted>,
@@ -71,6 +73,17 @@ impl Hub {
         }
     }
 
+    /// Answers several posts, the ranks of other processes first. A rank of the hub's own process
+    /// that has its answer may end the process, and the hub's thread with it: what was still to be
+    /// written to the others would never reach them, and their connection would close with their
+    /// part of a finished collective unwritten.
+    fn answer(st: &HubState, mut answers: Vec<(usize, u64, Reply)>) {
+        answers.sort_by_key(|&(rank, _, _)| st.local.get(rank).copied().unwrap_or(false));
+        for (rank, post, r) in &answers {
+            Self::send_to(st, *rank, *post, r);
+        }
+    }
+
     /// Fails everything pending, and everything posted later.
     fn fail(st: &mut HubState, code: i32, msg: String) {
         if st.failed.is_none() {
@@ -82,9 +95,7 @@ impl Hub {
         pending.extend(st.sends.drain().map(|(_, p)| (p.rank, p.post)));
         pending.extend(st.recvs.drain().map(|(_, p)| (p.rank, p.post)));
         pending.extend(st.splits.drain(..).map(|(r, p, _, _)| (r, p)));
-        for (rank, post) in pending {
-            Self::send_to(st, rank, post, &err);
-        }
+        Self::answer(st, pending.into_iter().map(|(rank, post)| (rank, post, err.clone())).collect());
     }
 
     /// `rank` has gone: what needs it fails now and later; sends and receives between the
@@ -98,9 +109,7 @@ impl Hub {
             pending.extend(gone.into_iter().filter_map(|k| map.remove(&k)).map(|p| (p.rank, p.post)));
         }
         pending.extend(st.splits.drain(..).map(|(r, p, _, _)| (r, p)));
-        for (r, post) in pending {
-            Self::send_to(st, r, post, &err);
-        }
+        Self::answer(st, pending.into_iter().map(|(rank, post)| (rank, post, err.clone())).collect());
     }
 
     fn post(&self, p: Posted) {
@@ -148,12 +157,10 @@ impl Hub {
                                 describe(&send.tag.call),
                                 describe(&recv.tag.call)
                             );
-                            Self::send_to(&st, send.rank, send.post, &Err((INVALID_USAGE, msg.clone())));
-                            Self::send_to(&st, recv.rank, recv.post, &Err((INVALID_USAGE, msg)));
-                            return;
+                            let err: Reply = Err((INVALID_USAGE, msg));
+                            return Self::answer(&st, vec![(send.rank, send.post, err.clone()), (recv.rank, recv.post, err)]);
                         }
-                        Self::send_to(&st, recv.rank, recv.post, &Ok(send.data));
-                        Self::send_to(&st, send.rank, send.post, &Ok(Vec::new()));
+                        Self::answer(&st, vec![(recv.rank, recv.post, Ok(send.data)), (send.rank, send.post, Ok(Vec::new()))]);
                     }
                 }
             }
@@ -172,10 +179,7 @@ impl Hub {
                 odd.rank,
                 describe(&odd.tag.call)
             );
-            for p in &parts {
-                Self::send_to(st, p.rank, p.post, &Err((INVALID_USAGE, msg.clone())));
-            }
-            return;
+            return Self::answer(st, parts.iter().map(|p| (p.rank, p.post, Err((INVALID_USAGE, msg.clone())))).collect());
         }
         let n = parts.len();
         let data: Vec<&[u8]> = parts.iter().map(|p| p.data.as_slice()).collect();
@@ -196,9 +200,7 @@ impl Hub {
             Collective::AllToAll => (0..n).map(|i| data.iter().flat_map(|d| d[i * one..(i + 1) * one].iter().copied()).collect()).collect(),
             Collective::Send { .. } | Collective::Recv { .. } => return,
         };
-        for (p, o) in parts.iter().zip(out) {
-            Self::send_to(st, p.rank, p.post, &Ok(o));
-        }
+        Self::answer(st, parts.iter().zip(out).map(|(p, o)| (p.rank, p.post, Ok(o))).collect());
     }
 
     /// A rank's `split`: once every rank has called it, each color gets a new rendezvous, and
@@ -216,42 +218,40 @@ impl Hub {
         }
         let mut all = std::mem::take(&mut st.splits);
         all.sort_by_key(|&(r, _, c, k)| (c, k, r));
+        let mut answers: Vec<(usize, u64, Reply)> = Vec::new();
         let mut at = 0;
         while at < all.len() {
             let color = all[at].2;
             let end = at + all[at..].iter().take_while(|s| s.2 == color).count();
             let group = &all[at..end];
             match color {
-                None => {
-                    for &(r, p, _, _) in group {
-                        Self::send_to(st, r, p, &Ok(Vec::new()));
-                    }
-                }
+                None => answers.extend(group.iter().map(|&(r, p, _, _)| (r, p, Ok(Vec::new())))),
                 Some(_) => match unique_id() {
                     Ok(id) => {
                         for (i, &(r, p, _, _)) in group.iter().enumerate() {
                             let mut out = id.to_vec();
                             out.extend_from_slice(&(i as u32).to_le_bytes());
                             out.extend_from_slice(&(group.len() as u32).to_le_bytes());
-                            Self::send_to(st, r, p, &Ok(out));
+                            answers.push((r, p, Ok(out)));
                         }
                     }
-                    Err(e) => {
-                        for &(r, p, _, _) in group {
-                            Self::send_to(st, r, p, &Err((SYSTEM, e.message().to_string())));
-                        }
-                    }
+                    Err(e) => answers.extend(group.iter().map(|&(r, p, _, _)| (r, p, Err((SYSTEM, e.message().to_string()))))),
                 },
             }
             at = end;
         }
+        Self::answer(st, answers);
     }
 
     /// One rank's connection: its hello, then its posts until it leaves.
     fn serve(self: &Arc<Self>, mut s: TcpStream) {
         let Ok(hello) = read_frame(&mut s) else { return };
         let mut r = Reader(&hello);
-        let (Some(1), Some(nonce), Some(nranks), Some(rank), Some(device)) = (r.u8(), r.u64(), r.u32(), r.u32(), r.u32()) else { return };
+        let (Some(1), Some(nonce), Some(nranks), Some(rank), Some(device), Some(pid)) =
+            (r.u8(), r.u64(), r.u32(), r.u32(), r.u32(), r.u32())
+        else {
+            return;
+        };
         let (nranks, rank) = (nranks as usize, rank as usize);
         let node = String::from_utf8_lossy(r.0).into_owned();
         let conn = Arc::new(Mutex::new(s.try_clone().expect("a socket clones")));
@@ -273,6 +273,7 @@ impl Hub {
                     st.nranks = Some(nranks);
                     st.conns = vec![None; nranks];
                     st.devices = vec![None; nranks];
+                    st.local = vec![false; nranks];
                 }
                 Some(n) if n != nranks => {
                     return refuse(INVALID_ARGUMENT, format!("rank {rank} gave nranks {nranks}, but the communicator was begun with {n}"));
@@ -304,6 +305,7 @@ impl Hub {
                 return refuse(INVALID_USAGE, msg);
             }
             st.devices[rank] = here;
+            st.local[rank] = pid == std::process::id();
             st.conns[rank] = Some(conn.clone());
             st.joined += 1;
             if st.joined == nranks {

@@ -383,6 +383,62 @@ mod tests {
         assert!(e.message().contains("aborted"), "{e}");
     }
 
+    /// A rank of another process, spoken to through the wire by hand, that reads only when told.
+    fn raw_rank(id: &UniqueId, nranks: u32, rank: u32) -> std::net::TcpStream {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", u16::from_le_bytes([id[10], id[11]]))).unwrap();
+        let mut hello = vec![1u8];
+        hello.extend_from_slice(&id[12..20]);
+        for v in [nranks, rank, rank, 0] {
+            // nranks, rank, device, and a process id that is not this one's (0 is no process's)
+            hello.extend_from_slice(&v.to_le_bytes());
+        }
+        write_frame(&mut s, &hello).unwrap();
+        s
+    }
+
+    #[test]
+    fn the_hub_answers_its_own_process_last_so_its_exit_loses_no_answer() {
+        // CI once read rank 2's all-reduce unwritten: the hub (in rank 0's process) answered rank
+        // 0 first, rank 0 finished and its process exited, and the hub's thread went with it
+        // before it had written rank 2's answer. Here the other process's rank does not read its
+        // answer (16 MiB, more than the sockets hold), so the hub cannot finish writing it: this
+        // process's rank must not be answered until it has.
+        use super::wire::{encode_tag, read_frame, Reader, Tag};
+        use crate::sim::bytes::Buffer;
+        let b = SimBackend::new(1, 1 << 20);
+        let id = b.unique_id().unwrap();
+        let len = 16 << 20;
+        let call = Call { coll: Collective::AllReduce { op: RedOp::Sum }, count: len as u64, dtype: DataType::U8 };
+        let mut other = raw_rank(&id, 2, 1);
+        let mine = std::thread::spawn(move || join_on("", 0, 2, &id, 0, &AtomicBool::new(false)).unwrap());
+        assert_eq!(read_frame(&mut other).unwrap(), vec![1u8], "everyone joined");
+        let rank = Arc::new(mine.join().unwrap());
+        let mut post = vec![2u8];
+        post.extend_from_slice(&7u64.to_le_bytes());
+        encode_tag(&mut post, &Tag { class: 0, seq: 0, call });
+        post.extend(std::iter::repeat_n(2u8, len));
+        write_frame(&mut other, &post).unwrap();
+        let send = Arc::new(Buffer { bytes: std::sync::Mutex::new(vec![1u8; len]) });
+        let recv = Arc::new(Buffer { bytes: std::sync::Mutex::new(vec![0u8; len]) });
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let item = Item { rank: rank.clone(), call, send: Some((send, 0, len)), recv: Some((recv.clone(), 0, len)) };
+        std::thread::spawn(move || {
+            run(&[item]);
+            let _ = done_tx.send(());
+        });
+        assert!(
+            done.recv_timeout(std::time::Duration::from_millis(1500)).is_err(),
+            "this process's rank had its answer while the other's was still being written"
+        );
+        let answer = read_frame(&mut other).unwrap();
+        let mut r = Reader(&answer);
+        assert_eq!((r.u8(), r.u64(), r.u8()), (Some(3), Some(7), Some(1)));
+        assert!(r.0.len() == len && r.0.iter().all(|&v| v == 3), "the other rank's answer is the sum");
+        done.recv_timeout(std::time::Duration::from_secs(60)).expect("this process's rank is answered once the other's is written");
+        assert!(recv.lock().iter().all(|&v| v == 3));
+        assert!(lock(&rank.async_error).is_none());
+    }
+
     #[test]
     fn a_bad_id_is_an_invalid_argument() {
         let b = SimBackend::new(1, 1 << 20);

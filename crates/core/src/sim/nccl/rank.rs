@@ -2,7 +2,7 @@
 //! that reads the hub's answers and hands each to the post waiting for it.
 
 use super::wire::{
-    encode_tag, nccl_error, read_frame, write_frame, Reader, Reply, Tag, INVALID_ARGUMENT, INVALID_USAGE, MAGIC, REMOTE, SYSTEM,
+    encode_tag, nccl_error, read_frame, write_frame, Reader, Reply, Tag, INTERNAL, INVALID_ARGUMENT, INVALID_USAGE, MAGIC, REMOTE, SYSTEM,
 };
 use crate::error::{Error, Result};
 use crate::ops::nccl::{Call, Collective, UniqueId};
@@ -75,6 +75,8 @@ pub(super) fn join_on(node: &str, device: usize, nranks: usize, id: &UniqueId, r
     hello.extend_from_slice(&(nranks as u32).to_le_bytes());
     hello.extend_from_slice(&(rank as u32).to_le_bytes());
     hello.extend_from_slice(&(device as u32).to_le_bytes());
+    // The hub answers the ranks of its own process last (`Hub::answer`).
+    hello.extend_from_slice(&std::process::id().to_le_bytes());
     // The node this process plays: each launcher's simulated devices are its own node's.
     hello.extend_from_slice(node.as_bytes());
     let io = |e: std::io::Error| nccl_error(SYSTEM, format!("the rendezvous failed: {e}"));
@@ -257,19 +259,20 @@ pub(super) fn run(items: &[Item]) {
     for (item, rx) in items.iter().zip(waits) {
         let res = rx.recv().unwrap_or_else(|_| Err((REMOTE, "the communicator's connection closed".into())));
         match res {
-            Ok(data) => {
-                if let Some((buf, off, len)) = &item.recv {
-                    if data.len() == *len {
-                        buf.lock()[*off..off + len].copy_from_slice(&data);
-                    }
-                }
-            }
-            Err((code, msg)) => {
-                let mut e = lock(&item.rank.async_error);
-                if e.is_none() {
-                    *e = Some(nccl_error(code, format!("rank {} of {}: {msg}", item.rank.rank, item.rank.nranks)));
-                }
-            }
+            Ok(data) => match &item.recv {
+                Some((buf, off, len)) if data.len() == *len => buf.lock()[*off..off + len].copy_from_slice(&data),
+                Some((_, _, len)) => fail(item, INTERNAL, format!("the hub answered {} bytes where {len} were due", data.len())),
+                None => {}
+            },
+            Err((code, msg)) => fail(item, code, msg),
         }
+    }
+}
+
+/// Keeps the first failure of `item`'s rank as its communicator's async error.
+fn fail(item: &Item, code: i32, msg: String) {
+    let mut e = lock(&item.rank.async_error);
+    if e.is_none() {
+        *e = Some(nccl_error(code, format!("rank {} of {}: {msg}", item.rank.rank, item.rank.nranks)));
     }
 }

@@ -1,7 +1,7 @@
 //! The frames between a rank and the hub, and the NCCL result codes they carry.
 //!
 //! A frame is a little-endian `u32` length and a body whose first byte says what it is: from a
-//! rank, 1 hello (nonce, nranks, rank, device), 2 a post (its number, its [`Tag`], the data),
+//! rank, 1 hello (nonce, nranks, rank, device, process id, node), 2 a post (its number, its [`Tag`], the data),
 //! 3 abort; from the hub, 1 "everyone joined", 2 a refused join (code, message), 3 a post's
 //! answer (its number, then 1 and the data, or 0, a code and a message).
 
@@ -14,6 +14,7 @@ use std::net::TcpStream;
 pub(super) const MAGIC: &[u8; 10] = b"cnsimnccl1";
 
 pub(super) const SYSTEM: i32 = 2;
+pub(super) const INTERNAL: i32 = 3;
 pub(super) const INVALID_ARGUMENT: i32 = 4;
 pub(super) const INVALID_USAGE: i32 = 5;
 pub(super) const REMOTE: i32 = 6;
