@@ -4,9 +4,34 @@ import path from 'node:path'
 import { root, scratchDir } from './helpers'
 import { freePort, launch, script } from './launch-helpers'
 
-const alive = (pid: number): boolean => {
+/**
+ * A process as a rank writes itself down: its pid, and where Linux has /proc its start time, for
+ * a pid is soon another's (pid_max is 32768 on the CI machines, and the simulator spends a thread
+ * id on each stream's worker): `alive` must not take the new owner of the number for the rank.
+ */
+const whoAmI = `(() => {
+  try { const s = require('fs').readFileSync('/proc/self/stat', 'utf8'); return process.pid + ' ' + s.slice(s.lastIndexOf(')') + 2).split(' ')[19] } catch { return String(process.pid) }
+})()`
+
+/** Script text: the rank writes `whoAmI` to `dir`/RANK, whole (renamed into place: a poll never reads half). */
+const writeWhoAmI = (dir: string): string =>
+  `{ const f = require('path').join(${JSON.stringify(dir)}, process.env.RANK); require('fs').writeFileSync(f + '.tmp', ${whoAmI}); require('fs').renameSync(f + '.tmp', f) }`
+
+/** Whether the process `who` (as `whoAmI` wrote it) still runs: not exited, not a zombie, not a pid reused. */
+const alive = (who: string): boolean => {
+  const [pid, start] = who.split(' ')
+  if (start !== undefined) {
+    let fields: string[]
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    } catch {
+      return false
+    }
+    return fields[0] !== 'Z' && fields[19] === start
+  }
   try {
-    process.kill(pid, 0)
+    process.kill(Number(pid), 0)
     return true
   } catch {
     return false
@@ -57,7 +82,7 @@ test('--log-dir keeps a file a rank', async (t) => {
 test('a failing rank stops the others; the launcher names its rank, exit code and output tail', async (t) => {
   const pids = scratchDir('pids-')
   const s = script('fail.js', `
-    require('fs').writeFileSync(require('path').join(${JSON.stringify(pids)}, process.env.RANK), String(process.pid))
+    ${writeWhoAmI(pids)}
     if (process.env.RANK === '1') { console.log('about to fail'); setTimeout(() => process.exit(3), 300) }
     else setInterval(() => {}, 1000)`)
   const r = await launch(['--nproc-per-node', '3', s], { timeout: 60_000 })
@@ -65,7 +90,7 @@ test('a failing rank stops the others; the launcher names its rank, exit code an
   t.regex(r.stderr, /rank 1 \(node 0, local rank 1\) failed: exit code 3/)
   t.regex(r.stderr, /\[rank 1\] about to fail/)
   t.regex(r.stderr, /stopping the other ranks/)
-  for (const rank of ['0', '2']) t.false(alive(Number(readFileSync(path.join(pids, rank), 'utf8'))), `rank ${rank} was stopped`)
+  for (const rank of ['0', '2']) t.false(alive(readFileSync(path.join(pids, rank), 'utf8')), `rank ${rank} was stopped`)
 })
 
 test('a rank killed by a signal is named with the signal; a rank that ignores SIGTERM is killed after --stop-timeout', async (t) => {
@@ -95,7 +120,7 @@ test('--max-restarts restarts the whole group with RESTART_COUNT counting up', a
 test('Ctrl-C stops every rank', async (t) => {
   const pids = scratchDir('pids-')
   const s = script('sleep.js', `
-    require('fs').writeFileSync(require('path').join(${JSON.stringify(pids)}, process.env.RANK), String(process.pid))
+    ${writeWhoAmI(pids)}
     setInterval(() => {}, 1000)`)
   const r = await launch(['--nproc-per-node', '2', s], {
     timeout: 60_000,
@@ -103,6 +128,8 @@ test('Ctrl-C stops every rank', async (t) => {
       const poll = setInterval(() => {
         if (existsSync(path.join(pids, '0')) && existsSync(path.join(pids, '1'))) {
           clearInterval(poll)
+          // Both read as running before the interrupt: the check after it can tell.
+          for (const rank of ['0', '1']) t.true(alive(readFileSync(path.join(pids, rank), 'utf8')), `rank ${rank} runs before Ctrl-C`)
           process.kill(pid, 'SIGINT')
         }
       }, 50)
@@ -110,7 +137,7 @@ test('Ctrl-C stops every rank', async (t) => {
   })
   t.is(r.status, 130, r.stderr)
   t.regex(r.stderr, /SIGINT: stopping every rank/)
-  for (const rank of ['0', '1']) t.false(alive(Number(readFileSync(path.join(pids, rank), 'utf8'))), `rank ${rank} was stopped`)
+  for (const rank of ['0', '1']) t.false(alive(readFileSync(path.join(pids, rank), 'utf8')), `rank ${rank} was stopped`)
 })
 
 test('ranks share the launcher\'s store; a client without the token is refused and the launcher logs it', async (t) => {
