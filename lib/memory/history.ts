@@ -905,7 +905,7 @@ function onPoolAlloc(h: number, nbytes: number, poolObject: object, device: numb
   const pool = poolObject === lastPool ? lastPoolId : notePool(poolObject)
   if (total < 0) total = heldBytes(poolObject)
   segmentChange(total, pool, device, t)
-  const st = stream === lastStreamHandle ? lastStreamHandleId : streamOfNative(stream, device)
+  const st = streamOfNative(stream, device)
   put(ALLOC, t, device, st, addr, size, nbytes, 0, pool, stack)
   live.set(h, addr, size, nbytes, t, device, st, pool, 0, stack)
 }

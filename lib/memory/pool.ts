@@ -164,15 +164,13 @@ export class MemoryPool {
     let h: number
     let p: MemoryPointer
     try {
-      h = this.#source === undefined ? native.poolMalloc(pool, nbytes, stream) : native.poolMallocFrom(pool, nbytes, stream, this.#source)
+      h = this.#take(pool, nbytes, stream)
       p = adoptPointer(h, device)
     } catch (e) {
       publishFailed(e, device, nbytes, 'pool', this)
       throw e
     }
-    const tap = historyTap.on
-    if (tap !== undefined) tap.poolAlloc(h, nbytes, this, device, pool, stream, tap.capture?.('pool'))
-    if (memoryChannels.alloc.hasSubscribers) publishAllocMessage(p, nbytes, 'pool', this)
+    this.#told(h, p, nbytes, device, pool, stream)
     return p
   }
 
@@ -183,7 +181,7 @@ export class MemoryPool {
     let h: number
     let p: MemoryPointer
     try {
-      h = this.#source === undefined ? native.poolMalloc(pool, nbytes, stream) : native.poolMallocFrom(pool, nbytes, stream, this.#source)
+      h = this.#take(pool, nbytes, stream)
       p = adoptPointer(h, device)
       done = true
     } catch (e) {
@@ -193,10 +191,20 @@ export class MemoryPool {
       publishPoolChange(this, device, nbytes, before, native.poolStats(pool), done)
     }
     // Published after the pool's growth, so a listener sees the segment before the block in it.
+    this.#told(h, p, nbytes, device, pool, stream)
+    return p
+  }
+
+  /** A block from the pool (which grows from the driver, or from the base allocator): its handle. */
+  #take(pool: number, nbytes: number, stream: number): number {
+    return this.#source === undefined ? native.poolMalloc(pool, nbytes, stream) : native.poolMallocFrom(pool, nbytes, stream, this.#source)
+  }
+
+  /** Tells the history and the alloc channel of the block `p` (handle `h`) just made. */
+  #told(h: number, p: MemoryPointer, nbytes: number, device: number, pool: number, stream: number): void {
     const tap = historyTap.on
     if (tap !== undefined) tap.poolAlloc(h, nbytes, this, device, pool, stream, tap.capture?.('pool'))
     if (memoryChannels.alloc.hasSubscribers) publishAllocMessage(p, nbytes, 'pool', this)
-    return p
   }
 
   /** Releases cached blocks to the driver (or the base allocator): all, or those of `stream`. Split blocks wait to re-merge. */

@@ -29,13 +29,7 @@ crate::exports! {
     /// `size` bytes allocated in order on `stream` (`cuMemAllocAsync`); its memory handle.
     c"asyncPoolMalloc" => fn async_pool_malloc(_cx, pool: f64, size: Count, stream: f64) -> f64 {
         let block = with(pool, |p| stream::with(stream, |s| p.malloc(size.0, s)))?;
-        let handle = memory::adopt(block)?;
-        if crate::history::on() {
-            if let Ok(bytes) = with(pool, |p| p.total_bytes()) {
-                crate::history::pool_bytes(bytes);
-            }
-        }
-        Ok(handle)
+        memory::adopt_in(block, || with(pool, |p| p.total_bytes()).map_or(-1.0, |b| b as f64))
     }
 
     c"asyncPoolUsedBytes" => fn async_pool_used_bytes(_cx, pool: f64) -> f64 {

@@ -196,13 +196,6 @@ fn tsc_cheaper() -> bool {
     tsc < clock
 }
 
-/// Whether the history is recording into a sink on this thread. Off, one load and a branch:
-/// what a call adds to a program that does not record.
-#[inline(always)]
-pub fn on() -> bool {
-    recording() && sink_set()
-}
-
 /// Whether the history records into a sink on some thread: one load, no thread-local. A call
 /// that makes a block reads what its record needs when this says so, and the write (one lookup of
 /// this thread's sink) drops it where this thread has none.
@@ -211,21 +204,8 @@ pub fn recording() -> bool {
     RECORDING.load(Ordering::Relaxed) != 0
 }
 
-#[inline(never)]
-fn sink_set() -> bool {
-    !SINK.with(|s| s.words.get()).is_null()
-}
-
 /// Writes the words `words(now)` gives at `at` of the sink, if one is registered, `now` being the
 /// history's clock (read only then: off, no clock is read).
-#[inline(always)]
-fn write<const N: usize>(at: usize, words: impl FnOnce(&dyn Fn() -> f64) -> [f64; N]) {
-    if RECORDING.load(Ordering::Relaxed) != 0 {
-        write_here(at, words);
-    }
-}
-
-#[inline(never)]
 fn write_here<const N: usize>(at: usize, words: impl FnOnce(&dyn Fn() -> f64) -> [f64; N]) {
     SINK.with(|s| {
         let base = s.words.get();
@@ -243,11 +223,15 @@ fn write_here<const N: usize>(at: usize, words: impl FnOnce(&dyn Fn() -> f64) ->
     })
 }
 
+// The calls that make and free blocks read what a record needs, and call the writers below, only
+// while `recording()` says so: off, what they add is that one load and a branch.
+
 /// A device block of `handle` was made: its address and size, and the bytes its pool holds now
-/// (-1: no pool, or one `pool_bytes` tells of).
+/// (-1: not a pool's).
+#[inline(never)]
 pub fn alloc(handle: f64, ptr: u64, size: u64, pool_bytes: f64) {
     // Addresses are below 2^53 (48-bit virtual addresses): exact as numbers.
-    write(layout::ALLOC, |now| [handle, ptr as f64, size as f64, now(), pool_bytes]);
+    write_here(layout::ALLOC, |now| [handle, ptr as f64, size as f64, now(), pool_bytes]);
 }
 
 /// What a caching pool's allocation tells the history: the block (`alloc`'s), the bytes asked,
@@ -265,14 +249,8 @@ pub struct PoolAlloc {
 
 /// A caching pool's block was made: logged where the history logs (the whole record, so that
 /// nothing of it is asked for in JS at the call), else as [`alloc`].
-pub fn pool_alloc(a: &PoolAlloc) {
-    if RECORDING.load(Ordering::Relaxed) != 0 {
-        pool_alloc_here(a);
-    }
-}
-
 #[inline(never)]
-fn pool_alloc_here(a: &PoolAlloc) {
+pub fn pool_alloc(a: &PoolAlloc) {
     let logged = log_here(|now| [layout::LOG_ALLOC, a.handle, a.ptr as f64, a.size as f64, now, a.requested, a.pool_bytes, a.pool, a.stream, a.device]);
     if !logged {
         write_here(layout::ALLOC, |now| [a.handle, a.ptr as f64, a.size as f64, now(), a.pool_bytes]);
@@ -309,21 +287,10 @@ fn log_here(record: impl FnOnce(f64) -> [f64; layout::RECORD]) -> bool {
     })
 }
 
-/// The bytes the pool of the block just recorded holds now (`alloc` wrote -1).
-pub fn pool_bytes(bytes: u64) {
-    write(layout::ALLOC + 4, |_| [bytes as f64]);
-}
-
 /// The device block of `handle` was freed: its address, size and device where it was still there
 /// (a block a pool took from its allocator was not).
-pub fn free(handle: f64, block: Option<(u64, u64, usize)>) {
-    if RECORDING.load(Ordering::Relaxed) != 0 {
-        free_here(handle, block);
-    }
-}
-
 #[inline(never)]
-fn free_here(handle: f64, block: Option<(u64, u64, usize)>) {
+pub fn free(handle: f64, block: Option<(u64, u64, usize)>) {
     let (ptr, size, device) = block.map_or((f64::NAN, f64::NAN, -1.0), |(p, s, d)| (p as f64, s as f64, d as f64));
     if !log_here(|now| [layout::LOG_FREE, handle, ptr, size, now, device, 0.0, 0.0, 0.0, 0.0]) {
         write_here(layout::FREE, |now| [handle, now()]);
@@ -332,14 +299,8 @@ fn free_here(handle: f64, block: Option<(u64, u64, usize)>) {
 
 /// A pinned pool's block of `handle` was made, `requested` bytes asked of the pool of handle
 /// `pool`: logged where the history logs, else into its slot.
-pub fn pinned_alloc(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64) {
-    if RECORDING.load(Ordering::Relaxed) != 0 {
-        pinned_alloc_here(handle, ptr, size, requested, pool);
-    }
-}
-
 #[inline(never)]
-fn pinned_alloc_here(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64) {
+pub fn pinned_alloc(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64) {
     let (ptr, size) = (ptr as f64, size as f64);
     if !log_here(|now| [layout::LOG_PINNED_ALLOC, handle, ptr, size, now, requested as f64, -1.0, pool, -1.0, -1.0]) {
         write_here(layout::PINNED_ALLOC, |now| [handle, ptr, size, now(), -1.0]);
@@ -348,14 +309,8 @@ fn pinned_alloc_here(handle: f64, ptr: u64, size: u64, requested: u64, pool: f64
 
 /// The pinned block of `handle` was freed: its address and size, and whether it was registered
 /// memory (`registerHost`'s).
-pub fn pinned_free(handle: f64, ptr: u64, size: u64, registered: bool) {
-    if RECORDING.load(Ordering::Relaxed) != 0 {
-        pinned_free_here(handle, ptr, size, registered);
-    }
-}
-
 #[inline(never)]
-fn pinned_free_here(handle: f64, ptr: u64, size: u64, registered: bool) {
+pub fn pinned_free(handle: f64, ptr: u64, size: u64, registered: bool) {
     let registered = if registered { 1.0 } else { 0.0 };
     if !log_here(|now| [layout::LOG_PINNED_FREE, handle, ptr as f64, size as f64, now, registered, 0.0, 0.0, 0.0, 0.0]) {
         write_here(layout::PINNED_FREE, |now| [handle, now()]);

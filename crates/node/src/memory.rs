@@ -19,10 +19,16 @@ crate::table!(BLOCKS: Arc<Block>, CUDA_ERROR_INVALID_VALUE, "this memory was fre
 /// are freed sooner, and attaching costs more than a pool allocation.
 /// While the memory history records, the block goes into its sink (`history.rs`).
 pub fn adopt(block: Block) -> cuda_node_core::Result<f64> {
+    adopt_in(block, || -1.0)
+}
+
+/// [`adopt`], for a block of a pool that holds `pool_bytes()` bytes now (read only while the
+/// history records, into the block's record).
+pub fn adopt_in(block: Block, pool_bytes: impl FnOnce() -> f64) -> cuda_node_core::Result<f64> {
     let seen = crate::history::recording().then(|| (block.ptr(), block.size()));
     let handle = crate::handles::insert(&BLOCKS, Arc::new(block)).ok_or_else(crate::handles::held)?;
     if let Some((ptr, size)) = seen {
-        crate::history::alloc(handle, ptr, size, -1.0);
+        crate::history::alloc(handle, ptr, size, pool_bytes());
     }
     Ok(handle)
 }
@@ -88,9 +94,11 @@ crate::exports! {
     /// Frees the block now: a pool block returns to its pool. Freeing twice is nothing.
     c"memFree" => fn mem_free(_cx, mem: f64) -> () {
         let block = crate::handles::take(&BLOCKS, mem)?;
-        let seen = if crate::history::recording() { block.as_ref().map(|b| (b.ptr(), b.size(), b.device())) } else { None };
-        drop(block);
-        crate::history::free(mem, seen);
+        if crate::history::recording() {
+            let seen = block.as_ref().map(|b| (b.ptr(), b.size(), b.device()));
+            drop(block);
+            crate::history::free(mem, seen);
+        }
         Ok(())
     }
 
