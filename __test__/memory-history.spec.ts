@@ -1,5 +1,5 @@
 // Memory history, snapshots and the snapshot written on OOM (issue 37, parts 1 and 2).
-import test from 'ava'
+import test, { type ExecutionContext } from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { alloc, AsyncMemoryPool, backend, mallocManaged, mallocPlain, memory, memoryChannels, MemoryPool, PinnedMemoryPool, registerHost, Stream, SNAPSHOT_SCHEMA, SNAPSHOT_VERSION, type MemorySnapshot } from '..'
@@ -265,6 +265,20 @@ serial("every allocator's alloc and free say the block's address and size, timed
   t.false(s.segments.some((g) => g.blocks.some((b) => b.t >= 0)), 'nothing recorded is live')
 })
 
+/** Each free in `ev` follows the allocation of the same `key`, and says what that allocation said. */
+function freesFollowAllocs(t: ExecutionContext, ev: MemorySnapshot['history']['events'], key: (e: MemorySnapshot['history']['events'][number]) => string): void {
+  const open = new Map<string, (typeof ev)[number]>()
+  for (const e of ev) {
+    if (e.action === 'alloc') open.set(key(e), e)
+    else if (e.action === 'free') {
+      const a = open.get(key(e))
+      t.truthy(a, `free of ${e.addr} follows its alloc`)
+      t.like(e, { size: a!.size, device: a!.device, stream: a!.stream, pool: a!.pool })
+      open.delete(key(e))
+    }
+  }
+}
+
 serial("stacks: 'none': what the addon logs keeps its order with the rest, past the log's size, across streams and a change of stacks", (t) => {
   memory.recordHistory({ stacks: 'none', maxEntries: 100_000 })
   const pool = new MemoryPool()
@@ -305,16 +319,7 @@ serial("stacks: 'none': what the addon logs keeps its order with the rest, past 
   t.true(allocs.filter((e) => e.size === 1024).every((e) => e.stream >= 2 && s.streams[e.stream]!.name.startsWith('0x')), 'the created stream')
   t.true(allocs.filter((e) => e.size === 512).every((e) => e.stream === 0), 'the default stream')
   // Each free follows the allocation of its address, and says what it said.
-  const open = new Map<string, (typeof ev)[number]>()
-  for (const e of ev) {
-    if (e.action === 'alloc') open.set(e.addr!, e)
-    else if (e.action === 'free') {
-      const a = open.get(e.addr!)
-      t.truthy(a, `free of ${e.addr} follows its alloc`)
-      t.like(e, { size: a!.size, device: a!.device, stream: a!.stream, pool: a!.pool })
-      open.delete(e.addr!)
-    }
-  }
+  freesFollowAllocs(t, ev, (e) => e.addr!)
   // What is still live is in the snapshot's segments, recorded (t ≥ 0).
   const live = s.segments.flatMap((g) => g.blocks).filter((b) => b.t >= 0)
   t.is(live.length, kept.length)
@@ -369,17 +374,7 @@ serial("stacks: 'none': pinned pools' records come through the log in order with
   t.is(frees.filter((e) => e.device === -1).length, 1201 - 2 + 1)
   t.is(frees.filter((e) => e.addr === beforeAddr && e.device === -1 && e.pool === -1).length, 1)
   // Each free follows the allocation of its address (pinned and device memory apart), and says what it said.
-  const open = new Map<string, (typeof ev)[number]>()
-  for (const e of ev) {
-    const key = `${e.device}:${e.addr}`
-    if (e.action === 'alloc') open.set(key, e)
-    else if (e.action === 'free' && e.addr !== beforeAddr) {
-      const a = open.get(key)
-      t.truthy(a, `free of ${e.addr} follows its alloc`)
-      t.like(e, { size: a!.size, device: a!.device, stream: a!.stream, pool: a!.pool })
-      open.delete(key)
-    }
-  }
+  freesFollowAllocs(t, ev.filter((e) => e.addr !== beforeAddr), (e) => `${e.device}:${e.addr}`)
   // What is still live is in the snapshot's pinned allocations, recorded (t ≥ 0).
   const live = s.segments.filter((g) => g.device === -1).flatMap((g) => g.blocks).filter((b) => b.t >= 0)
   t.deepEqual(live.map((b) => b.addr).sort(), kept.map((p) => `0x${p.ptr.toString(16)}`).sort())
