@@ -440,6 +440,41 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_of_the_wrong_length_is_the_communicators_async_error() {
+        // A hub of the test's own, over the wire, that answers an all-reduce of 16 bytes with 8:
+        // the receive buffer keeps what it held, and the rank says why.
+        use super::wire::{read_frame, Reader, MAGIC};
+        use crate::sim::bytes::Buffer;
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let mut id = [0u8; UNIQUE_ID_BYTES];
+        id[..10].copy_from_slice(MAGIC);
+        id[10..12].copy_from_slice(&listener.local_addr().unwrap().port().to_le_bytes());
+        let hub = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            read_frame(&mut s).unwrap(); // the hello
+            write_frame(&mut s, &[1u8]).unwrap();
+            let post = read_frame(&mut s).unwrap();
+            let mut r = Reader(&post);
+            assert_eq!(r.u8(), Some(2));
+            let mut out = vec![3u8];
+            out.extend_from_slice(&r.u64().unwrap().to_le_bytes());
+            out.push(1);
+            out.extend_from_slice(&[9u8; 8]);
+            write_frame(&mut s, &out).unwrap();
+            s
+        });
+        let rank = Arc::new(join_on("", 0, 1, &id, 0, &AtomicBool::new(false)).unwrap());
+        let call = Call { coll: Collective::AllReduce { op: RedOp::Sum }, count: 4, dtype: DataType::F32 };
+        let buf = Arc::new(Buffer { bytes: std::sync::Mutex::new(vec![7u8; 16]) });
+        run(&[Item { rank: rank.clone(), call, send: Some((buf.clone(), 0, 16)), recv: Some((buf.clone(), 0, 16)) }]);
+        let _hub_side = hub.join().unwrap();
+        assert_eq!(*buf.lock(), vec![7u8; 16], "nothing written");
+        let e = lock(&rank.async_error).clone().expect("an async error");
+        assert_eq!(e.code_name().as_deref(), Some("NCCL_ERROR_INTERNAL_ERROR"), "{e}");
+        assert!(e.message().contains("8 bytes where 16 were due"), "{e}");
+    }
+
+    #[test]
     fn a_bad_id_is_an_invalid_argument() {
         let b = SimBackend::new(1, 1 << 20);
         let e = b.init_rank(0, 1, &[0u8; UNIQUE_ID_BYTES], 0, &CommConfig::default(), &AtomicBool::new(false)).err().unwrap();
